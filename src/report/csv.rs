@@ -1,0 +1,46 @@
+//! CSV: one row per config, a header first, RFC 4180 quoting.
+
+use crate::usage::{problems::KINDS, UsageReport};
+
+fn field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+pub fn usage(r: &UsageReport) -> String {
+    let mut out = String::from(
+        "fs,cluster_bytes,default_cluster,volume_bytes,free_bytes,apparent_bytes,tree_bytes,data_bytes,slack_bytes,metadata_bytes,overhead_pct,fits,exact",
+    );
+    for k in KINDS {
+        out.push(',');
+        out.push_str(k);
+    }
+    out.push('\n');
+    for c in &r.configs {
+        let row = [
+            field(&c.fs),
+            c.cluster_bytes.to_string(),
+            c.default_cluster.to_string(),
+            r.volume_bytes.to_string(),
+            c.free_bytes.to_string(),
+            r.tree.apparent_bytes.to_string(),
+            c.tree_bytes.to_string(),
+            c.data_bytes.to_string(),
+            c.slack_bytes.to_string(),
+            c.metadata_bytes.to_string(),
+            format!("{:.2}", c.overhead_pct),
+            c.fits.to_string(),
+            c.exact.to_string(),
+        ];
+        out.push_str(&row.join(","));
+        for k in KINDS {
+            out.push(',');
+            out.push_str(&c.problems.get(k).to_string());
+        }
+        out.push('\n');
+    }
+    out
+}

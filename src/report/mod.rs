@@ -1,0 +1,26 @@
+//! Exporters: one file per output format.
+
+pub mod csv;
+pub mod json;
+pub mod table;
+
+use std::io::Write;
+use std::path::Path;
+
+/// Write a file atomically: a temporary file beside it, synced, then renamed
+/// over it, so a reader never sees half of it and a failure leaves no debris.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let fail = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".fsfit-")
+        .tempfile_in(dir)
+        .map_err(fail)?;
+    tmp.write_all(bytes).map_err(fail)?;
+    tmp.as_file().sync_all().map_err(fail)?;
+    tmp.persist(path).map_err(|e| fail(e.error))?;
+    Ok(())
+}

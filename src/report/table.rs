@@ -1,0 +1,175 @@
+//! The human table: the tree, then every config sorted by size on disk, then
+//! the compatibility findings.
+
+use crate::units::{iec, short};
+use crate::usage::{problems, UsageReport};
+use std::fmt::Write;
+
+fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+pub fn usage(r: &UsageReport) -> String {
+    let mut o = String::new();
+    let t = &r.tree;
+    let _ = writeln!(
+        o,
+        "Tree: {} — {} files, {} folders, {} symlinks, {} other; {} apparent ({} bytes)",
+        r.paths.join(", "),
+        thousands(t.files),
+        thousands(t.dirs),
+        thousands(t.symlinks),
+        thousands(t.other),
+        iec(t.apparent_bytes),
+        thousands(t.apparent_bytes)
+    );
+    if t.errors > 0 {
+        let _ = writeln!(
+            o,
+            "      {} entries could not be read (see the warnings above)",
+            t.errors
+        );
+    }
+    if r.skipped_mounts > 0 {
+        let _ = writeln!(
+            o,
+            "      {} mount points not entered (--cross-mounts enters them)",
+            r.skipped_mounts
+        );
+    }
+    let _ = writeln!(
+        o,
+        "Volume: {} ({} bytes), freshly made by the Linux mkfs tool\n",
+        iec(r.volume_bytes),
+        thousands(r.volume_bytes)
+    );
+
+    let mut rows: Vec<_> = r.configs.iter().collect();
+    rows.sort_by_key(|c| (c.tree_bytes, c.fs.clone(), c.cluster_bytes));
+    let header = [
+        "FILESYSTEM",
+        "CLUSTER",
+        "APPARENT",
+        "ON DISK",
+        "SLACK",
+        "METADATA",
+        "OVERHEAD",
+        "FREE",
+        "FITS",
+    ];
+    let mut cells: Vec<Vec<String>> = vec![header.iter().map(|s| s.to_string()).collect()];
+    for c in &rows {
+        let mark = match (c.default_cluster, c.exact) {
+            (true, true) => "*",
+            (true, false) => "*~",
+            (false, true) => "",
+            (false, false) => "~",
+        };
+        let fits = if c.fits {
+            "yes".to_string()
+        } else if c.problems.too_large > 0 {
+            "no: file too large".to_string()
+        } else {
+            "no".to_string()
+        };
+        cells.push(vec![
+            c.fs.clone(),
+            format!("{}{mark}", short(c.cluster_bytes)),
+            iec(t.apparent_bytes),
+            iec(c.tree_bytes),
+            iec(c.slack_bytes),
+            iec(c.metadata_bytes),
+            format!("{:+.2} %", c.overhead_pct),
+            iec(c.free_bytes),
+            fits,
+        ]);
+    }
+    let widths: Vec<usize> = (0..header.len())
+        .map(|i| {
+            cells
+                .iter()
+                .map(|r| r[i].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    for row in &cells {
+        let mut line = String::new();
+        for (i, cell) in row.iter().enumerate() {
+            let pad = widths[i] - cell.chars().count();
+            if i < 2 || i == header.len() - 1 {
+                line.push_str(cell);
+                line.push_str(&" ".repeat(pad));
+            } else {
+                line.push_str(&" ".repeat(pad));
+                line.push_str(cell);
+            }
+            line.push_str("  ");
+        }
+        let _ = writeln!(o, "{}", line.trim_end());
+    }
+    let _ = writeln!(
+        o,
+        "\n* the cluster mkfs picks by default   ~ modelled, not checked against real volumes"
+    );
+    for rf in &r.refused {
+        let _ = writeln!(
+            o,
+            "not possible: {}:{}: {}",
+            rf.fs,
+            short(rf.cluster_bytes),
+            rf.reason
+        );
+    }
+
+    // Findings, grouping filesystems that share the same counts.
+    let mut groups: Vec<(Vec<String>, &crate::usage::ConfigReport)> = Vec::new();
+    for c in &r.configs {
+        if groups.iter().any(|(names, _)| names.contains(&c.fs)) {
+            continue;
+        }
+        if let Some(g) = groups.iter_mut().find(|(_, g)| g.problems == c.problems) {
+            g.0.push(c.fs.clone());
+        } else {
+            groups.push((vec![c.fs.clone()], c));
+        }
+    }
+    let mut any = false;
+    for (names, c) in &groups {
+        for k in problems::KINDS {
+            let n = c.problems.get(k);
+            if n == 0 {
+                continue;
+            }
+            if !any {
+                let _ = writeln!(o, "\nCompatibility:");
+                any = true;
+            }
+            let _ = writeln!(
+                o,
+                "  {}: {} {}",
+                names.join(", "),
+                thousands(n),
+                problems::describe(k)
+            );
+            for p in c.problem_examples.get(k).into_iter().flatten() {
+                let _ = writeln!(o, "      {}", p.escape_debug());
+            }
+        }
+    }
+    if !any {
+        let _ = writeln!(
+            o,
+            "\nCompatibility: no problems found for these filesystems."
+        );
+    }
+    o
+}

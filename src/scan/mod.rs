@@ -1,0 +1,126 @@
+//! The tree walk: one pass over the user's data, handing each directory with
+//! its children to a visitor. Nothing per file is kept after its directory has
+//! been visited, so memory grows with the directories waiting to be read, not
+//! with files.
+
+mod walk;
+
+pub use walk::{walk, WalkOptions};
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+/// What an entry is, as `lstat` says (symlinks are never followed).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    File,
+    Dir,
+    Symlink,
+    /// FIFOs, sockets, block and character devices.
+    Other,
+}
+
+/// One child of a directory, as seen by one `lstat`.
+#[derive(Clone, Debug)]
+pub struct Entry {
+    pub name: OsString,
+    pub kind: Kind,
+    /// `st_size`: file length; for a symlink the length of its target.
+    pub size: u64,
+    /// Modification time, seconds since the Unix epoch.
+    pub mtime: i64,
+    /// The name's length in UTF-16 code units (what FAT, exFAT and NTFS store);
+    /// for a non-UTF-8 name, its byte length.
+    pub utf16_len: u32,
+    /// False when the name is not valid UTF-8 (Windows-family filesystems
+    /// cannot store it as it is).
+    pub utf8: bool,
+}
+
+impl Entry {
+    pub fn new(name: OsString, kind: Kind, size: u64, mtime: i64) -> Entry {
+        let (utf16_len, utf8) = match name.to_str() {
+            Some(s) => (s.encode_utf16().count() as u32, true),
+            None => (name.len() as u32, false),
+        };
+        Entry {
+            name,
+            kind,
+            size,
+            mtime,
+            utf16_len,
+            utf8,
+        }
+    }
+
+    /// The name's length in bytes as Linux stores it.
+    pub fn byte_len(&self) -> usize {
+        self.name.len()
+    }
+}
+
+/// A directory and its children, handed to the visitor once.
+pub struct Dir<'a> {
+    /// Path of this directory relative to the volume root ("" for the root).
+    pub rel: &'a std::path::Path,
+    /// True for the volume's root directory (which mkfs already created).
+    pub is_root: bool,
+    pub entries: &'a [Entry],
+}
+
+/// Counts of what the walk met, as the JSON's `tree` object.
+#[derive(Clone, Debug, Default, serde::Serialize, PartialEq, Eq)]
+pub struct TreeCounts {
+    pub files: u64,
+    pub dirs: u64,
+    pub symlinks: u64,
+    pub other: u64,
+    pub apparent_bytes: u64,
+    pub errors: u64,
+    /// Names that are not valid UTF-8 (Windows-family filesystems refuse them).
+    pub non_utf8_names: u64,
+    /// Names holding a newline or another control character.
+    pub control_char_names: u64,
+}
+
+impl TreeCounts {
+    pub fn add(&mut self, o: &TreeCounts) {
+        self.files += o.files;
+        self.dirs += o.dirs;
+        self.symlinks += o.symlinks;
+        self.other += o.other;
+        self.apparent_bytes += o.apparent_bytes;
+        self.errors += o.errors;
+        self.non_utf8_names += o.non_utf8_names;
+        self.control_char_names += o.control_char_names;
+    }
+
+    pub fn count(&mut self, e: &Entry) {
+        if !e.utf8 {
+            self.non_utf8_names += 1;
+        }
+        if e.name
+            .as_encoded_bytes()
+            .iter()
+            .any(|&b| b < 0x20 || b == 0x7f)
+        {
+            self.control_char_names += 1;
+        }
+        match e.kind {
+            Kind::File => {
+                self.files += 1;
+                self.apparent_bytes += e.size;
+            }
+            Kind::Dir => self.dirs += 1,
+            Kind::Symlink => self.symlinks += 1,
+            Kind::Other => self.other += 1,
+        }
+    }
+}
+
+/// A problem met during the walk that did not stop it.
+#[derive(Clone, Debug)]
+pub struct WalkError {
+    pub path: PathBuf,
+    pub message: String,
+}

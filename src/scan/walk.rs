@@ -1,0 +1,216 @@
+//! Parallel directory walk on a rayon pool: one task per directory, one
+//! `fstatat` (through `DirEntry::metadata`) per entry, symlinks never
+//! followed, one filesystem unless asked otherwise.
+
+use super::{Dir, Entry, Kind, TreeCounts, WalkError};
+use std::ffi::OsString;
+use std::fs;
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+/// Errors kept with their paths; past this only the count grows.
+const KEEP_ERRORS: usize = 100;
+
+pub struct WalkOptions {
+    pub threads: usize,
+    /// Descend into directories on other filesystems (mount points).
+    pub cross_mounts: bool,
+}
+
+/// What the walk returns besides what the visitor saw.
+pub struct WalkSummary {
+    pub counts: TreeCounts,
+    pub errors: Vec<WalkError>,
+    /// Mount points met and not entered.
+    pub skipped_mounts: u64,
+}
+
+struct Shared<'v> {
+    visit: &'v (dyn Fn(&Dir) + Sync),
+    counts: Vec<Mutex<TreeCounts>>,
+    errors: Mutex<Vec<WalkError>>,
+    error_count: AtomicU64,
+    skipped_mounts: AtomicU64,
+    /// Files seen so far, for a progress display.
+    progress: &'v AtomicU64,
+    cross_mounts: bool,
+}
+
+impl Shared<'_> {
+    fn error(&self, path: &Path, err: &std::io::Error) {
+        self.error_count.fetch_add(1, Ordering::Relaxed);
+        let mut errors = self.errors.lock().unwrap();
+        if errors.len() < KEEP_ERRORS {
+            errors.push(WalkError {
+                path: path.to_path_buf(),
+                message: err.to_string(),
+            });
+        }
+    }
+
+    fn slot(&self) -> usize {
+        rayon::current_thread_index().unwrap_or(0) % self.counts.len()
+    }
+}
+
+fn kind_of(md: &fs::Metadata) -> Kind {
+    let ft = md.file_type();
+    if ft.is_file() {
+        Kind::File
+    } else if ft.is_dir() {
+        Kind::Dir
+    } else if ft.is_symlink() {
+        Kind::Symlink
+    } else if ft.is_fifo() || ft.is_socket() || ft.is_block_device() || ft.is_char_device() {
+        Kind::Other
+    } else {
+        Kind::Other
+    }
+}
+
+fn entry_of(name: OsString, md: &fs::Metadata) -> Entry {
+    Entry::new(name, kind_of(md), md.len(), md.mtime())
+}
+
+/// Walk `paths` as `cp -r` would copy them onto a fresh volume: one
+/// directory's contents become the volume root; several paths (or one file)
+/// become entries of the root, named by their last component. Command-line
+/// paths are followed if they are symlinks (as `du -H`); nothing below them is.
+///
+/// Returns an error only when a command-line path cannot be read at all.
+pub fn walk(
+    paths: &[PathBuf],
+    opts: &WalkOptions,
+    progress: &AtomicU64,
+    visit: &(dyn Fn(&Dir) + Sync),
+) -> Result<WalkSummary, String> {
+    let threads = opts.threads.max(1);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(|i| format!("fsfit-walk-{i}"))
+        .build()
+        .map_err(|e| format!("cannot start {threads} walker threads: {e}"))?;
+    let shared = Shared {
+        visit,
+        counts: (0..threads + 1).map(|_| Mutex::default()).collect(),
+        errors: Mutex::default(),
+        error_count: AtomicU64::new(0),
+        skipped_mounts: AtomicU64::new(0),
+        progress,
+        cross_mounts: opts.cross_mounts,
+    };
+
+    // Stat the command-line paths first, so a missing one is a clean error.
+    let mut tops = Vec::new();
+    for p in paths {
+        let md = fs::metadata(p).map_err(|e| format!("{}: {}", p.display(), e))?;
+        tops.push((p.clone(), md));
+    }
+
+    let root_dir = tops.len() == 1 && tops[0].1.is_dir();
+    let shared_ref = &shared;
+    let tops_ref = &tops;
+    pool.scope(move |s| {
+        let shared = shared_ref;
+        let tops = tops_ref;
+        if root_dir {
+            let (p, md) = &tops[0];
+            let dev = md.dev();
+            s.spawn(move |s| read_dir(s, shared, p.clone(), PathBuf::new(), true, dev));
+        } else {
+            // A synthetic root holding the command-line paths.
+            let mut entries = Vec::new();
+            for (p, md) in tops {
+                let name = p
+                    .canonicalize()
+                    .ok()
+                    .and_then(|c| c.file_name().map(|n| n.to_os_string()))
+                    .or_else(|| p.file_name().map(|n| n.to_os_string()))
+                    .unwrap_or_else(|| OsString::from("root"));
+                let e = entry_of(name.clone(), md);
+                if e.kind == Kind::Dir {
+                    let (p, dev) = (p.clone(), md.dev());
+                    s.spawn(move |s| read_dir(s, shared, p, PathBuf::from(name), false, dev));
+                }
+                entries.push(e);
+            }
+            finish_dir(shared, Path::new(""), true, &entries);
+        }
+    });
+
+    let mut counts = TreeCounts::default();
+    for c in &shared.counts {
+        counts.add(&c.lock().unwrap());
+    }
+    counts.errors = shared.error_count.load(Ordering::Relaxed);
+    Ok(WalkSummary {
+        counts,
+        errors: shared.errors.into_inner().unwrap(),
+        skipped_mounts: shared.skipped_mounts.load(Ordering::Relaxed),
+    })
+}
+
+fn finish_dir(shared: &Shared, rel: &Path, is_root: bool, entries: &[Entry]) {
+    let mut local = TreeCounts::default();
+    for e in entries {
+        local.count(e);
+    }
+    shared.progress.fetch_add(local.files, Ordering::Relaxed);
+    shared.counts[shared.slot()].lock().unwrap().add(&local);
+    (shared.visit)(&Dir {
+        rel,
+        is_root,
+        entries,
+    });
+}
+
+fn read_dir<'s, 'v: 's>(
+    s: &rayon::Scope<'s>,
+    shared: &'s Shared<'v>,
+    path: PathBuf,
+    rel: PathBuf,
+    is_root: bool,
+    dev: u64,
+) {
+    let mut entries = Vec::new();
+    match fs::read_dir(&path) {
+        Err(e) => shared.error(&path, &e),
+        Ok(rd) => {
+            for item in rd {
+                let item = match item {
+                    Ok(i) => i,
+                    Err(e) => {
+                        shared.error(&path, &e);
+                        continue;
+                    }
+                };
+                // One fstatat(dirfd, name, AT_SYMLINK_NOFOLLOW) per entry.
+                let md = match item.metadata() {
+                    Ok(md) => md,
+                    Err(e) => {
+                        // Vanished since readdir, or unreadable: counted, not fatal.
+                        shared.error(&item.path(), &e);
+                        continue;
+                    }
+                };
+                let e = entry_of(item.file_name(), &md);
+                if e.kind == Kind::Dir {
+                    if md.dev() != dev && !shared.cross_mounts {
+                        // `cp -rx` makes the mount point an empty directory.
+                        shared.skipped_mounts.fetch_add(1, Ordering::Relaxed);
+                        finish_dir(shared, &rel.join(&e.name), false, &[]);
+                    } else {
+                        let child = item.path();
+                        let child_rel = rel.join(&e.name);
+                        let child_dev = md.dev();
+                        s.spawn(move |s| read_dir(s, shared, child, child_rel, false, child_dev));
+                    }
+                }
+                entries.push(e);
+            }
+        }
+    }
+    finish_dir(shared, &rel, is_root, &entries);
+}

@@ -1,0 +1,113 @@
+//! Sizes on the command line and in tables.
+
+/// Parse a size: plain bytes, or a number with a suffix. `K M G T P` (with or
+/// without `i`/`iB`) are powers of 1024; `KB MB GB TB PB` are powers of 1000,
+/// as drive makers count ("a 64GB stick").
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, suffix) = t.split_at(split);
+    if num.is_empty() {
+        return Err(format!("'{s}' is not a size (try 4096, 32K, 64G or 64GB)"));
+    }
+    let mult: u64 = match suffix.trim() {
+        "" | "B" | "b" => 1,
+        "K" | "k" | "Ki" | "KiB" => 1 << 10,
+        "M" | "Mi" | "MiB" => 1 << 20,
+        "G" | "Gi" | "GiB" => 1 << 30,
+        "T" | "Ti" | "TiB" => 1 << 40,
+        "P" | "Pi" | "PiB" => 1 << 50,
+        "KB" | "kB" => 1_000,
+        "MB" => 1_000_000,
+        "GB" => 1_000_000_000,
+        "TB" => 1_000_000_000_000,
+        "PB" => 1_000_000_000_000_000,
+        other => {
+            return Err(format!(
+                "'{s}': unknown unit '{other}' (use K, M, G, T for powers of 1024, KB, MB, GB, TB for powers of 1000)"
+            ))
+        }
+    };
+    let value = if num.contains('.') {
+        let f: f64 = num
+            .parse()
+            .map_err(|_| format!("'{s}' is not a size (try 4096, 32K, 64G or 64GB)"))?;
+        let v = f * mult as f64;
+        if !v.is_finite() || v >= u64::MAX as f64 {
+            return Err(format!("'{s}' is too large"));
+        }
+        v.round() as u64
+    } else {
+        let n: u64 = num
+            .parse()
+            .map_err(|_| format!("'{s}' is not a size (try 4096, 32K, 64G or 64GB)"))?;
+        n.checked_mul(mult)
+            .ok_or_else(|| format!("'{s}' is too large"))?
+    };
+    Ok(value)
+}
+
+/// Bytes in IEC units with three significant figures: `1.50 GiB`, `512 B`.
+pub fn iec(n: u64) -> String {
+    const UNITS: [&str; 7] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+    if n < 1024 {
+        return format!("{n} B");
+    }
+    let mut v = n as f64;
+    let mut i = 0;
+    while v >= 1024.0 && i < UNITS.len() - 1 {
+        v /= 1024.0;
+        i += 1;
+    }
+    if v >= 100.0 {
+        format!("{v:.0} {}", UNITS[i])
+    } else if v >= 10.0 {
+        format!("{v:.1} {}", UNITS[i])
+    } else {
+        format!("{v:.2} {}", UNITS[i])
+    }
+}
+
+/// A cluster size the short way: `512`, `4K`, `32M`.
+pub fn short(n: u64) -> String {
+    for (shift, s) in [(40, "T"), (30, "G"), (20, "M"), (10, "K")] {
+        if n >= 1 << shift && n % (1 << shift) == 0 {
+            return format!("{}{s}", n >> shift);
+        }
+    }
+    n.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_with_iec_and_decimal_suffixes() {
+        assert_eq!(parse_size("512").unwrap(), 512);
+        assert_eq!(parse_size("4K").unwrap(), 4096);
+        assert_eq!(parse_size("32KiB").unwrap(), 32768);
+        assert_eq!(parse_size("64G").unwrap(), 68_719_476_736);
+        assert_eq!(parse_size("64GB").unwrap(), 64_000_000_000);
+        assert_eq!(parse_size("1.5M").unwrap(), 1_572_864);
+        assert!(parse_size("").is_err());
+        assert!(parse_size("4X").is_err());
+        assert!(parse_size("K").is_err());
+        assert!(parse_size("99999999999999999999").is_err());
+        assert!(parse_size("99999999999T").is_err());
+    }
+
+    #[test]
+    fn iec_and_short_render() {
+        assert_eq!(iec(0), "0 B");
+        assert_eq!(iec(1023), "1023 B");
+        assert_eq!(iec(1536), "1.50 KiB");
+        assert_eq!(iec(68_719_476_736), "64.0 GiB");
+        assert_eq!(short(32768), "32K");
+        assert_eq!(short(32 << 20), "32M");
+        assert_eq!(short(512), "512");
+        assert_eq!(short(1536), "1536");
+    }
+}

@@ -1,0 +1,299 @@
+//! Tree × filesystem models → UsageReport. The walk streams directories; each
+//! walker thread adds them into its own counters for every config, and the
+//! counters are summed when the walk ends.
+
+pub mod problems;
+
+use crate::fs::{self, Acc, Filesystem, Model};
+use crate::scan::{self, TreeCounts, WalkError};
+use problems::{DirFacts, Findings};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::atomic::AtomicU64;
+use std::sync::Mutex;
+
+pub const SCHEMA: &str = "fsfit.usage/1";
+
+/// One filesystem at one cluster size, as asked for.
+#[derive(Clone)]
+pub struct Config {
+    pub fs: &'static dyn Filesystem,
+    pub cluster: u64,
+}
+
+/// A `--fs` argument: `exfat`, `exfat:4K,32K`, `fat32:default`.
+pub struct FsSpec {
+    pub fs: &'static dyn Filesystem,
+    /// None: the default cluster.
+    pub clusters: Vec<Option<u64>>,
+}
+
+pub fn parse_fs_spec(s: &str) -> Result<FsSpec, String> {
+    let (name, clusters) = match s.split_once(':') {
+        Some((n, c)) => (n, Some(c)),
+        None => (s, None),
+    };
+    let fs = fs::by_name(name.trim()).ok_or_else(|| {
+        format!(
+            "unknown filesystem '{name}' (choose from {})",
+            fs::names().join(", ")
+        )
+    })?;
+    let mut out = Vec::new();
+    match clusters {
+        None => out.push(None),
+        Some(list) => {
+            for c in list.split(',') {
+                let c = c.trim();
+                if c.eq_ignore_ascii_case("default") {
+                    out.push(None);
+                    continue;
+                }
+                let n = crate::units::parse_size(c).map_err(|e| format!("--fs {s}: {e}"))?;
+                check_cluster(fs, n)?;
+                out.push(Some(n));
+            }
+        }
+    }
+    Ok(FsSpec { fs, clusters: out })
+}
+
+/// Is `n` a cluster size this filesystem's mkfs accepts at all?
+pub fn check_cluster(fs: &dyn Filesystem, n: u64) -> Result<(), String> {
+    let (lo, hi) = fs.cluster_range();
+    let choices = fs::powers_of_two(lo, hi)
+        .into_iter()
+        .map(crate::units::short)
+        .collect::<Vec<_>>()
+        .join(", ");
+    if !n.is_power_of_two() || n < lo || n > hi {
+        return Err(format!(
+            "{}: cluster size {} is not possible (choose a power of two from {} to {}: {choices})",
+            fs.name(),
+            n,
+            crate::units::short(lo),
+            crate::units::short(hi)
+        ));
+    }
+    Ok(())
+}
+
+/// A config that cannot be made at this volume size, and why.
+#[derive(Clone, Debug, Serialize)]
+pub struct Refused {
+    pub fs: String,
+    pub cluster_bytes: u64,
+    pub reason: String,
+}
+
+/// The configs to evaluate. Explicit configs the mkfs tool refuses are an
+/// error; in the default matrix they are listed as refused.
+pub fn plan(
+    specs: &[FsSpec],
+    volume: u64,
+) -> Result<(Vec<(Config, Box<dyn Model>)>, Vec<Refused>), String> {
+    let mut configs = Vec::new();
+    let mut refused = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut push = |fs: &'static dyn Filesystem, cluster: u64, explicit: bool| {
+        if !seen.insert((fs.name(), cluster)) {
+            return Ok(());
+        }
+        match fs.model(volume, cluster) {
+            Ok(m) => configs.push((Config { fs, cluster }, m)),
+            Err(reason) if explicit => {
+                return Err(format!(
+                    "{}:{} on a {} volume: {reason}",
+                    fs.name(),
+                    crate::units::short(cluster),
+                    crate::units::iec(volume)
+                ))
+            }
+            Err(reason) => refused.push(Refused {
+                fs: fs.name().to_string(),
+                cluster_bytes: cluster,
+                reason,
+            }),
+        }
+        Ok(())
+    };
+    if specs.is_empty() {
+        for &fs in fs::all() {
+            let mut clusters = fs.sweep(volume);
+            clusters.sort_unstable();
+            for c in clusters {
+                push(fs, c, false)?;
+            }
+        }
+    } else {
+        for spec in specs {
+            for c in &spec.clusters {
+                push(
+                    spec.fs,
+                    c.unwrap_or_else(|| spec.fs.default_cluster(volume)),
+                    true,
+                )?;
+            }
+        }
+    }
+    Ok((configs, refused))
+}
+
+/// One config's row of the report; the JSON contract's `configs[]`.
+#[derive(Clone, Debug, Serialize)]
+pub struct ConfigReport {
+    pub fs: String,
+    pub cluster_bytes: u64,
+    pub free_bytes: u64,
+    pub tree_bytes: u64,
+    pub data_bytes: u64,
+    pub slack_bytes: u64,
+    pub metadata_bytes: u64,
+    pub overhead_pct: f64,
+    pub fits: bool,
+    pub exact: bool,
+    pub problems: problems::Counts,
+    /// Up to ten example paths per finding.
+    pub problem_examples: BTreeMap<&'static str, Vec<String>>,
+    /// The cluster the Linux mkfs tool picks for this volume size.
+    pub default_cluster: bool,
+}
+
+/// The JSON contract's top-level object.
+#[derive(Clone, Debug, Serialize)]
+pub struct UsageReport {
+    pub schema: &'static str,
+    pub volume_bytes: u64,
+    pub paths: Vec<String>,
+    pub tree: TreeCounts,
+    pub configs: Vec<ConfigReport>,
+    pub refused: Vec<Refused>,
+    /// Mount points met and not entered.
+    pub skipped_mounts: u64,
+    #[serde(skip)]
+    pub errors: Vec<WalkError>,
+}
+
+struct ThreadState {
+    accs: Vec<Acc>,
+    /// One per distinct filesystem in the plan.
+    findings: Vec<Findings>,
+}
+
+pub struct UsageOptions {
+    pub threads: usize,
+    pub cross_mounts: bool,
+}
+
+/// Walk `paths` once and evaluate every config on the way.
+pub fn run(
+    paths: &[PathBuf],
+    configs: Vec<(Config, Box<dyn Model>)>,
+    refused: Vec<Refused>,
+    volume: u64,
+    opts: &UsageOptions,
+    progress: &AtomicU64,
+) -> Result<UsageReport, String> {
+    // Distinct filesystems, for the findings (the same for every cluster).
+    let mut fss: Vec<&'static dyn Filesystem> = Vec::new();
+    for (c, _) in &configs {
+        if !fss.iter().any(|f| f.name() == c.fs.name()) {
+            fss.push(c.fs);
+        }
+    }
+    let fs_of: Vec<usize> = configs
+        .iter()
+        .map(|(c, _)| fss.iter().position(|f| f.name() == c.fs.name()).unwrap())
+        .collect();
+    let limits: Vec<fs::Limits> = fss.iter().map(|f| f.limits()).collect();
+    let want_windows = limits
+        .iter()
+        .any(|l| l.windows_names || l.case_insensitive || l.path_max.is_some());
+
+    let threads = opts.threads.max(1);
+    let new_state = || ThreadState {
+        accs: vec![Acc::default(); configs.len()],
+        findings: limits.iter().map(Findings::new).collect(),
+    };
+    let states: Vec<Mutex<ThreadState>> =
+        (0..threads + 1).map(|_| Mutex::new(new_state())).collect();
+
+    let visit = |dir: &scan::Dir| {
+        let slot = rayon::current_thread_index().unwrap_or(threads) % states.len();
+        let mut st = states[slot].lock().unwrap();
+        for (i, (_, model)) in configs.iter().enumerate() {
+            model.add_dir(dir, &mut st.accs[i]);
+        }
+        let facts = DirFacts::new(dir, want_windows);
+        for (i, l) in limits.iter().enumerate() {
+            problems::judge(dir, &facts, l, &mut st.findings[i]);
+        }
+    };
+    let summary = scan::walk(
+        paths,
+        &scan::WalkOptions {
+            threads,
+            cross_mounts: opts.cross_mounts,
+        },
+        progress,
+        &visit,
+    )?;
+
+    let mut total = new_state();
+    for s in states {
+        let s = s.into_inner().unwrap();
+        for (a, b) in total.accs.iter_mut().zip(&s.accs) {
+            a.add(b);
+        }
+        for (a, b) in total.findings.iter_mut().zip(&s.findings) {
+            a.merge(b);
+        }
+    }
+
+    let apparent = summary.counts.apparent_bytes;
+    let rows = configs
+        .iter()
+        .enumerate()
+        .map(|(i, (cfg, model))| {
+            let sizes = model.finish(&total.accs[i]);
+            let tree_bytes = sizes.tree_bytes();
+            let free_bytes = model.free_bytes();
+            let f = &total.findings[fs_of[i]];
+            let overhead_pct = if apparent == 0 {
+                0.0
+            } else {
+                tree_bytes as f64 / apparent as f64 * 100.0 - 100.0
+            };
+            ConfigReport {
+                fs: cfg.fs.name().to_string(),
+                cluster_bytes: cfg.cluster,
+                free_bytes,
+                tree_bytes,
+                data_bytes: sizes.data_bytes,
+                slack_bytes: sizes.slack_bytes,
+                metadata_bytes: sizes.metadata_bytes,
+                overhead_pct: (overhead_pct * 100.0).round() / 100.0,
+                fits: tree_bytes <= free_bytes && f.counts.too_large == 0,
+                exact: cfg.fs.exact(),
+                problems: f.counts.clone(),
+                problem_examples: f.examples.clone(),
+                default_cluster: cfg.fs.default_cluster(volume) == cfg.cluster,
+            }
+        })
+        .collect();
+
+    Ok(UsageReport {
+        schema: SCHEMA,
+        volume_bytes: volume,
+        paths: paths
+            .iter()
+            .map(|p| p.to_string_lossy().into_owned())
+            .collect(),
+        tree: summary.counts,
+        configs: rows,
+        refused,
+        skipped_mounts: summary.skipped_mounts,
+        errors: summary.errors,
+    })
+}

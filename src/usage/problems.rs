@@ -1,0 +1,349 @@
+//! Compatibility findings: what in the tree a filesystem cannot store as it
+//! is. Facts about each entry are worked out once per directory, then judged
+//! against each filesystem's [`Limits`].
+
+use crate::fs::Limits;
+use crate::scan::{Dir, Entry, Kind};
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+/// Example paths kept per finding.
+pub const EXAMPLES: usize = 10;
+
+/// The finding kinds, in the order the contract lists them, then the added ones.
+pub const KINDS: [&str; 8] = [
+    "too_large",
+    "bad_name",
+    "case_collision",
+    "name_too_long",
+    "path_too_long",
+    "unsupported_type",
+    "before_1980",
+    "odd_mtime",
+];
+
+/// What each finding means, for the human output.
+pub fn describe(kind: &str) -> &'static str {
+    match kind {
+        "too_large" => "files over the filesystem's size limit",
+        "bad_name" => {
+            "names Windows forbids (\" * : < > ? \\ |, control characters, trailing dot or space, CON/NUL/..., not UTF-8)"
+        }
+        "case_collision" => "names that differ only in case from another in the same folder",
+        "name_too_long" => "names over 255 characters",
+        "path_too_long" => "paths over Windows' 260-character limit",
+        "unsupported_type" => "symlinks, FIFOs, sockets or devices it cannot store",
+        "before_1980" => "modification times before 1980, which FAT/exFAT cannot hold",
+        "odd_mtime" => {
+            "odd-second modification times FAT rounds to 2 s (use rsync --modify-window=1)"
+        }
+        _ => "",
+    }
+}
+
+/// Counts per finding; the JSON `problems` object.
+#[derive(Clone, Debug, Default, Serialize, PartialEq, Eq)]
+pub struct Counts {
+    pub too_large: u64,
+    pub bad_name: u64,
+    pub case_collision: u64,
+    pub name_too_long: u64,
+    pub path_too_long: u64,
+    pub unsupported_type: u64,
+    /// Only for filesystems with DOS timestamps.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub before_1980: Option<u64>,
+    /// Only for FAT12/16/32.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub odd_mtime: Option<u64>,
+}
+
+impl Counts {
+    fn slot(&mut self, kind: usize) -> &mut u64 {
+        match kind {
+            0 => &mut self.too_large,
+            1 => &mut self.bad_name,
+            2 => &mut self.case_collision,
+            3 => &mut self.name_too_long,
+            4 => &mut self.path_too_long,
+            5 => &mut self.unsupported_type,
+            6 => self.before_1980.get_or_insert(0),
+            _ => self.odd_mtime.get_or_insert(0),
+        }
+    }
+
+    pub fn get(&self, kind: &str) -> u64 {
+        match kind {
+            "too_large" => self.too_large,
+            "bad_name" => self.bad_name,
+            "case_collision" => self.case_collision,
+            "name_too_long" => self.name_too_long,
+            "path_too_long" => self.path_too_long,
+            "unsupported_type" => self.unsupported_type,
+            "before_1980" => self.before_1980.unwrap_or(0),
+            "odd_mtime" => self.odd_mtime.unwrap_or(0),
+            _ => 0,
+        }
+    }
+
+    /// Findings that stop a plain copy (not the timestamp notes).
+    pub fn blocking(&self) -> u64 {
+        self.too_large
+            + self.bad_name
+            + self.case_collision
+            + self.name_too_long
+            + self.path_too_long
+            + self.unsupported_type
+    }
+}
+
+/// The findings for one filesystem: counts and example paths.
+#[derive(Clone, Debug, Default)]
+pub struct Findings {
+    pub counts: Counts,
+    pub examples: BTreeMap<&'static str, Vec<String>>,
+}
+
+impl Findings {
+    pub fn new(limits: &Limits) -> Findings {
+        let mut f = Findings::default();
+        if limits.from_1980 {
+            f.counts.before_1980 = Some(0);
+        }
+        if limits.mtime_2s {
+            f.counts.odd_mtime = Some(0);
+        }
+        f
+    }
+
+    fn hit(&mut self, kind: usize, path: impl FnOnce() -> String) {
+        *self.counts.slot(kind) += 1;
+        let ex = self.examples.entry(KINDS[kind]).or_default();
+        if ex.len() < EXAMPLES {
+            ex.push(path());
+        }
+    }
+
+    pub fn merge(&mut self, o: &Findings) {
+        for (i, k) in KINDS.iter().enumerate() {
+            let n = o.counts.get(k);
+            if n > 0 {
+                *self.counts.slot(i) += n;
+            }
+        }
+        for (k, v) in &o.examples {
+            let ex = self.examples.entry(k).or_default();
+            for p in v {
+                if ex.len() < EXAMPLES {
+                    ex.push(p.clone());
+                }
+            }
+        }
+    }
+}
+
+/// 1980-01-01 00:00:00 UTC: the DOS epoch.
+const DOS_EPOCH: i64 = 315_532_800;
+
+/// Windows' reserved device names, with or without an extension.
+fn reserved_name(name: &str) -> bool {
+    let stem = name.split('.').next().unwrap_or("").trim_end();
+    let up = stem.to_ascii_uppercase();
+    matches!(up.as_str(), "CON" | "PRN" | "AUX" | "NUL")
+        || ((up.starts_with("COM") || up.starts_with("LPT"))
+            && up.len() == 4
+            && up.as_bytes()[3].is_ascii_digit()
+            && up.as_bytes()[3] != b'0')
+}
+
+/// Does Windows refuse this name?
+pub fn windows_bad_name(e: &Entry) -> bool {
+    let Some(name) = e.name.to_str() else {
+        return true;
+    };
+    name.chars().any(|c| {
+        (c as u32) < 0x20 || matches!(c, '"' | '*' | '/' | ':' | '<' | '>' | '?' | '\\' | '|')
+    }) || name.ends_with('.') && name != "." && name != ".."
+        || name.ends_with(' ')
+        || reserved_name(name)
+}
+
+/// Facts about one directory's entries, shared by every filesystem's judgement.
+pub struct DirFacts {
+    /// Indexes of entries whose name collides case-insensitively with an earlier one.
+    collisions: Vec<usize>,
+    bad_name: Vec<bool>,
+    /// Length of the directory's own path in UTF-16 units (without the drive).
+    rel_len: usize,
+}
+
+impl DirFacts {
+    pub fn new(dir: &Dir, want_windows: bool) -> DirFacts {
+        let mut collisions = Vec::new();
+        let mut bad_name = Vec::new();
+        if want_windows {
+            let mut seen: HashMap<String, usize> = HashMap::with_capacity(dir.entries.len());
+            for (i, e) in dir.entries.iter().enumerate() {
+                let folded = e.name.to_string_lossy().to_uppercase();
+                if seen.insert(folded, i).is_some() {
+                    collisions.push(i);
+                }
+                bad_name.push(windows_bad_name(e));
+            }
+        }
+        let rel_len = dir.rel.to_string_lossy().encode_utf16().count();
+        DirFacts {
+            collisions,
+            bad_name,
+            rel_len,
+        }
+    }
+}
+
+fn show(rel: &Path, e: &Entry) -> String {
+    rel.join(&e.name).to_string_lossy().into_owned()
+}
+
+/// Judge one directory's entries against one filesystem's limits.
+pub fn judge(dir: &Dir, facts: &DirFacts, limits: &Limits, out: &mut Findings) {
+    for (i, e) in dir.entries.iter().enumerate() {
+        let path = || show(dir.rel, e);
+        if e.kind == Kind::File && e.size > limits.max_file_bytes {
+            out.hit(0, path);
+        }
+        if limits.windows_names && facts.bad_name[i] {
+            out.hit(1, path);
+        }
+        let too_long = limits.name_max_utf16.is_some_and(|m| e.utf16_len > m)
+            || limits
+                .name_max_bytes
+                .is_some_and(|m| e.byte_len() > m as usize);
+        if too_long {
+            out.hit(3, path);
+        }
+        if let Some(max) = limits.path_max {
+            // "D:\" + the path; MAX_PATH counts the terminating NUL.
+            let sep = usize::from(facts.rel_len > 0);
+            let len = 3 + facts.rel_len + sep + e.utf16_len as usize + 1;
+            if len > max as usize {
+                out.hit(4, path);
+            }
+        }
+        let unsupported = match e.kind {
+            Kind::Symlink => !limits.symlinks,
+            Kind::Other => !limits.special_files,
+            _ => false,
+        };
+        if unsupported {
+            out.hit(5, path);
+        }
+        if matches!(e.kind, Kind::File | Kind::Dir) {
+            if limits.from_1980 && e.mtime < DOS_EPOCH {
+                out.hit(6, path);
+            }
+            if limits.mtime_2s && e.kind == Kind::File && e.mtime.rem_euclid(2) == 1 {
+                out.hit(7, path);
+            }
+        }
+    }
+    if limits.case_insensitive {
+        for &i in &facts.collisions {
+            out.hit(2, || show(dir.rel, &dir.entries[i]));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::OsString;
+    use std::os::unix::ffi::OsStringExt;
+
+    fn file(name: &str) -> Entry {
+        Entry::new(OsString::from(name), Kind::File, 1, 1_700_000_000)
+    }
+
+    #[test]
+    fn windows_names() {
+        for bad in [
+            "a:b",
+            "what?",
+            "x*",
+            "trail.",
+            "trail ",
+            "CON",
+            "nul.txt",
+            "com1",
+            "tab\there",
+        ] {
+            assert!(windows_bad_name(&file(bad)), "{bad} should be refused");
+        }
+        for good in ["a.b", "résumé.txt", "COM0", "console", "..x", "日本語"] {
+            assert!(!windows_bad_name(&file(good)), "{good} should be fine");
+        }
+        let e = Entry::new(OsString::from_vec(vec![0xff, b'a']), Kind::File, 1, 0);
+        assert!(windows_bad_name(&e));
+    }
+
+    #[test]
+    fn collisions_and_limits() {
+        let entries = vec![
+            file("Readme"),
+            file("README"),
+            file("readme"),
+            file("other"),
+            Entry::new(OsString::from("l"), Kind::Symlink, 3, 1_700_000_000),
+            Entry::new(OsString::from("big"), Kind::File, 5 << 30, 1_700_000_001),
+            Entry::new(OsString::from("old"), Kind::File, 1, 100),
+        ];
+        let dir = Dir {
+            rel: Path::new("d"),
+            is_root: false,
+            entries: &entries,
+        };
+        let facts = DirFacts::new(&dir, true);
+        let limits = Limits {
+            max_file_bytes: (4 << 30) - 1,
+            case_insensitive: true,
+            windows_names: true,
+            name_max_utf16: Some(255),
+            name_max_bytes: None,
+            path_max: Some(260),
+            symlinks: false,
+            special_files: false,
+            from_1980: true,
+            mtime_2s: true,
+        };
+        let mut f = Findings::new(&limits);
+        judge(&dir, &facts, &limits, &mut f);
+        assert_eq!(f.counts.case_collision, 2);
+        assert_eq!(f.counts.too_large, 1);
+        assert_eq!(f.counts.unsupported_type, 1);
+        assert_eq!(f.counts.before_1980, Some(1));
+        assert_eq!(f.counts.odd_mtime, Some(1));
+        assert_eq!(f.examples["too_large"], vec!["d/big".to_string()]);
+        let mut posix = Findings::new(&crate::fs::POSIX_LIMITS);
+        judge(&dir, &facts, &crate::fs::POSIX_LIMITS, &mut posix);
+        assert_eq!(posix.counts.blocking(), 0);
+        assert_eq!(posix.counts.before_1980, None);
+    }
+
+    #[test]
+    fn long_paths() {
+        let long = "x".repeat(200);
+        let entries = vec![file(&"y".repeat(60)), file("short")];
+        let dir = Dir {
+            rel: Path::new(&long),
+            is_root: false,
+            entries: &entries,
+        };
+        let facts = DirFacts::new(&dir, true);
+        let mut limits = crate::fs::POSIX_LIMITS;
+        limits.path_max = Some(260);
+        let mut f = Findings::new(&limits);
+        judge(&dir, &facts, &limits, &mut f);
+        // 3 + 200 + 1 + 60 + 1 = 265 > 260; 3 + 200 + 1 + 5 + 1 = 210.
+        assert_eq!(f.counts.path_too_long, 1);
+    }
+}
