@@ -1,0 +1,272 @@
+//! Shared test helpers: run fsfit, make trees, make real volumes (image file,
+//! mkfs, loop device, mount) and measure them with statvfs. Every guard
+//! undoes what it set up when dropped, also when a test panics.
+#![allow(dead_code)]
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+pub fn fsfit() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_fsfit"))
+}
+
+/// `fsfit usage --json ARGS...`, parsed; panics with stderr on failure.
+pub fn usage_json(args: &[&str]) -> Value {
+    let out = fsfit()
+        .arg("usage")
+        .arg("--json")
+        .arg("--quiet")
+        .args(args)
+        .output()
+        .expect("run fsfit");
+    assert!(
+        out.status.success(),
+        "fsfit usage {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("fsfit usage --json prints JSON")
+}
+
+/// The one config of a `usage --json` answer for `fs` and `cluster`.
+pub fn config<'a>(v: &'a Value, fs: &str, cluster: u64) -> &'a Value {
+    v["configs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["fs"] == fs && c["cluster_bytes"] == cluster)
+        .unwrap_or_else(|| panic!("no config {fs}:{cluster} in {v}"))
+}
+
+/// True when every program is on PATH; otherwise says which is missing so
+/// the calling test can return early (a visible skip, never a silent pass).
+pub fn have(tools: &[&str]) -> bool {
+    for t in tools {
+        let found = std::env::var_os("PATH")
+            .map(|p| std::env::split_paths(&p).any(|d| d.join(t).is_file()))
+            .unwrap_or(false)
+            || Path::new("/usr/sbin").join(t).is_file()
+            || Path::new("/sbin").join(t).is_file();
+        if !found {
+            eprintln!("SKIP: this test needs `{t}` (install the Debian package that provides it)");
+            return false;
+        }
+    }
+    true
+}
+
+/// True when we may make loop devices and mount (root, /dev/loop-control).
+pub fn can_mount() -> bool {
+    let root = unsafe { libc::geteuid() } == 0;
+    if !root || !Path::new("/dev/loop-control").exists() {
+        eprintln!("SKIP: this test needs root and /dev/loop-control to attach loop devices and mount");
+        return false;
+    }
+    true
+}
+
+pub fn can_fuse() -> bool {
+    if !Path::new("/dev/fuse").exists() {
+        eprintln!("SKIP: this test needs /dev/fuse");
+        return false;
+    }
+    true
+}
+
+pub fn run(cmd: &str, args: &[&str]) -> String {
+    let out = Command::new(cmd)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {cmd}: {e}"));
+    assert!(
+        out.status.success(),
+        "{cmd} {args:?} failed: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A sparse image file of `size` bytes in a temporary directory.
+pub struct Image {
+    pub dir: tempfile::TempDir,
+    pub path: PathBuf,
+}
+
+impl Image {
+    pub fn new(size: u64) -> Image {
+        let dir = tempfile::Builder::new().prefix("fsfit-test-").tempdir().unwrap();
+        let path = dir.path().join("volume.img");
+        let f = std::fs::File::create(&path).unwrap();
+        f.set_len(size).unwrap();
+        Image { dir, path }
+    }
+
+    pub fn path_str(&self) -> &str {
+        self.path.to_str().unwrap()
+    }
+}
+
+/// A loop device over an image file, detached when dropped.
+pub struct Loop {
+    pub dev: String,
+}
+
+impl Loop {
+    pub fn attach(image: &Path) -> Loop {
+        let dev = run("losetup", &["-f", "--show", image.to_str().unwrap()])
+            .trim()
+            .to_string();
+        Loop { dev }
+    }
+}
+
+impl Drop for Loop {
+    fn drop(&mut self) {
+        let _ = Command::new("losetup").args(["-d", &self.dev]).status();
+    }
+}
+
+/// A mounted filesystem, unmounted when dropped.
+pub struct Mount {
+    pub dir: tempfile::TempDir,
+    fuse: bool,
+}
+
+impl Mount {
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Kernel driver: `mount -t FSTYPE [-o OPTS] DEV DIR`.
+    pub fn kernel(dev: &str, fstype: &str, opts: Option<&str>) -> Mount {
+        let dir = tempfile::Builder::new().prefix("fsfit-mnt-").tempdir().unwrap();
+        let mut args = vec!["-t", fstype];
+        if let Some(o) = opts {
+            args.extend(["-o", o]);
+        }
+        args.extend([dev, dir.path().to_str().unwrap()]);
+        run("mount", &args);
+        Mount { dir, fuse: false }
+    }
+
+    /// FUSE driver: `PROGRAM [ARGS...] DEV DIR` (mount.exfat-fuse, ntfs-3g).
+    pub fn fuse(program: &str, args: &[&str], dev: &str) -> Mount {
+        let dir = tempfile::Builder::new().prefix("fsfit-mnt-").tempdir().unwrap();
+        let mut all: Vec<&str> = args.to_vec();
+        all.extend([dev, dir.path().to_str().unwrap()]);
+        run(program, &all);
+        Mount { dir, fuse: true }
+    }
+}
+
+impl Drop for Mount {
+    fn drop(&mut self) {
+        let p = self.dir.path().to_str().unwrap().to_string();
+        let _ = Command::new("sync").status();
+        let ok = Command::new("umount")
+            .arg(&p)
+            .status()
+            .map(|s| s.success())
+            .unwrap_or(false);
+        if !ok {
+            if self.fuse {
+                let _ = Command::new("fusermount").args(["-u", "-z", &p]).status();
+            }
+            let _ = Command::new("umount").args(["-l", &p]).status();
+        }
+    }
+}
+
+/// statvfs `f_bfree × f_frsize`: the contract's free space.
+pub fn free_bytes(path: &Path) -> u64 {
+    let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+    let mut s: libc::statvfs = unsafe { std::mem::zeroed() };
+    let rc = unsafe { libc::statvfs(c.as_ptr(), &mut s) };
+    assert_eq!(rc, 0, "statvfs {}", path.display());
+    s.f_bfree as u64 * s.f_frsize as u64
+}
+
+/// `cp -r SRC/. DST/` then sync: the copy the contract describes.
+pub fn copy_tree(src: &Path, dst: &Path) {
+    let from = format!("{}/.", src.display());
+    run("cp", &["-r", &from, dst.to_str().unwrap()]);
+    run("sync", &[]);
+}
+
+/// Free space before and after copying `tree` onto a mounted volume.
+pub struct Measured {
+    pub free_before: u64,
+    pub free_after: u64,
+}
+
+impl Measured {
+    pub fn tree_bytes(&self) -> u64 {
+        self.free_before - self.free_after
+    }
+}
+
+pub fn measure(mount: &Mount, tree: &Path) -> Measured {
+    let free_before = free_bytes(mount.path());
+    copy_tree(tree, mount.path());
+    let free_after = free_bytes(mount.path());
+    Measured {
+        free_before,
+        free_after,
+    }
+}
+
+/// Deterministic, incompressible-enough contents, never all zeros.
+pub fn contents(seed: u64, size: u64) -> Vec<u8> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..size)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8
+        })
+        .collect()
+}
+
+pub fn write_file(path: &Path, size: u64) {
+    if let Some(p) = path.parent() {
+        std::fs::create_dir_all(p).unwrap();
+    }
+    std::fs::write(path, contents(size ^ path.as_os_str().len() as u64, size)).unwrap();
+}
+
+/// A tree that exercises the models: tiny files, exact cluster multiples,
+/// empty files, long and Unicode names, a directory with `many` entries,
+/// deep nesting and a multi-megabyte file.
+pub fn mixed_tree(root: &Path, many: usize) {
+    for (i, size) in [1u64, 100, 511, 512, 513, 4095, 4096, 4097, 32768, 65536, 131072, 1_000_000]
+        .iter()
+        .enumerate()
+    {
+        write_file(&root.join(format!("sizes/f{i}_{size}.bin")), *size);
+    }
+    for i in 0..5 {
+        write_file(&root.join(format!("empty/e{i}")), 0);
+    }
+    std::fs::create_dir_all(root.join("empty-dir")).unwrap();
+    let long = "a_rather_long_file_name_that_needs_several_long_name_entries_".repeat(4);
+    write_file(&root.join("names").join(format!("{long}.txt")), 10);
+    write_file(&root.join("names").join(&long[..200]), 10);
+    write_file(&root.join("names/Ünïcödé — ファイル名.txt"), 300);
+    write_file(&root.join("names/emoji_😀😀😀.dat"), 700);
+    write_file(&root.join("names/short.txt"), 5);
+    write_file(&root.join("names/UPPER.TXT"), 5);
+    write_file(&root.join("names/MixedCase.Txt"), 5);
+    write_file(&root.join("names/noext"), 5);
+    write_file(&root.join("names/two.dots.name"), 5);
+    for i in 0..many {
+        write_file(&root.join(format!("many/file_{i:05}.txt")), (i as u64 * 37) % 3000 + 1);
+    }
+    let mut deep = root.join("deep");
+    for d in 0..20 {
+        deep = deep.join(format!("level{d}"));
+    }
+    write_file(&deep.join("bottom.txt"), 42);
+    write_file(&root.join("big/multi_megabyte.bin"), 5 * 1024 * 1024 + 123);
+}
