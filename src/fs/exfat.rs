@@ -1,25 +1,290 @@
-//! exfat: placeholder model (cluster rounding only), replaced by the real one.
+//! exFAT: the layout `mkfs.exfat` (exfatprogs 1.2.0) writes, and what a copied
+//! tree takes on it, to the byte.
+//!
+//! Free space: the cluster heap minus the clusters mkfs fills (allocation
+//! bitmap, up-case table, root directory). Tree: file contents rounded up to
+//! whole clusters (empty files take none), and one directory-entry set per
+//! name in its parent directory, directories growing a cluster at a time.
+//!
+//! Two drivers write exFAT on Linux: exfat-fuse (what the tests here mount)
+//! and the kernel's fs/exfat. They allocate alike; they differ only in which
+//! names and file types `cp -r` manages to create (see [`Driver`]).
 
-use super::{Acc, Filesystem, Limits, Model, POSIX_LIMITS};
-use crate::scan::{Dir, Kind};
+use super::{powers_of_two, Acc, Filesystem, Limits, Model};
+use crate::scan::{Dir, Entry, Kind};
 
 pub struct Exfat;
 
-struct Simple {
-    cluster: u64,
-    volume: u64,
+/// Sector size mkfs.exfat uses on image files and loop devices
+/// (exfatprogs lib/libexfat.c exfat_get_blk_dev_info: BLKSSZGET, else 512).
+const SECTOR: u64 = 512;
+/// exfatprogs include/libexfat.h DEFAULT_BOUNDARY_ALIGNMENT: the FAT and the
+/// cluster heap start on 1 MiB boundaries.
+const BOUNDARY: u64 = 1 << 20;
+/// exfatprogs include/exfat_ondisk.h EXFAT_UPCASE_TABLE_SIZE: the compressed
+/// up-case table mkfs writes (measured: dump.exfat "Upcase table size: 5836").
+const UPCASE_BYTES: u64 = 5836;
+/// exFAT spec 6.2: every directory entry is 32 bytes.
+const ENTRY: u64 = 32;
+/// exFAT spec 7.7.3: a File Name entry holds 15 UTF-16 code units.
+const NAME_UNITS_PER_ENTRY: u64 = 15;
+/// exFAT spec 7.6.3: names are at most 255 UTF-16 code units.
+const NAME_MAX_UTF16: u32 = 255;
+/// Entries mkfs.exfat 1.2.0 writes in the root: volume label, allocation
+/// bitmap, up-case table (mkfs/mkfs.c exfat_create_root_dir; measured: the
+/// root cluster holds 0x83, 0x81, 0x82 and then end-of-directory).
+const ROOT_SYSTEM_ENTRIES: u64 = 3;
+/// mkfs/mkfs.c exfat_build_mkfs_info: `num_clusters > UINT32_MAX / 4` is
+/// refused ("cluster size is too small").
+const MAX_FAT_CLUSTERS: u64 = u32::MAX as u64 / 4;
+/// exFAT spec 3.1.10: ClusterCount is at most 2^32 - 11.
+const MAX_HEAP_CLUSTERS: u64 = 0xFFFF_FFF5;
+
+/// The driver that does the copy. They allocate clusters alike (both pack
+/// entry sets across cluster boundaries and grow a directory one cluster at
+/// a time, both give a new directory one cluster and an empty file none);
+/// they differ in what `cp -r` manages to create.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Driver {
+    /// exfat-fuse 1.3.0 (`mount.exfat-fuse`). Its mknod creates an empty
+    /// regular file whatever the type asked for, then the kernel's FUSE layer
+    /// fails the call on the type mismatch: a FIFO, socket or device leaves a
+    /// 0-byte file behind (measured: `cp -r` of a FIFO, a socket, a char
+    /// and a block device leaves four 0-byte files). Names are stored as
+    /// given, trailing dots and spaces included.
+    Fuse,
+    /// Linux fs/exfat. No mknod: FIFOs, sockets and devices are not created
+    /// (fs/exfat/namei.c exfat_dir_inode_operations has no .mknod). Trailing
+    /// dots are dropped from names unless mounted with keep_last_dots
+    /// (namei.c __exfat_resolve_path: exfat_striptail_len), so "a." takes the
+    /// entries of "a"; a name of dots only is refused.
+    Kernel,
 }
 
-impl Model for Simple {
-    fn free_bytes(&self) -> u64 {
-        self.volume / 100 * 95
+/// The driver `Filesystem::model` uses: exfat-fuse, the one the tests here
+/// check (this kernel has no exfat module). For trees without FIFOs, sockets,
+/// devices or names ending in '.', both drivers give the same figures.
+pub const DEFAULT_DRIVER: Driver = Driver::Fuse;
+
+/// Where mkfs.exfat 1.2.0 puts things, in bytes and clusters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Layout {
+    pub cluster: u64,
+    pub fat_offset: u64,
+    pub fat_length: u64,
+    pub heap_offset: u64,
+    /// ClusterCount: clusters in the heap.
+    pub clusters: u64,
+    pub bitmap_clusters: u64,
+    pub upcase_clusters: u64,
+    /// The root directory's first (and, after mkfs, only) cluster.
+    pub root_clusters: u64,
+}
+
+impl Layout {
+    /// The layout of `mkfs.exfat -c CLUSTER` on a whole device of `volume`
+    /// bytes, or mkfs.exfat's refusal. Follows exfatprogs 1.2.0
+    /// mkfs/mkfs.c exfat_build_mkfs_info with partition offset 0.
+    pub fn new(volume: u64, cluster: u64) -> Result<Layout, String> {
+        if !cluster.is_power_of_two() || !(512..=32 << 20).contains(&cluster) {
+            // mkfs/mkfs.c main: -c must be a power of two, at most 32 MiB;
+            // exfat_build_mkfs_info: not smaller than the 512-byte sector.
+            return Err(format!(
+                "cluster size {cluster} is not a power of two from 512 B to 32 MiB"
+            ));
+        }
+        // mkfs.c: fat_byte_off = round_up(24 sectors, boundary_align).
+        let fat_offset = round_up(24 * SECTOR, BOUNDARY);
+        // libexfat.c: bd->num_clusters = size / cluster_size (whole volume).
+        let num_clusters = volume / cluster;
+        if num_clusters > u32::MAX as u64 && num_clusters % (1 << 32) <= MAX_FAT_CLUSTERS {
+            // measured: 2 TiB with 512 B clusters formats with FAT Length 0
+            // (1.2.0 keeps num_clusters in an unsigned int, which wraps).
+            return Err(format!(
+                "mkfs.exfat 1.2.0 writes a corrupt volume: {num_clusters} clusters overflow its \
+                 32-bit cluster count (use a bigger cluster)"
+            ));
+        }
+        if num_clusters > MAX_FAT_CLUSTERS {
+            return Err(format!(
+                "mkfs.exfat refuses: cluster size ({cluster} bytes) is too small for this volume \
+                 ({num_clusters} clusters, at most {MAX_FAT_CLUSTERS})"
+            ));
+        }
+        // mkfs.c: fat_byte_len = round_up(num_clusters * 4, cluster_size).
+        let fat_length = round_up(num_clusters * 4, cluster);
+        // mkfs.c: clu_byte_off = round_up(fat_byte_off + fat_byte_len, boundary_align).
+        let heap_offset = round_up(fat_offset + fat_length, BOUNDARY);
+        if volume <= heap_offset {
+            return Err(format!(
+                "mkfs.exfat refuses (\"boundary alignment is too big\"): the FAT ends at {} \
+                 bytes, no room for the cluster heap in {volume} bytes",
+                heap_offset
+            ));
+        }
+        // mkfs.c: total_clu_cnt = (size - clu_byte_off) / cluster_size.
+        let clusters = (volume - heap_offset) / cluster;
+        if clusters > MAX_HEAP_CLUSTERS {
+            return Err(format!(
+                "mkfs.exfat refuses: cluster size ({cluster} bytes) is too small (\
+                 {clusters} clusters)"
+            ));
+        }
+        // mkfs.c: bitmap_byte_len = round_up(total_clu_cnt, 8) / 8, in whole clusters.
+        let bitmap_clusters = clusters.div_ceil(8).div_ceil(cluster);
+        // mkfs.c: the up-case table follows the bitmap, in whole clusters.
+        let upcase_clusters = UPCASE_BYTES.div_ceil(cluster);
+        // mkfs.c: the root directory follows the up-case table: one cluster.
+        let root_clusters = 1;
+        let used = bitmap_clusters + upcase_clusters + root_clusters;
+        if clusters < used {
+            // measured: mkfs.exfat 1.2.0 formats anyway and dump.exfat then
+            // reports 4294967295 free clusters.
+            return Err(format!(
+                "mkfs.exfat 1.2.0 writes a corrupt volume: the cluster heap has {clusters} \
+                 clusters of {cluster} bytes but its bitmap, up-case table and root directory \
+                 need {used} (use a smaller cluster)"
+            ));
+        }
+        // mkfs.exfat 1.2.0 keeps the FAT length and the heap, up-case and
+        // root byte offsets in 32 bits; past 4 GiB they wrap (measured: FAT
+        // Length 0 or Cluster Heap Offset 0 on ~4 TiB with 4 KiB clusters;
+        // on 511 GiB with 512 B clusters the root lands elsewhere and
+        // exfat-fuse says "upcase table is not found").
+        let root_offset = heap_offset + (bitmap_clusters + upcase_clusters) * cluster;
+        if fat_length > u32::MAX as u64 || root_offset > u32::MAX as u64 {
+            return Err(format!(
+                "mkfs.exfat 1.2.0 writes a corrupt volume: its FAT and bitmap reach past 4 GiB \
+                 ({root_offset} bytes) and overflow its 32-bit offsets (use a bigger cluster)"
+            ));
+        }
+        Ok(Layout {
+            cluster,
+            fat_offset,
+            fat_length,
+            heap_offset,
+            clusters,
+            bitmap_clusters,
+            upcase_clusters,
+            root_clusters,
+        })
     }
-    fn add_dir(&self, dir: &Dir, acc: &mut Acc) {
-        for e in dir.entries {
-            if e.kind == Kind::File {
-                acc.add_content(e.size, self.cluster);
+
+    /// Free clusters on the fresh volume, as statvfs reports them: the
+    /// heap minus what mkfs marked in the bitmap (exfat-fuse: f_bfree counts
+    /// the bitmap's zero bits; kernel super.c exfat_statfs: clusters minus
+    /// used_clusters from the bitmap).
+    pub fn free_clusters(&self) -> u64 {
+        self.clusters - self.bitmap_clusters - self.upcase_clusters - self.root_clusters
+    }
+}
+
+/// The exFAT model for one volume size, cluster size and driver.
+pub struct ExfatModel {
+    pub layout: Layout,
+    pub driver: Driver,
+}
+
+impl ExfatModel {
+    pub fn new(volume: u64, cluster: u64, driver: Driver) -> Result<ExfatModel, String> {
+        Ok(ExfatModel {
+            layout: Layout::new(volume, cluster)?,
+            driver,
+        })
+    }
+
+    /// Directory entries one name takes in its parent, or None when the
+    /// driver refuses to create it (then `cp -r` skips it and, for a
+    /// directory, everything below it).
+    fn entry_set(&self, name: &[u8], utf16_len: u32, utf8: bool) -> Option<u64> {
+        if !utf8 || utf16_len > NAME_MAX_UTF16 || name.iter().any(|&b| forbidden(b)) {
+            // exfat-fuse libexfat/lookup.c is_allowed and utf8_to_utf16;
+            // kernel fs/exfat/nls.c exfat_nls_to_utf16 (bad_uni_chars, < 0x20).
+            return None;
+        }
+        let mut units = utf16_len as u64;
+        if self.driver == Driver::Kernel {
+            // kernel namei.c: trailing dots are stripped (one byte, one unit each).
+            let dots = name.iter().rev().take_while(|&&b| b == b'.').count() as u64;
+            units -= dots;
+            if units == 0 {
+                return None;
             }
         }
+        // exFAT spec 6.3/7.4: File entry + Stream Extension entry + name entries.
+        Some(2 + units.div_ceil(NAME_UNITS_PER_ENTRY))
+    }
+
+    fn entry_set_of(&self, e: &Entry) -> Option<u64> {
+        self.entry_set(e.name.as_encoded_bytes(), e.utf16_len, e.utf8)
+    }
+
+    /// Can the driver create every directory on the way to `dir`? (`cp -r`
+    /// does not descend into a directory it could not make.)
+    fn reachable(&self, dir: &Dir) -> bool {
+        dir.rel.components().all(|c| {
+            let name = c.as_os_str();
+            let utf8 = name.to_str();
+            let units = utf8.map_or(name.len(), |s| s.encode_utf16().count());
+            self.entry_set(name.as_encoded_bytes(), units as u32, utf8.is_some())
+                .is_some()
+        })
+    }
+}
+
+/// Bytes exFAT names may not hold (exFAT spec 7.7.3, invalid FileName
+/// characters: control characters and `" * / : < > ? \ |`). UTF-8 continuation bytes are >= 0x80,
+/// so a byte test is exact.
+fn forbidden(b: u8) -> bool {
+    b < 0x20
+        || matches!(
+            b,
+            b'"' | b'*' | b'/' | b':' | b'<' | b'>' | b'?' | b'\\' | b'|'
+        )
+}
+
+impl Model for ExfatModel {
+    fn free_bytes(&self) -> u64 {
+        self.layout.free_clusters() * self.layout.cluster
+    }
+
+    fn add_dir(&self, dir: &Dir, acc: &mut Acc) {
+        let cluster = self.layout.cluster;
+        if !dir.is_root && !self.reachable(dir) {
+            return;
+        }
+        // The root starts with mkfs's label, bitmap and up-case entries; a
+        // subdirectory starts empty (exFAT has no "." and ".." entries).
+        let mut entries = if dir.is_root { ROOT_SYSTEM_ENTRIES } else { 0 };
+        for e in dir.entries {
+            let created = match e.kind {
+                Kind::File | Kind::Dir => true,
+                // cp -r makes a symlink with symlink(2): neither driver has it.
+                Kind::Symlink => false,
+                Kind::Other => self.driver == Driver::Fuse,
+            };
+            if !created {
+                continue;
+            }
+            let Some(set) = self.entry_set_of(e) else {
+                continue;
+            };
+            entries += set;
+            if e.kind == Kind::File {
+                // exFAT spec 7.6.6/7.6.7: contents in whole clusters; an empty file
+                // has FirstCluster 0 and no cluster (exfat-fuse node.c
+                // commit_entry; kernel namei.c exfat_add_entry).
+                acc.add_content(e.size, cluster);
+            }
+        }
+        // exfat-fuse node.c find_slot and kernel namei.c exfat_find_empty_entry:
+        // entry sets are packed, may span clusters, and the directory grows
+        // by whole clusters; a new directory gets one cluster at mkdir
+        // (exfat-fuse exfat_mkdir, kernel exfat_alloc_new_dir).
+        let clusters = (entries * ENTRY).div_ceil(cluster).max(1);
+        // The root's first cluster is mkfs's, already out of free_bytes.
+        let own = if dir.is_root { clusters - 1 } else { clusters };
+        acc.meta += own * cluster;
     }
 }
 
@@ -28,18 +293,202 @@ impl Filesystem for Exfat {
         "exfat"
     }
     fn exact(&self) -> bool {
-        false
+        // tests/exfat.rs: mkfs.exfat + exfat-fuse, free_bytes and tree_bytes
+        // to the byte.
+        true
     }
     fn limits(&self) -> Limits {
-        POSIX_LIMITS
+        Limits {
+            // exFAT spec 7.6.7: DataLength is 64-bit; in practice the volume.
+            max_file_bytes: u64::MAX,
+            // exFAT spec 7.2: names compare through the up-case table.
+            case_insensitive: true,
+            // exFAT spec 7.7.3: the forbidden characters.
+            windows_names: true,
+            name_max_utf16: Some(NAME_MAX_UTF16),
+            name_max_bytes: None,
+            path_max: Some(260),
+            symlinks: false,
+            special_files: false,
+            // exFAT spec 7.4 Timestamp fields: 1980 to 2107.
+            from_1980: true,
+            // exFAT spec 7.4 10msIncrement fields: 10 ms steps.
+            mtime_2s: false,
+        }
     }
     fn cluster_range(&self) -> (u64, u64) {
-        (512, 33554432)
+        // mkfs/mkfs.c: -c from the 512-byte sector to EXFAT_MAX_CLUSTER_SIZE.
+        (512, 32 << 20)
     }
-    fn default_cluster(&self, _volume: u64) -> u64 {
-        32768
+    fn default_cluster(&self, volume: u64) -> u64 {
+        default_cluster(volume)
+    }
+    fn sweep(&self, volume: u64) -> Vec<u64> {
+        let mut v = powers_of_two(512, 32 << 20);
+        let d = default_cluster(volume);
+        if !v.contains(&d) {
+            v.push(d);
+        }
+        v
     }
     fn model(&self, volume: u64, cluster: u64) -> Result<Box<dyn Model>, String> {
-        Ok(Box::new(Simple { cluster, volume }))
+        Ok(Box::new(ExfatModel::new(volume, cluster, DEFAULT_DRIVER)?))
+    }
+}
+
+/// exfatprogs 1.2.0 lib/libexfat.c exfat_set_default_cluster_size:
+/// 4 KiB up to 256 MiB, 32 KiB up to 32 GiB, 128 KiB above.
+pub fn default_cluster(volume: u64) -> u64 {
+    if volume <= 256 << 20 {
+        4 << 10
+    } else if volume <= 32 << 30 {
+        32 << 10
+    } else {
+        128 << 10
+    }
+}
+
+fn round_up(n: u64, unit: u64) -> u64 {
+    n.div_ceil(unit) * unit
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::OsString;
+    use std::path::Path;
+
+    const M: u64 = 1 << 20;
+    const G: u64 = 1 << 30;
+
+    #[test]
+    fn layout_64m_4k_matches_mkfs() {
+        // measured: mkfs.exfat -v on a 64 MiB image: FAT offset 2048
+        // sectors, length 128, heap offset 4096, 15872 clusters, root cluster
+        // 5, and exfat-fuse statvfs f_bfree 15868.
+        let l = Layout::new(64 * M, 4096).unwrap();
+        assert_eq!(l.fat_offset, 2048 * 512);
+        assert_eq!(l.fat_length, 128 * 512);
+        assert_eq!(l.heap_offset, 4096 * 512);
+        assert_eq!(l.clusters, 15872);
+        assert_eq!(2 + l.bitmap_clusters + l.upcase_clusters, 5);
+        assert_eq!(l.free_clusters(), 15868);
+    }
+
+    #[test]
+    fn layout_edge_cases_match_mkfs() {
+        // measured with mkfs.exfat 1.2.0 + dump.exfat.
+        assert_eq!(Layout::new(G, 32 * M).unwrap().free_clusters(), 27);
+        assert_eq!(Layout::new(2 * G, 512).unwrap().free_clusters(), 4158459);
+        assert_eq!(Layout::new(5 * M, M).unwrap().free_clusters(), 0);
+        assert_eq!(Layout::new(3 * M, 256 << 10).unwrap().free_clusters(), 1);
+    }
+
+    #[test]
+    fn refusals_match_mkfs() {
+        // "boundary alignment is too big"
+        assert!(Layout::new(M, 4096).is_err());
+        assert!(Layout::new(2 * M, 4096).is_err());
+        assert!(Layout::new(3 * M, 4096).is_ok());
+        // "cluster size (512 bytes) is too small"
+        assert!(Layout::new(513 * G, 512).is_err());
+        assert!(Layout::new(600 * G, 512).is_err());
+        // formats a heap too small for bitmap + up-case + root
+        assert!(Layout::new(4 * M, M).is_err());
+        assert!(Layout::new(64 * M, 32 * M).is_err());
+        // 32-bit overflow of the FAT length / heap offset / root offset
+        // (measured: exfat-fuse "upcase table is not found" on 511 GiB, 512 B)
+        assert!(Layout::new(511 * G, 512).is_err());
+        assert!(Layout::new(256 * G, 512).is_ok());
+        assert!(Layout::new((1 << 30) * 4096 - 4096, 4096).is_err());
+        assert!(Layout::new(((1 << 30) - 262144) * 4096, 4096).is_err());
+        assert!(Layout::new(2 << 40, 32 << 10).is_ok());
+        // 2^32 clusters wrap mkfs's cluster count to 0: FAT Length 0
+        assert!(Layout::new(2 << 40, 512).unwrap_err().contains("corrupt"));
+        assert!(Layout::new(600 * G, 512).unwrap_err().contains("refuses"));
+        // not a cluster mkfs accepts
+        assert!(Layout::new(G, 64 * M).is_err());
+        assert!(Layout::new(G, 3000).is_err());
+    }
+
+    #[test]
+    fn default_cluster_by_size() {
+        assert_eq!(default_cluster(3 * M), 4096);
+        assert_eq!(default_cluster(256 * M), 4096);
+        assert_eq!(default_cluster(256 * M + 512), 32768);
+        assert_eq!(default_cluster(32 * G), 32768);
+        assert_eq!(default_cluster(33 * G), 131072);
+    }
+
+    fn entry(name: &str, kind: Kind, size: u64) -> Entry {
+        Entry::new(OsString::from(name), kind, size, 0)
+    }
+
+    fn tree_bytes(m: &ExfatModel, rel: &str, root: bool, entries: &[Entry]) -> Acc {
+        let mut acc = Acc::default();
+        m.add_dir(
+            &Dir {
+                rel: Path::new(rel),
+                is_root: root,
+                entries,
+            },
+            &mut acc,
+        );
+        acc
+    }
+
+    #[test]
+    fn entry_sets() {
+        let m = ExfatModel::new(64 * M, 4096, Driver::Fuse).unwrap();
+        let k = ExfatModel::new(64 * M, 4096, Driver::Kernel).unwrap();
+        let set = |m: &ExfatModel, n: &str| m.entry_set_of(&entry(n, Kind::File, 0));
+        assert_eq!(set(&m, "a"), Some(3));
+        assert_eq!(set(&m, &"x".repeat(15)), Some(3));
+        assert_eq!(set(&m, &"x".repeat(16)), Some(4));
+        assert_eq!(set(&m, &"x".repeat(255)), Some(19));
+        // one emoji is two UTF-16 units
+        assert_eq!(set(&m, &"😀".repeat(8)), Some(4));
+        assert_eq!(set(&m, "a?b"), None);
+        assert_eq!(set(&m, "tab\there"), None);
+        assert_eq!(set(&m, &format!("{}.", "x".repeat(15))), Some(4));
+        assert_eq!(set(&k, &format!("{}.", "x".repeat(15))), Some(3));
+        assert_eq!(set(&k, "..."), None);
+    }
+
+    #[test]
+    fn directories_grow_by_clusters() {
+        let m = ExfatModel::new(64 * M, 512, Driver::Fuse).unwrap();
+        // 16 entries of 32 bytes fill one 512-byte cluster.
+        let five: Vec<Entry> = (0..5)
+            .map(|i| entry(&format!("f{i}"), Kind::File, 0))
+            .collect();
+        assert_eq!(tree_bytes(&m, "d", false, &five[..5]).meta, 512); // 15 entries
+        let six: Vec<Entry> = (0..6)
+            .map(|i| entry(&format!("f{i}"), Kind::File, 0))
+            .collect();
+        assert_eq!(tree_bytes(&m, "d", false, &six).meta, 1024); // 18 entries
+        assert_eq!(tree_bytes(&m, "d", false, &[]).meta, 512);
+        // the root holds 3 system entries in mkfs's cluster: 4 files fit (15).
+        assert_eq!(tree_bytes(&m, "", true, &five[..4]).meta, 0);
+        assert_eq!(tree_bytes(&m, "", true, &five[..5]).meta, 512);
+        // contents: whole clusters, empty files none
+        let files = [entry("a", Kind::File, 0), entry("b", Kind::File, 513)];
+        let acc = tree_bytes(&m, "d", false, &files);
+        assert_eq!((acc.data, acc.slack), (1024, 511));
+        // a directory whose name the driver refuses is not made
+        assert_eq!(tree_bytes(&m, "ok/bad?dir", false, &files).meta, 0);
+        // symlinks never; FIFOs leave an empty file with exfat-fuse only
+        let odd = [
+            entry("l", Kind::Symlink, 5),
+            entry("p1", Kind::Other, 0),
+            entry("p2", Kind::Other, 0),
+            entry("p3", Kind::Other, 0),
+            entry("p4", Kind::Other, 0),
+            entry("p5", Kind::Other, 0),
+            entry("p6", Kind::Other, 0),
+        ];
+        assert_eq!(tree_bytes(&m, "d", false, &odd).meta, 1024);
+        let k = ExfatModel::new(64 * M, 512, Driver::Kernel).unwrap();
+        assert_eq!(tree_bytes(&k, "d", false, &odd).meta, 512);
     }
 }
