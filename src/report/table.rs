@@ -120,14 +120,31 @@ pub fn usage(r: &UsageReport) -> String {
         o,
         "\n* the cluster mkfs picks by default   ~ modelled, not checked against real volumes"
     );
-    for rf in &r.refused {
-        let _ = writeln!(
-            o,
-            "not possible: {}:{}: {}",
-            rf.fs,
-            short(rf.cluster_bytes),
-            rf.reason
-        );
+    // Refused configs, one line per filesystem when none of its sizes works.
+    let mut fss: Vec<&str> = r.refused.iter().map(|rf| rf.fs.as_str()).collect();
+    fss.dedup();
+    for f in fss {
+        let mine: Vec<_> = r.refused.iter().filter(|rf| rf.fs == f).collect();
+        if !r.configs.iter().any(|c| c.fs == f) && mine.len() > 1 {
+            let last = mine.last().unwrap();
+            let _ = writeln!(
+                o,
+                "not possible: {f} at any cluster from {} to {}: {}",
+                short(mine[0].cluster_bytes),
+                short(last.cluster_bytes),
+                last.reason
+            );
+        } else {
+            for rf in mine {
+                let _ = writeln!(
+                    o,
+                    "not possible: {}:{}: {}",
+                    rf.fs,
+                    short(rf.cluster_bytes),
+                    rf.reason
+                );
+            }
+        }
     }
 
     // Findings, grouping filesystems that share the same counts.
