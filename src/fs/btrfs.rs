@@ -224,11 +224,7 @@ mod tests {
         let m = Btrfs.model(2 << 30, 4096).unwrap();
         let mut acc = Acc::default();
         m.add_dir(
-            &Dir {
-                rel: Path::new(""),
-                is_root: true,
-                entries,
-            },
+            &Dir::new(Path::new(""), true, entries),
             &mut acc,
         );
         let s = m.finish(&acc);

@@ -250,42 +250,65 @@ impl Model for ExfatModel {
 
     fn add_dir(&self, dir: &Dir, acc: &mut Acc) {
         let cluster = self.layout.cluster;
-        if !dir.is_root && !self.reachable(dir) {
-            return;
-        }
-        // The root starts with mkfs's label, bitmap and up-case entries; a
-        // subdirectory starts empty (exFAT has no "." and ".." entries).
-        let mut entries = if dir.is_root { ROOT_SYSTEM_ENTRIES } else { 0 };
-        for e in dir.entries {
-            let created = match e.kind {
-                Kind::File | Kind::Dir => true,
-                // cp -r makes a symlink with symlink(2): neither driver has it.
-                Kind::Symlink => false,
-                Kind::Other => self.driver == Driver::Fuse,
-            };
-            if !created {
-                continue;
-            }
-            let Some(set) = self.entry_set_of(e) else {
-                continue;
-            };
-            entries += set;
-            if e.kind == Kind::File {
+        // Which entries the driver creates and how many 32-byte entries they
+        // take does not depend on the cluster size: worked out once per
+        // directory for all exFAT configs.
+        super::with_digest(
+            &DIGEST,
+            dir,
+            self.driver as u64,
+            |d| {
+                if !dir.is_root && !self.reachable(dir) {
+                    d.stored = false;
+                    return;
+                }
+                // The root starts with mkfs's label, bitmap and up-case entries; a
+                // subdirectory starts empty (exFAT has no "." and ".." entries).
+                d.slots = if dir.is_root { ROOT_SYSTEM_ENTRIES } else { 0 };
+                for e in dir.entries {
+                    let created = match e.kind {
+                        Kind::File | Kind::Dir => true,
+                        // cp -r makes a symlink with symlink(2): neither driver has it.
+                        Kind::Symlink => false,
+                        Kind::Other => self.driver == Driver::Fuse,
+                    };
+                    if !created {
+                        continue;
+                    }
+                    let Some(set) = self.entry_set_of(e) else {
+                        continue;
+                    };
+                    d.slots += set;
+                    if e.kind == Kind::File {
+                        d.sizes.push(e.size);
+                    }
+                }
+            },
+            |d| {
+                if !d.stored {
+                    return;
+                }
                 // exFAT spec 7.6.6/7.6.7: contents in whole clusters; an empty file
                 // has FirstCluster 0 and no cluster (exfat-fuse node.c
                 // commit_entry; kernel namei.c exfat_add_entry).
-                acc.add_content(e.size, cluster);
-            }
-        }
-        // exfat-fuse node.c find_slot and kernel namei.c exfat_find_empty_entry:
-        // entry sets are packed, may span clusters, and the directory grows
-        // by whole clusters; a new directory gets one cluster at mkdir
-        // (exfat-fuse exfat_mkdir, kernel exfat_alloc_new_dir).
-        let clusters = (entries * ENTRY).div_ceil(cluster).max(1);
-        // The root's first cluster is mkfs's, already out of free_bytes.
-        let own = if dir.is_root { clusters - 1 } else { clusters };
-        acc.meta += own * cluster;
+                for &size in &d.sizes {
+                    acc.add_content(size, cluster);
+                }
+                // exfat-fuse node.c find_slot and kernel namei.c exfat_find_empty_entry:
+                // entry sets are packed, may span clusters, and the directory grows
+                // by whole clusters; a new directory gets one cluster at mkdir
+                // (exfat-fuse exfat_mkdir, kernel exfat_alloc_new_dir).
+                let clusters = (d.slots * ENTRY).div_ceil(cluster).max(1);
+                // The root's first cluster is mkfs's, already out of free_bytes.
+                let own = if dir.is_root { clusters - 1 } else { clusters };
+                acc.meta += own * cluster;
+            },
+        )
     }
+}
+
+thread_local! {
+    static DIGEST: std::cell::RefCell<super::Digest> = std::cell::RefCell::default();
 }
 
 impl Filesystem for Exfat {
@@ -427,11 +450,7 @@ mod tests {
     fn tree_bytes(m: &ExfatModel, rel: &str, root: bool, entries: &[Entry]) -> Acc {
         let mut acc = Acc::default();
         m.add_dir(
-            &Dir {
-                rel: Path::new(rel),
-                is_root: root,
-                entries,
-            },
+            &Dir::new(Path::new(rel), root, entries),
             &mut acc,
         );
         acc

@@ -1110,11 +1110,7 @@ mod tests {
     fn tree_blocks(m: &Ext4Model, rel: &str, root: bool, entries: &[Entry]) -> (u64, u64) {
         let mut acc = Acc::default();
         m.add_dir(
-            &Dir {
-                rel: Path::new(rel),
-                is_root: root,
-                entries,
-            },
+            &Dir::new(Path::new(rel), root, entries),
             &mut acc,
         );
         let s = m.finish(&acc);

@@ -439,11 +439,7 @@ mod tests {
         let mut acc = Acc::default();
         for (rel, root, entries) in dirs {
             model.add_dir(
-                &Dir {
-                    rel: Path::new(rel),
-                    is_root: *root,
-                    entries,
-                },
+                &Dir::new(Path::new(rel), *root, entries),
                 &mut acc,
             );
         }
@@ -724,11 +720,7 @@ mod tests {
         let mut acc = Acc::default();
         for (rel, items) in &dirs {
             model.add_dir(
-                &Dir {
-                    rel: Path::new(rel),
-                    is_root: rel.is_empty(),
-                    entries: &sorted_entries(items),
-                },
+                &Dir::new(Path::new(rel), rel.is_empty(), &sorted_entries(items)),
                 &mut acc,
             );
         }

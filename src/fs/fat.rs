@@ -359,6 +359,7 @@ struct FatModel {
 }
 
 thread_local! {
+    static DIGEST: std::cell::RefCell<super::Digest> = std::cell::RefCell::default();
     /// Per-thread scratch for case-collision detection: (folded hash, index).
     static SEEN: RefCell<Vec<(u64, u32)>> = const { RefCell::new(Vec::new()) };
 }
@@ -380,34 +381,54 @@ impl Model for FatModel {
         };
         // fs/fat/dir.c fat_alloc_new_dir: `.` and `..` in every directory
         // but the root.
-        let mut slots: u64 = if dir.is_root { 0 } else { 2 };
-        let dup = duplicates(dir.entries);
-        for (i, e) in dir.entries.iter().enumerate() {
-            // vfat has no symlink/mknod: cp fails for those, nothing stored.
-            if !matches!(e.kind, Kind::File | Kind::Dir) {
-                continue;
+        let tally = |d: &mut super::Digest| {
+            // fs/fat/dir.c fat_alloc_new_dir: `.` and `..` in every directory
+            // but the root.
+            d.slots = if dir.is_root { 0 } else { 2 };
+            let dup = duplicates(dir.entries);
+            for (i, e) in dir.entries.iter().enumerate() {
+                // vfat has no symlink/mknod: cp fails for those, nothing stored.
+                if !matches!(e.kind, Kind::File | Kind::Dir) {
+                    continue;
+                }
+                // A name equal but for case to an earlier one is the same file
+                // on vfat (case-insensitive lookup): cp overwrites it.
+                if dup.get(i).copied().unwrap_or(false) {
+                    continue;
+                }
+                let Some(need) = name_slots(e, self.names) else {
+                    continue; // EINVAL / ENAMETOOLONG: not created.
+                };
+                if d.slots + need as u64 > cap {
+                    continue; // ENOSPC for this entry; smaller ones may still fit.
+                }
+                d.slots += need as u64;
+                if e.kind == Kind::File {
+                    // Empty files have no cluster; a file over 4 GiB - 1 is cut
+                    // there (write returns EFBIG) and cp leaves the partial file.
+                    d.sizes.push(e.size.min(MAX_FILE));
+                }
             }
-            // A name equal but for case to an earlier one is the same file
-            // on vfat (case-insensitive lookup): cp overwrites it.
-            if dup.get(i).copied().unwrap_or(false) {
-                continue;
+        };
+        let add = |d: &super::Digest, acc: &mut Acc| {
+            for &size in &d.sizes {
+                acc.add_content(size, self.cluster);
             }
-            let Some(need) = name_slots(e, self.names) else {
-                continue; // EINVAL / ENAMETOOLONG: not created.
-            };
-            if slots + need as u64 > cap {
-                continue; // ENOSPC for this entry; smaller ones may still fit.
-            }
-            slots += need as u64;
-            if e.kind == Kind::File {
-                // Empty files have no cluster; a file over 4 GiB - 1 is cut
-                // there (write returns EFBIG) and cp leaves the partial file.
-                acc.add_content(e.size.min(MAX_FILE), self.cluster);
-            }
-        }
+        };
         if fixed_root {
+            // The fixed root's capacity depends on the layout: no sharing.
+            let mut d = super::Digest::default();
+            tally(&mut d);
+            add(&d, acc);
             return;
         }
+        // The slots a name needs do not depend on the cluster size: worked
+        // out once per directory for every FAT config.
+        let slots = super::with_digest(&DIGEST, dir, self.names as u64, tally, |d| {
+            add(d, acc);
+            d.slots
+        });
+
         // Directories grow a cluster at a time, slots packed (fat_add_entries
         // fills the free slots at the end, then adds clusters); a new
         // directory has one cluster. FAT32's root already has its first.
@@ -827,11 +848,7 @@ mod tests {
         let mut acc = Acc::default();
         for (root, entries) in dirs {
             m.add_dir(
-                &Dir {
-                    rel: Path::new("x"),
-                    is_root: *root,
-                    entries,
-                },
+                &Dir::new(Path::new("x"), *root, entries),
                 &mut acc,
             );
         }

@@ -168,6 +168,45 @@ pub fn names() -> Vec<&'static str> {
     all().iter().map(|f| f.name()).collect()
 }
 
+/// What a model works out once per directory for every cluster size of its
+/// filesystem: the usage engine calls a filesystem's configs one after the
+/// other on the same thread for the same directory, so the name analysis
+/// (the costly part) is shared through a thread-local `Digest`.
+#[derive(Default)]
+pub struct Digest {
+    dir: u64,
+    variant: u64,
+    /// Directory slots (entries) the directory needs.
+    pub slots: u64,
+    /// Sizes of the files whose contents the filesystem stores.
+    pub sizes: Vec<u64>,
+    /// False when the directory itself cannot be created.
+    pub stored: bool,
+}
+
+/// Run `use_it` on `dir`'s digest, made by `make` unless this thread's last
+/// digest in `cell` was for the same directory visit and model `variant`.
+pub fn with_digest<R>(
+    cell: &'static std::thread::LocalKey<std::cell::RefCell<Digest>>,
+    dir: &Dir,
+    variant: u64,
+    make: impl FnOnce(&mut Digest),
+    use_it: impl FnOnce(&Digest) -> R,
+) -> R {
+    cell.with(|c| {
+        let mut d = c.borrow_mut();
+        if d.dir != dir.id || d.variant != variant {
+            d.dir = dir.id;
+            d.variant = variant;
+            d.slots = 0;
+            d.sizes.clear();
+            d.stored = true;
+            make(&mut d);
+        }
+        use_it(&d)
+    })
+}
+
 pub fn round_up(n: u64, unit: u64) -> u64 {
     n.div_ceil(unit) * unit
 }

@@ -273,11 +273,7 @@ mod tests {
     fn add(m: &UdfModel, rel: &str, root: bool, entries: &[Entry]) -> Acc {
         let mut acc = Acc::default();
         m.add_dir(
-            &Dir {
-                rel: Path::new(rel),
-                is_root: root,
-                entries,
-            },
+            &Dir::new(Path::new(rel), root, entries),
             &mut acc,
         );
         acc

@@ -430,11 +430,7 @@ mod tests {
         let m = Xfs.model(2 << 30, 4096).unwrap();
         let mut acc = Acc::default();
         m.add_dir(
-            &Dir {
-                rel: Path::new(""),
-                is_root: root,
-                entries,
-            },
+            &Dir::new(Path::new(""), root, entries),
             &mut acc,
         );
         m.finish(&acc)

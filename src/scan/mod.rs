@@ -61,11 +61,27 @@ impl Entry {
 
 /// A directory and its children, handed to the visitor once.
 pub struct Dir<'a> {
+    /// Unique for each visit (never 0), so models may share work between the
+    /// configs of one filesystem for the same directory.
+    pub id: u64,
     /// Path of this directory relative to the volume root ("" for the root).
     pub rel: &'a std::path::Path,
     /// True for the volume's root directory (which mkfs already created).
     pub is_root: bool,
     pub entries: &'a [Entry],
+}
+
+static NEXT_DIR: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+impl<'a> Dir<'a> {
+    pub fn new(rel: &'a std::path::Path, is_root: bool, entries: &'a [Entry]) -> Dir<'a> {
+        Dir {
+            id: NEXT_DIR.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            rel,
+            is_root,
+            entries,
+        }
+    }
 }
 
 /// Counts of what the walk met, as the JSON's `tree` object.

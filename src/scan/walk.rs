@@ -159,11 +159,7 @@ fn finish_dir(shared: &Shared, rel: &Path, is_root: bool, entries: &[Entry]) {
     }
     shared.progress.fetch_add(local.files, Ordering::Relaxed);
     shared.counts[shared.slot()].lock().unwrap().add(&local);
-    (shared.visit)(&Dir {
-        rel,
-        is_root,
-        entries,
-    });
+    (shared.visit)(&Dir::new(rel, is_root, entries));
 }
 
 fn read_dir<'s, 'v: 's>(

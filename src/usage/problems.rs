@@ -297,11 +297,7 @@ mod tests {
             Entry::new(OsString::from("big"), Kind::File, 5 << 30, 1_700_000_001),
             Entry::new(OsString::from("old"), Kind::File, 1, 100),
         ];
-        let dir = Dir {
-            rel: Path::new("d"),
-            is_root: false,
-            entries: &entries,
-        };
+        let dir = Dir::new(Path::new("d"), false, &entries);
         let facts = DirFacts::new(&dir, true);
         let limits = Limits {
             max_file_bytes: (4 << 30) - 1,
@@ -333,11 +329,7 @@ mod tests {
     fn long_paths() {
         let long = "x".repeat(200);
         let entries = vec![file(&"y".repeat(60)), file("short")];
-        let dir = Dir {
-            rel: Path::new(&long),
-            is_root: false,
-            entries: &entries,
-        };
+        let dir = Dir::new(Path::new(&long), false, &entries);
         let facts = DirFacts::new(&dir, true);
         let mut limits = crate::fs::POSIX_LIMITS;
         limits.path_max = Some(260);
