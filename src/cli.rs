@@ -37,6 +37,88 @@ filesystems are not entered unless --cross-mounts.\n\n\
 Exit status: 0 done, 1 failed while working, 2 bad arguments or unreadable PATH."
     )]
     Usage(UsageArgs),
+    /// Format, mount and measure filesystem x cluster-size configs.
+    #[command(
+        long_about = "Formats an image file (default: a temporary one under $TMPDIR) or a \
+real drive with each filesystem x cluster size, mounts it with a real driver (the kernel's, \
+else FUSE), runs the workloads people run (fsfit bench --list) and reports figures a skeptic \
+can check: writes end durable inside the timing, reads start cold after a remount, the block \
+device's own counters are read around every phase (flags: cache-suspect, write-not-durable, \
+high-cv), repeats give medians and spread.\n\n\
+  fsfit bench --quick                       ext4 + exFAT defaults... on a temporary image\n\
+  fsfit bench --image /media/stick/t.img --size 8G --fs exfat:4K,128K --fs ntfs\n\
+  fsfit bench --device /dev/sdb --yes-erase /dev/sdb --json sdb.json\n\
+  fsfit bench --dir /mnt/usb --workloads small-write,small-read\n\n\
+Exit status: 0 done (some configs may have failed: see the table), 1 failed, 2 bad arguments, \
+130 interrupted (everything fsfit mounted is unmounted first)."
+    )]
+    Bench(BenchArgs),
+    /// Unmount and detach what a killed fsfit run left behind (state in /run/fsfit).
+    Cleanup,
+}
+
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    /// Benchmark on this image file (created sparse if missing).
+    #[arg(long, value_name = "PATH", conflicts_with_all = ["device", "dir"])]
+    pub image: Option<PathBuf>,
+
+    /// Size of the image [default: 4G, more if the workloads need it].
+    #[arg(long, value_name = "SIZE", conflicts_with_all = ["device", "dir"])]
+    pub size: Option<String>,
+
+    /// Benchmark on this drive or partition: EVERYTHING ON IT IS ERASED.
+    #[arg(long, value_name = "DEV", conflicts_with = "dir")]
+    pub device: Option<String>,
+
+    /// Confirms --device: must name the same device.
+    #[arg(long, value_name = "DEV", requires = "device")]
+    pub yes_erase: Option<String>,
+
+    /// Allow a non-removable (internal) disk with --device.
+    #[arg(long, requires = "device")]
+    pub allow_fixed: bool,
+
+    /// Run in an already-mounted directory, without formatting.
+    #[arg(long, value_name = "PATH")]
+    pub dir: Option<PathBuf>,
+
+    /// Configs: `exfat`, `exfat:4K,32K`, repeatable [default: every filesystem
+    /// this host can format and mount, plus exFAT at 4K, 32K, 128K and 1M].
+    #[arg(long = "fs", value_name = "FS[:CLUSTER,...]")]
+    pub fs: Vec<String>,
+
+    /// Which driver mounts each filesystem.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub driver: crate::bench::drivers::Choice,
+
+    /// Workloads to run, comma-separated [default: all; see --list].
+    #[arg(long, value_name = "NAME,...", value_delimiter = ',')]
+    pub workloads: Vec<String>,
+
+    /// Multiply file counts and sizes (1 = the documents' sizes).
+    #[arg(long, value_name = "F", default_value = "1", conflicts_with = "quick")]
+    pub scale: f64,
+
+    /// A small scale: the run ext4 + exFAT takes under three minutes.
+    #[arg(long)]
+    pub quick: bool,
+
+    /// Runs per workload (median, min, max, CV).
+    #[arg(long, value_name = "N", default_value = "3", value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub repeat: u32,
+
+    /// The config relative figures compare with (`fat32` or `exfat:32K`) [default: the first].
+    #[arg(long, value_name = "FS[:CLUSTER]")]
+    pub baseline: Option<String>,
+
+    /// Write the fsfit.bench/1 JSON results to FILE (atomically).
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
+    /// Print every workload's definition at the chosen scale and exit.
+    #[arg(long)]
+    pub list: bool,
 }
 
 #[derive(Args, Debug)]

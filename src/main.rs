@@ -1,9 +1,11 @@
 //! fsfit: parse the command line, dispatch, map errors to exit codes.
 
+mod bench;
 mod cli;
 mod fs;
 mod report;
 mod scan;
+mod target;
 mod units;
 mod usage;
 
@@ -23,9 +25,15 @@ fn main() -> ExitCode {
     let cli = cli::Cli::parse();
     let result = match cli.cmd {
         cli::Command::Usage(ref a) => run_usage(a, cli.quiet),
+        cli::Command::Bench(ref a) => run_bench(a, cli.quiet),
+        cli::Command::Cleanup => run_cleanup(),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Work(m)) if m == "interrupted" => {
+            eprintln!("fsfit: interrupted; everything fsfit mounted and attached was released");
+            ExitCode::from(130)
+        }
         Err(Failure::Input(m)) => {
             eprintln!("fsfit: {m}");
             ExitCode::from(2)
@@ -148,4 +156,112 @@ fn run_usage(a: &cli::UsageArgs, quiet: bool) -> Result<(), Failure> {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         Err(e) => Err(Failure::Work(format!("cannot write the output: {e}"))),
     }
+}
+
+fn run_cleanup() -> Result<(), Failure> {
+    let said = target::state::cleanup();
+    if said.is_empty() {
+        println!("nothing to clean up");
+    }
+    for l in &said {
+        println!("{l}");
+    }
+    if said.iter().any(|l| l.starts_with("could not")) {
+        return Err(Failure::Work(
+            "some things could not be released (see above)".into(),
+        ));
+    }
+    Ok(())
+}
+
+fn run_bench(a: &cli::BenchArgs, quiet: bool) -> Result<(), Failure> {
+    let scale = if a.quick { bench::QUICK_SCALE } else { a.scale };
+    if !(scale > 0.0 && scale <= 100.0) {
+        return Err(Failure::Input(format!(
+            "--scale {scale}: choose a number above 0 and at most 100"
+        )));
+    }
+    let all = bench::workloads::all();
+    let selected: Vec<&'static dyn bench::workloads::Workload> = if a.workloads.is_empty() {
+        all.clone()
+    } else {
+        let mut v = Vec::new();
+        for n in &a.workloads {
+            let w = bench::workloads::by_name(n.trim()).ok_or_else(|| {
+                Failure::Input(format!(
+                    "unknown workload '{n}' (choose from {})",
+                    all.iter().map(|w| w.name()).collect::<Vec<_>>().join(", ")
+                ))
+            })?;
+            v.push(w);
+        }
+        // Run them in the canonical order, so reads follow their writes.
+        all.iter()
+            .copied()
+            .filter(|w| v.iter().any(|x| x.name() == w.name()))
+            .collect()
+    };
+    if a.list {
+        for w in &all {
+            println!("{:<17} {}", w.name(), w.describe(scale));
+        }
+        return Ok(());
+    }
+    let specs =
+        a.fs.iter()
+            .map(|s| usage::parse_fs_spec(s))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(Failure::Input)?;
+    let size = a
+        .size
+        .as_deref()
+        .map(units::parse_size)
+        .transpose()
+        .map_err(|e| Failure::Input(format!("--size: {e}")))?;
+    let target = if let Some(d) = &a.dir {
+        bench::TargetSpec::Dir(d.clone())
+    } else if let Some(dev) = &a.device {
+        bench::TargetSpec::Device {
+            dev: dev.clone(),
+            yes_erase: a.yes_erase.clone(),
+            allow_fixed: a.allow_fixed,
+        }
+    } else if let Some(p) = &a.image {
+        bench::TargetSpec::Image {
+            path: p.clone(),
+            size,
+        }
+    } else {
+        bench::TargetSpec::TempImage { size }
+    };
+    if !matches!(target, bench::TargetSpec::Dir(_)) && unsafe { libc::geteuid() } != 0 {
+        return Err(Failure::Input(
+            "fsfit bench formats and mounts volumes: run it as root (sudo), or use --dir on a mounted directory".into(),
+        ));
+    }
+    let _ = ctrlc::set_handler(|| {
+        if bench::CANCEL.swap(true, Ordering::SeqCst) {
+            eprintln!("\nfsfit: still cleaning up; run `fsfit cleanup` if it is killed");
+        } else {
+            eprintln!("\nfsfit: stopping after cleaning up...");
+        }
+    });
+    let opts = bench::Options {
+        target,
+        specs,
+        driver: a.driver,
+        workloads: selected,
+        scale,
+        repeat: a.repeat,
+        quiet,
+        baseline: a.baseline.clone(),
+        command: std::env::args().collect(),
+    };
+    let report = bench::run(&opts).map_err(Failure::Work)?;
+    if let Some(path) = &a.json {
+        report::write_atomic(path, report::json::bench(&report).as_bytes())
+            .map_err(Failure::Work)?;
+    }
+    print!("{}", report::bench_table::bench(&report));
+    Ok(())
 }

@@ -1,5 +1,6 @@
 //! Exporters: one file per output format.
 
+pub mod bench_table;
 pub mod csv;
 pub mod json;
 pub mod table;
