@@ -113,6 +113,10 @@ pub struct Run {
     /// CPU seconds (user + system) of the FUSE daemon during the run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub daemon_cpu_s: Option<f64>,
+    /// Device bytes read while remounting just before a cold phase: a driver's
+    /// readahead at mount can bring in what the phase then finds cached.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remount_read_bytes: Option<u64>,
     /// Extents of the file written (FIEMAP), where the driver answers it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub extents: Option<u32>,

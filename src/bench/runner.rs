@@ -316,7 +316,10 @@ fn prepare_target(opts: &Options) -> Result<Prepared, String> {
                 None => ask_confirmation(&info.path)?,
             };
             guard::check(&info, &host, confirmed.as_deref(), *allow_fixed)?;
-            drop(guard::open_exclusive(&info.path)?);
+            // Nothing else may hold it open, and it must still be the device inspected.
+            let held = guard::open_exclusive(&info.path)?;
+            guard::same_device(&held, &info)?;
+            drop(held);
             if info.size_bytes < need {
                 return Err(format!(
                     "{} holds {} but the workloads at --scale {} need about {}",
@@ -452,6 +455,7 @@ fn measure(
             ctx_involuntary: ru.ctx_involuntary,
             ops: ctx.ops,
             daemon_cpu_s,
+            remount_read_bytes: None,
             extents: out.extents,
         },
         out,
@@ -470,14 +474,12 @@ pub fn flags_for(
     if !have_counters {
         flags.push("no-device-counters".to_string());
     } else {
+        // What came from the device for this phase: during it, or during the
+        // remount just before it (a driver's readahead at mount time).
+        let cold = |r: &Run| r.device_read_bytes + r.remount_read_bytes.unwrap_or(0);
         let suspect = match phase {
-            Phase::Read => {
-                bytes > 0
-                    && runs
-                        .iter()
-                        .any(|r| (r.device_read_bytes as f64) < 0.9 * bytes as f64)
-            }
-            Phase::Scan => runs.iter().any(|r| r.device_read_bytes == 0),
+            Phase::Read => bytes > 0 && runs.iter().any(|r| (cold(r) as f64) < 0.9 * bytes as f64),
+            Phase::Scan => runs.iter().any(|r| cold(r) == 0),
             _ => false,
         };
         if suspect {
@@ -586,12 +588,18 @@ impl ConfigRun<'_> {
                     ops: 0,
                     cancel: &CANCEL,
                 };
+                let counters = self.prepared.counters.as_deref();
+                let mut remount_read = None;
                 let step = w.prepare(&mut ctx).and_then(|_| {
                     if matches!(w.phase(), Phase::Read | Phase::Scan) {
-                        m.remount()
-                    } else {
-                        Ok(())
+                        let before = counters.and_then(counters::read_stat);
+                        m.remount()?;
+                        let after = counters.and_then(counters::read_stat);
+                        if let (Some(x), Some(y)) = (before, after) {
+                            remount_read = Some(y.read_bytes.saturating_sub(x.read_bytes));
+                        }
                     }
+                    Ok(())
                 });
                 let mut ctx = Ctx {
                     root: &root,
@@ -600,14 +608,12 @@ impl ConfigRun<'_> {
                     ops: 0,
                     cancel: &CANCEL,
                 };
-                let r = step.and_then(|_| {
-                    measure(
-                        *w,
-                        &mut ctx,
-                        self.prepared.counters.as_deref(),
-                        m.daemon_pid,
-                    )
-                });
+                let r = step
+                    .and_then(|_| measure(*w, &mut ctx, counters, m.daemon_pid))
+                    .map(|(mut run, out)| {
+                        run.remount_read_bytes = remount_read;
+                        (run, out)
+                    });
                 self.pb.inc(1);
                 match r {
                     Ok((run, out)) => {
