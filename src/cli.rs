@@ -55,6 +55,54 @@ Exit status: 0 done (some configs may have failed: see the table), 1 failed, 2 b
     Bench(BenchArgs),
     /// Unmount and detach what a killed fsfit run left behind (state in /run/fsfit).
     Cleanup,
+    /// Recommend a filesystem and cluster size for your data, with reasons.
+    #[command(
+        long_about = "Walks PATH (as `fsfit usage` does), keeps the filesystem x cluster \
+configs that every system named by --for reads and writes and that store the tree, and ranks \
+them: by measured speed when --bench results are given (weighted by your tree's mix of file \
+sizes), else by robustness and the mkfs default, within --max-overhead of space. Prints the \
+choice, the runner-up, why, the trade-off, and the commands to format it on Linux, Windows and \
+macOS.\n\n\
+  fsfit advise ~/Photos --for windows,macos --volume 64GB\n\
+  fsfit advise ~/Music --for car --bench stick.json"
+    )]
+    Advise(AdviseArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct AdviseArgs {
+    /// Files or directories to store [default: .]
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+
+    /// Results of `fsfit bench --json` on the drive, to rank by speed.
+    #[arg(long, value_name = "FILE.json")]
+    pub bench: Option<PathBuf>,
+
+    /// Systems that must read and write the drive: windows, macos, linux,
+    /// android, camera, tv, car, console (comma-separated).
+    #[arg(long = "for", value_name = "SYSTEM,...", value_delimiter = ',')]
+    pub systems: Vec<String>,
+
+    /// Size of the volume: 64G (GiB), 64GB (10^9), ...
+    #[arg(long, value_name = "SIZE", default_value = "64G")]
+    pub volume: String,
+
+    /// Most space overhead (size on disk over apparent size) to accept, in %.
+    #[arg(long, value_name = "PCT", default_value = "10")]
+    pub max_overhead: f64,
+
+    /// Label used in the printed format commands.
+    #[arg(long, default_value = "DATA")]
+    pub label: String,
+
+    /// Print the ranked candidates as JSON (fsfit.advise/1).
+    #[arg(long)]
+    pub json: bool,
+
+    /// Walker threads [default: one per core].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub threads: Option<u64>,
 }
 
 #[derive(Args, Debug)]

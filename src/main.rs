@@ -1,5 +1,6 @@
 //! fsfit: parse the command line, dispatch, map errors to exit codes.
 
+mod advise;
 mod bench;
 mod cli;
 mod fs;
@@ -27,6 +28,7 @@ fn main() -> ExitCode {
         cli::Command::Usage(ref a) => run_usage(a, cli.quiet),
         cli::Command::Bench(ref a) => run_bench(a, cli.quiet),
         cli::Command::Cleanup => run_cleanup(),
+        cli::Command::Advise(ref a) => run_advise(a, cli.quiet),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -74,6 +76,32 @@ fn spinner(
 fn run_usage(a: &cli::UsageArgs, quiet: bool) -> Result<(), Failure> {
     let volume =
         units::parse_size(&a.volume).map_err(|e| Failure::Input(format!("--volume: {e}")))?;
+    let r = usage_report(a, volume, quiet)?;
+    let out = if a.json {
+        report::json::usage(&r)
+    } else if a.csv {
+        report::csv::usage(&r)
+    } else {
+        report::table::usage(&r)
+    };
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(out.as_bytes())
+        .and_then(|_| stdout.flush())
+    {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(Failure::Work(format!("cannot write the output: {e}"))),
+    }
+}
+
+/// Walk the tree once for every planned config; warnings go to stderr.
+fn usage_report(
+    a: &cli::UsageArgs,
+    volume: u64,
+    quiet: bool,
+) -> Result<usage::UsageReport, Failure> {
     if volume < 1 << 20 {
         return Err(Failure::Input(format!(
             "--volume {}: too small to plan (at least 1M)",
@@ -139,23 +167,7 @@ fn run_usage(a: &cli::UsageArgs, quiet: bool) -> Result<(), Failure> {
         );
     }
 
-    let out = if a.json {
-        report::json::usage(&r)
-    } else if a.csv {
-        report::csv::usage(&r)
-    } else {
-        report::table::usage(&r)
-    };
-    use std::io::Write;
-    let mut stdout = std::io::stdout().lock();
-    match stdout
-        .write_all(out.as_bytes())
-        .and_then(|_| stdout.flush())
-    {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        Err(e) => Err(Failure::Work(format!("cannot write the output: {e}"))),
-    }
+    Ok(r)
 }
 
 fn run_cleanup() -> Result<(), Failure> {
@@ -263,5 +275,78 @@ fn run_bench(a: &cli::BenchArgs, quiet: bool) -> Result<(), Failure> {
             .map_err(Failure::Work)?;
     }
     print!("{}", report::bench_table::bench(&report));
+    Ok(())
+}
+
+fn run_advise(a: &cli::AdviseArgs, quiet: bool) -> Result<(), Failure> {
+    let volume =
+        units::parse_size(&a.volume).map_err(|e| Failure::Input(format!("--volume: {e}")))?;
+    let mut systems = Vec::new();
+    for s in &a.systems {
+        systems.push(advise::systems::by_name(s.trim()).ok_or_else(|| {
+            Failure::Input(format!(
+                "unknown system '{s}' for --for (choose from {})",
+                advise::systems::names().join(", ")
+            ))
+        })?);
+    }
+    if !(a.max_overhead >= 0.0) {
+        return Err(Failure::Input(
+            "--max-overhead: give a percentage, 0 or more".into(),
+        ));
+    }
+    let bench = match &a.bench {
+        None => None,
+        Some(p) => {
+            let bytes =
+                std::fs::read(p).map_err(|e| Failure::Input(format!("{}: {e}", p.display())))?;
+            let r: bench::results::BenchReport = serde_json::from_slice(&bytes).map_err(|e| {
+                Failure::Input(format!("{}: not fsfit bench results: {e}", p.display()))
+            })?;
+            if r.schema != bench::results::SCHEMA {
+                return Err(Failure::Input(format!(
+                    "{}: schema {} is not {}",
+                    p.display(),
+                    r.schema,
+                    bench::results::SCHEMA
+                )));
+            }
+            Some(r)
+        }
+    };
+    let mut paths = if a.paths.is_empty() {
+        vec![std::path::PathBuf::from(".")]
+    } else {
+        a.paths.clone()
+    };
+    paths.dedup();
+    let usage_args = cli::UsageArgs {
+        paths,
+        fs: Vec::new(),
+        volume: a.volume.clone(),
+        json: false,
+        csv: false,
+        threads: a.threads,
+        cross_mounts: false,
+    };
+    let r = usage_report(&usage_args, volume, quiet)?;
+    let advice = advise::advise(&r, bench.as_ref(), &systems, a.max_overhead);
+    let mut advice = advice;
+    if let Some(c) = &advice.choice {
+        advice.commands = Some(advise::commands(&c.fs, c.cluster_bytes, &a.label));
+    }
+    let out = if a.json {
+        let mut s = serde_json::to_string_pretty(&advice).expect("advice serializes");
+        s.push('\n');
+        s
+    } else {
+        report::advice::text(&advice)
+    };
+    print!("{out}");
+    if advice.choice.is_none() {
+        return Err(Failure::Work(
+            "no filesystem fits these constraints (see the rejected list)".into(),
+        ));
+    }
     Ok(())
 }

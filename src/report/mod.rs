@@ -1,5 +1,6 @@
 //! Exporters: one file per output format.
 
+pub mod advice;
 pub mod bench_table;
 pub mod csv;
 pub mod json;
