@@ -67,6 +67,35 @@ macOS.\n\n\
   fsfit advise ~/Music --for car --bench stick.json"
     )]
     Advise(AdviseArgs),
+    /// Charts and a self-contained HTML page from bench and usage results.
+    #[command(
+        long_about = "Reads results of `fsfit bench --json` (fsfit.bench/1) and `fsfit usage --json` \
+(fsfit.usage/1), any mix and any number, and writes one HTML file that needs nothing else to \
+be read or printed: charts drawn as inline SVG (throughput per workload with the spread of the \
+runs, speed relative to the baseline, cluster-size sweeps, write amplification, fragmented \
+against contiguous, size on disk and wasted space), tables with medians, spread and flags, the \
+compatibility findings, and the environment of every run. Two bench files of the same configs \
+are also compared side by side.\n\n\
+  fsfit report stick.json usage.json -o report.html\n\
+  fsfit report before.json after.json -o compare.html --png charts/\n\n\
+Exit status: 0 done, 1 could not write, 2 bad arguments or a file that is not fsfit results."
+    )]
+    Report(ReportArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ReportArgs {
+    /// Results files: fsfit bench --json (fsfit.bench/1), fsfit usage --json (fsfit.usage/1).
+    #[arg(value_name = "FILE.json", required = true)]
+    pub files: Vec<PathBuf>,
+
+    /// The HTML file to write (atomically).
+    #[arg(short, long, value_name = "FILE.html")]
+    pub output: PathBuf,
+
+    /// Also write every chart as SVG and PNG files into DIR.
+    #[arg(long, value_name = "DIR")]
+    pub png: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -164,6 +193,10 @@ pub struct BenchArgs {
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
 
+    /// Also write an HTML report with charts of this run (see fsfit report).
+    #[arg(long, value_name = "FILE.html")]
+    pub report: Option<PathBuf>,
+
     /// Print every workload's definition at the chosen scale and exit.
     #[arg(long)]
     pub list: bool,
@@ -201,4 +234,8 @@ pub struct UsageArgs {
     /// Also descend into other filesystems mounted below PATH.
     #[arg(long)]
     pub cross_mounts: bool,
+
+    /// Also write an HTML report with charts of this run (see fsfit report).
+    #[arg(long, value_name = "FILE.html")]
+    pub report: Option<PathBuf>,
 }

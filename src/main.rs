@@ -29,6 +29,7 @@ fn main() -> ExitCode {
         cli::Command::Bench(ref a) => run_bench(a, cli.quiet),
         cli::Command::Cleanup => run_cleanup(),
         cli::Command::Advise(ref a) => run_advise(a, cli.quiet),
+        cli::Command::Report(ref a) => run_report(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -77,6 +78,14 @@ fn run_usage(a: &cli::UsageArgs, quiet: bool) -> Result<(), Failure> {
     let volume =
         units::parse_size(&a.volume).map_err(|e| Failure::Input(format!("--volume: {e}")))?;
     let r = usage_report(a, volume, quiet)?;
+    if let Some(path) = &a.report {
+        // Read back through the JSON contract, as `fsfit report` would.
+        let input =
+            report::html::parse(report::json::usage(&r).as_bytes()).map_err(Failure::Work)?;
+        let mut inputs = report::html::Inputs::default();
+        inputs.add("this run", "fsfit usage (this run)", input);
+        write_report(&inputs, path, None)?;
+    }
     let out = if a.json {
         report::json::usage(&r)
     } else if a.csv {
@@ -275,6 +284,50 @@ fn run_bench(a: &cli::BenchArgs, quiet: bool) -> Result<(), Failure> {
             .map_err(Failure::Work)?;
     }
     print!("{}", report::bench_table::bench(&report));
+    if let Some(path) = &a.report {
+        let mut inputs = report::html::Inputs::default();
+        let source = match &a.json {
+            Some(j) => format!("{} (this run)", j.display()),
+            None => "fsfit bench (this run)".to_string(),
+        };
+        inputs.add(
+            "this run",
+            &source,
+            report::html::Input::Bench(Box::new(report)),
+        );
+        write_report(&inputs, path, None)?;
+    }
+    Ok(())
+}
+
+fn run_report(a: &cli::ReportArgs) -> Result<(), Failure> {
+    let mut inputs = report::html::Inputs::default();
+    for f in &a.files {
+        let input = report::html::load(f).map_err(Failure::Input)?;
+        let label = f
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| f.display().to_string());
+        inputs.add(&label, &f.display().to_string(), input);
+    }
+    write_report(&inputs, &a.output, a.png.as_deref())
+}
+
+/// The HTML page (atomically), and with `png` every chart as SVG and PNG.
+fn write_report(
+    inputs: &report::html::Inputs,
+    path: &std::path::Path,
+    png: Option<&std::path::Path>,
+) -> Result<(), Failure> {
+    let command: Vec<String> = std::env::args().collect();
+    let page = report::html::render(inputs, &command);
+    report::write_atomic(path, page.html.as_bytes()).map_err(Failure::Work)?;
+    if let Some(dir) = png {
+        let (_, warning) = report::png::write(dir, &page.charts).map_err(Failure::Work)?;
+        if let Some(w) = warning {
+            eprintln!("fsfit: warning: {w}");
+        }
+    }
     Ok(())
 }
 
@@ -328,6 +381,7 @@ fn run_advise(a: &cli::AdviseArgs, quiet: bool) -> Result<(), Failure> {
         csv: false,
         threads: a.threads,
         cross_mounts: false,
+        report: None,
     };
     let r = usage_report(&usage_args, volume, quiet)?;
     let advice = advise::advise(&r, bench.as_ref(), &systems, a.max_overhead);

@@ -2,8 +2,11 @@
 
 pub mod advice;
 pub mod bench_table;
+pub mod charts;
 pub mod csv;
+pub mod html;
 pub mod json;
+pub mod png;
 pub mod table;
 
 use std::io::Write;
