@@ -37,6 +37,169 @@ filesystems are not entered unless --cross-mounts.\n\n\
 Exit status: 0 done, 1 failed while working, 2 bad arguments or unreadable PATH."
     )]
     Usage(UsageArgs),
+    /// Format, mount and measure filesystem x cluster-size configs.
+    #[command(
+        long_about = "Formats an image file (default: a temporary one under $TMPDIR) or a \
+real drive with each filesystem x cluster size, mounts it with a real driver (the kernel's, \
+else FUSE), runs the workloads people run (fsfit bench --list) and reports figures a skeptic \
+can check: writes end durable inside the timing, reads start cold after a remount, the block \
+device's own counters are read around every phase (flags: cache-suspect, write-not-durable, \
+high-cv), repeats give medians and spread.\n\n\
+  fsfit bench --quick                       ext4 + exFAT defaults... on a temporary image\n\
+  fsfit bench --image /media/stick/t.img --size 8G --fs exfat:4K,128K --fs ntfs\n\
+  fsfit bench --device /dev/sdb --yes-erase /dev/sdb --json sdb.json\n\
+  fsfit bench --dir /mnt/usb --workloads small-write,small-read\n\n\
+Exit status: 0 done (some configs may have failed: see the table), 1 failed, 2 bad arguments, \
+130 interrupted (everything fsfit mounted is unmounted first)."
+    )]
+    Bench(BenchArgs),
+    /// Unmount and detach what a killed fsfit run left behind (state in /run/fsfit).
+    Cleanup,
+    /// Recommend a filesystem and cluster size for your data, with reasons.
+    #[command(
+        long_about = "Walks PATH (as `fsfit usage` does), keeps the filesystem x cluster \
+configs that every system named by --for reads and writes and that store the tree, and ranks \
+them: by measured speed when --bench results are given (weighted by your tree's mix of file \
+sizes), else by robustness and the mkfs default, within --max-overhead of space. Prints the \
+choice, the runner-up, why, the trade-off, and the commands to format it on Linux, Windows and \
+macOS.\n\n\
+  fsfit advise ~/Photos --for windows,macos --volume 64GB\n\
+  fsfit advise ~/Music --for car --bench stick.json"
+    )]
+    Advise(AdviseArgs),
+    /// Charts and a self-contained HTML page from bench and usage results.
+    #[command(
+        long_about = "Reads results of `fsfit bench --json` (fsfit.bench/1) and `fsfit usage --json` \
+(fsfit.usage/1), any mix and any number, and writes one HTML file that needs nothing else to \
+be read or printed: charts drawn as inline SVG (throughput per workload with the spread of the \
+runs, speed relative to the baseline, cluster-size sweeps, write amplification, fragmented \
+against contiguous, size on disk and wasted space), tables with medians, spread and flags, the \
+compatibility findings, and the environment of every run. Two bench files of the same configs \
+are also compared side by side.\n\n\
+  fsfit report stick.json usage.json -o report.html\n\
+  fsfit report before.json after.json -o compare.html --png charts/\n\n\
+Exit status: 0 done, 1 could not write, 2 bad arguments or a file that is not fsfit results."
+    )]
+    Report(ReportArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ReportArgs {
+    /// Results files: fsfit bench --json (fsfit.bench/1), fsfit usage --json (fsfit.usage/1).
+    #[arg(value_name = "FILE.json", required = true)]
+    pub files: Vec<PathBuf>,
+
+    /// The HTML file to write (atomically).
+    #[arg(short, long, value_name = "FILE.html")]
+    pub output: PathBuf,
+
+    /// Also write every chart as SVG and PNG files into DIR.
+    #[arg(long, value_name = "DIR")]
+    pub png: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct AdviseArgs {
+    /// Files or directories to store [default: .]
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+
+    /// Results of `fsfit bench --json` on the drive, to rank by speed.
+    #[arg(long, value_name = "FILE.json")]
+    pub bench: Option<PathBuf>,
+
+    /// Systems that must read and write the drive: windows, macos, linux,
+    /// android, camera, tv, car, console (comma-separated).
+    #[arg(long = "for", value_name = "SYSTEM,...", value_delimiter = ',')]
+    pub systems: Vec<String>,
+
+    /// Size of the volume: 64G (GiB), 64GB (10^9), ...
+    #[arg(long, value_name = "SIZE", default_value = "64G")]
+    pub volume: String,
+
+    /// Most space overhead (size on disk over apparent size) to accept, in %.
+    #[arg(long, value_name = "PCT", default_value = "10")]
+    pub max_overhead: f64,
+
+    /// Label used in the printed format commands.
+    #[arg(long, default_value = "DATA")]
+    pub label: String,
+
+    /// Print the ranked candidates as JSON (fsfit.advise/1).
+    #[arg(long)]
+    pub json: bool,
+
+    /// Walker threads [default: one per core].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub threads: Option<u64>,
+}
+
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    /// Benchmark on this image file (created sparse if missing).
+    #[arg(long, value_name = "PATH", conflicts_with_all = ["device", "dir"])]
+    pub image: Option<PathBuf>,
+
+    /// Size of the image [default: 4G, more if the workloads need it].
+    #[arg(long, value_name = "SIZE", conflicts_with_all = ["device", "dir"])]
+    pub size: Option<String>,
+
+    /// Benchmark on this drive or partition: EVERYTHING ON IT IS ERASED.
+    #[arg(long, value_name = "DEV", conflicts_with = "dir")]
+    pub device: Option<String>,
+
+    /// Confirms --device: must name the same device.
+    #[arg(long, value_name = "DEV", requires = "device")]
+    pub yes_erase: Option<String>,
+
+    /// Allow a non-removable (internal) disk with --device.
+    #[arg(long, requires = "device")]
+    pub allow_fixed: bool,
+
+    /// Run in an already-mounted directory, without formatting.
+    #[arg(long, value_name = "PATH")]
+    pub dir: Option<PathBuf>,
+
+    /// Configs: `exfat`, `exfat:4K,32K`, repeatable [default: every filesystem
+    /// this host can format and mount, plus exFAT at 4K, 32K, 128K and 1M].
+    #[arg(long = "fs", value_name = "FS[:CLUSTER,...]")]
+    pub fs: Vec<String>,
+
+    /// Which driver mounts each filesystem.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub driver: crate::bench::drivers::Choice,
+
+    /// Workloads to run, comma-separated [default: all; see --list].
+    #[arg(long, value_name = "NAME,...", value_delimiter = ',')]
+    pub workloads: Vec<String>,
+
+    /// Multiply file counts and sizes (1 = the documents' sizes).
+    #[arg(long, value_name = "F", default_value = "1", conflicts_with = "quick")]
+    pub scale: f64,
+
+    /// A small scale: the run ext4 + exFAT takes under three minutes.
+    #[arg(long)]
+    pub quick: bool,
+
+    /// Runs per workload (median, min, max, CV).
+    #[arg(long, value_name = "N", default_value = "3", value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub repeat: u32,
+
+    /// The config relative figures compare with (`fat32` or `exfat:32K`) [default: the first].
+    #[arg(long, value_name = "FS[:CLUSTER]")]
+    pub baseline: Option<String>,
+
+    /// Write the fsfit.bench/1 JSON results to FILE (atomically).
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
+    /// Also write an HTML report with charts of this run (see fsfit report).
+    #[arg(long, value_name = "FILE.html")]
+    pub report: Option<PathBuf>,
+
+    /// Print every workload's definition at the chosen scale and exit.
+    #[arg(long)]
+    pub list: bool,
 }
 
 #[derive(Args, Debug)]
@@ -71,4 +234,8 @@ pub struct UsageArgs {
     /// Also descend into other filesystems mounted below PATH.
     #[arg(long)]
     pub cross_mounts: bool,
+
+    /// Also write an HTML report with charts of this run (see fsfit report).
+    #[arg(long, value_name = "FILE.html")]
+    pub report: Option<PathBuf>,
 }

@@ -13,7 +13,10 @@ fn stderr_of(out: &std::process::Output) -> String {
 
 #[test]
 fn missing_path_is_one_line_and_exit_2() {
-    let out = fsfit().args(["usage", "/no/such/path/here"]).output().unwrap();
+    let out = fsfit()
+        .args(["usage", "/no/such/path/here"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = stderr_of(&out);
     assert_eq!(err.lines().count(), 1, "one line: {err}");
@@ -23,25 +26,40 @@ fn missing_path_is_one_line_and_exit_2() {
 
 #[test]
 fn unknown_filesystem_names_the_choices() {
-    let out = fsfit().args(["usage", "--fs", "hfs+", "."]).output().unwrap();
+    let out = fsfit()
+        .args(["usage", "--fs", "hfs+", "."])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = stderr_of(&out);
     assert_eq!(err.lines().count(), 1, "{err}");
-    for fs in ["fat12", "fat16", "fat32", "exfat", "ntfs", "ext4", "udf", "btrfs", "xfs", "f2fs"] {
+    for fs in [
+        "fat12", "fat16", "fat32", "exfat", "ntfs", "ext4", "udf", "btrfs", "xfs", "f2fs",
+    ] {
         assert!(err.contains(fs), "{fs} missing from: {err}");
     }
 }
 
 #[test]
 fn impossible_cluster_sizes_are_refused() {
-    for bad in ["exfat:3K", "exfat:64M", "exfat:256", "fat32:128K", "ntfs:12345", "exfat:4Q"] {
+    for bad in [
+        "exfat:3K",
+        "exfat:64M",
+        "exfat:256",
+        "fat32:128K",
+        "ntfs:12345",
+        "exfat:4Q",
+    ] {
         let out = fsfit().args(["usage", "--fs", bad, "."]).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{bad} should exit 2");
         let err = stderr_of(&out);
         assert_eq!(err.lines().count(), 1, "{bad}: {err}");
         assert!(!err.contains("panicked"), "{err}");
     }
-    let out = fsfit().args(["usage", "--volume", "ten", "."]).output().unwrap();
+    let out = fsfit()
+        .args(["usage", "--volume", "ten", "."])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
 
@@ -53,7 +71,14 @@ fn json_follows_the_contract() {
     let v = usage_json(&["--volume", "8G", t.path().to_str().unwrap()]);
     assert_eq!(v["schema"], "fsfit.usage/1");
     assert_eq!(v["volume_bytes"], 8u64 << 30);
-    for k in ["files", "dirs", "symlinks", "other", "apparent_bytes", "errors"] {
+    for k in [
+        "files",
+        "dirs",
+        "symlinks",
+        "other",
+        "apparent_bytes",
+        "errors",
+    ] {
         assert!(v["tree"][k].is_u64(), "tree.{k} in {}", v["tree"]);
     }
     assert_eq!(v["tree"]["files"], 2);
@@ -61,7 +86,9 @@ fn json_follows_the_contract() {
     assert_eq!(v["tree"]["apparent_bytes"], 71_000);
     let configs = v["configs"].as_array().unwrap();
     // Every filesystem appears with no --fs, exFAT with its whole sweep.
-    for fs in ["fat32", "exfat", "ntfs", "ext4", "udf", "btrfs", "xfs", "f2fs"] {
+    for fs in [
+        "fat32", "exfat", "ntfs", "ext4", "udf", "btrfs", "xfs", "f2fs",
+    ] {
         assert!(configs.iter().any(|c| c["fs"] == fs), "{fs} missing");
     }
     let exfat: Vec<u64> = configs
@@ -69,14 +96,30 @@ fn json_follows_the_contract() {
         .filter(|c| c["fs"] == "exfat")
         .map(|c| c["cluster_bytes"].as_u64().unwrap())
         .collect();
-    assert!(exfat.contains(&512) && exfat.contains(&(32 << 20)), "{exfat:?}");
+    assert!(
+        exfat.contains(&512) && exfat.contains(&(32 << 20)),
+        "{exfat:?}"
+    );
     for c in configs {
-        for k in ["free_bytes", "tree_bytes", "data_bytes", "slack_bytes", "metadata_bytes"] {
+        for k in [
+            "free_bytes",
+            "tree_bytes",
+            "data_bytes",
+            "slack_bytes",
+            "metadata_bytes",
+        ] {
             assert!(c[k].is_u64(), "{k} in {c}");
         }
         assert!(c["overhead_pct"].is_f64(), "{c}");
         assert!(c["fits"].is_boolean() && c["exact"].is_boolean());
-        for k in ["too_large", "bad_name", "case_collision", "name_too_long", "path_too_long", "unsupported_type"] {
+        for k in [
+            "too_large",
+            "bad_name",
+            "case_collision",
+            "name_too_long",
+            "path_too_long",
+            "unsupported_type",
+        ] {
             assert!(c["problems"][k].is_u64(), "problems.{k} in {c}");
         }
         let (tree, data, slack, meta) = (
@@ -125,17 +168,30 @@ fn tree_counts_links_specials_and_odd_names() {
     let tree = &v["tree"];
     // A hard-linked file is copied twice by cp -r: two files.
     assert_eq!(tree["files"], 7, "{tree}");
-    assert_eq!(tree["apparent_bytes"], 10 + 10 + 7 + 3 + 1 + 1 + 1, "{tree}");
+    assert_eq!(
+        tree["apparent_bytes"],
+        10 + 10 + 7 + 3 + 1 + 1 + 1,
+        "{tree}"
+    );
     assert_eq!(tree["symlinks"], 4, "{tree}");
     assert_eq!(tree["other"], 1, "{tree}");
     assert_eq!(tree["errors"], 0, "{tree}");
-    let exfat = common::config(&v, "exfat", v["configs"][0]["cluster_bytes"].as_u64().unwrap());
+    let exfat = common::config(
+        &v,
+        "exfat",
+        v["configs"][0]["cluster_bytes"].as_u64().unwrap(),
+    );
     let p = &exfat["problems"];
     assert_eq!(p["unsupported_type"], 5, "{p}");
     assert_eq!(p["case_collision"], 1, "{p}");
     // the Latin-1 name, the newline and the question mark
     assert_eq!(p["bad_name"], 3, "{p}");
-    let ext4 = v["configs"].as_array().unwrap().iter().find(|c| c["fs"] == "ext4").unwrap();
+    let ext4 = v["configs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["fs"] == "ext4")
+        .unwrap();
     assert_eq!(ext4["problems"]["bad_name"], 0);
     assert_eq!(ext4["problems"]["unsupported_type"], 0);
 }
@@ -145,7 +201,11 @@ fn symlink_loop_on_the_command_line_is_a_clean_error() {
     let t = tempfile::tempdir().unwrap();
     std::os::unix::fs::symlink("b", t.path().join("a")).unwrap();
     std::os::unix::fs::symlink("a", t.path().join("b")).unwrap();
-    let out = fsfit().arg("usage").arg(t.path().join("a")).output().unwrap();
+    let out = fsfit()
+        .arg("usage")
+        .arg(t.path().join("a"))
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(stderr_of(&out).lines().count(), 1, "{}", stderr_of(&out));
 }
@@ -159,16 +219,27 @@ fn unreadable_directories_are_counted_and_the_walk_goes_on() {
     if !common::have(&["setpriv"]) {
         return;
     }
-    let t = tempfile::Builder::new().prefix("fsfit-perm-").tempdir().unwrap();
+    let t = tempfile::Builder::new()
+        .prefix("fsfit-perm-")
+        .tempdir()
+        .unwrap();
     let r = t.path();
     std::fs::set_permissions(r, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     write_file(&r.join("open/a"), 100);
     write_file(&r.join("closed/secret"), 100);
     write_file(&r.join("z"), 5);
     for d in ["open", "closed"] {
-        std::fs::set_permissions(r.join(d), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+        std::fs::set_permissions(
+            r.join(d),
+            std::os::unix::fs::PermissionsExt::from_mode(0o755),
+        )
+        .unwrap();
     }
-    std::fs::set_permissions(r.join("closed"), std::os::unix::fs::PermissionsExt::from_mode(0o000)).unwrap();
+    std::fs::set_permissions(
+        r.join("closed"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o000),
+    )
+    .unwrap();
     let out = std::process::Command::new("setpriv")
         .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
         .arg(env!("CARGO_BIN_EXE_fsfit"))
@@ -176,7 +247,11 @@ fn unreadable_directories_are_counted_and_the_walk_goes_on() {
         .arg(r)
         .output()
         .unwrap();
-    std::fs::set_permissions(r.join("closed"), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    std::fs::set_permissions(
+        r.join("closed"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
     assert!(out.status.success(), "{}", stderr_of(&out));
     let err = stderr_of(&out);
     assert!(err.contains("closed") && err.contains("warning"), "{err}");
@@ -239,7 +314,10 @@ fn csv_and_table() {
         .unwrap();
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.contains("ON DISK") && text.contains("OVERHEAD"), "{text}");
+    assert!(
+        text.contains("ON DISK") && text.contains("OVERHEAD"),
+        "{text}"
+    );
     // Sorted by size on disk: 4K before 1M.
     let k4 = text.find("4K").unwrap();
     let m1 = text.find("1M").unwrap();
@@ -253,10 +331,20 @@ fn file_too_large_for_fat32_is_found_and_does_not_fit() {
     let f = std::fs::File::create(t.path().join("big.iso")).unwrap();
     f.set_len(5 << 30).unwrap();
     let v = usage_json(&["--fs", "fat32", "--fs", "exfat", t.path().to_str().unwrap()]);
-    let fat = v["configs"].as_array().unwrap().iter().find(|c| c["fs"] == "fat32").unwrap();
+    let fat = v["configs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["fs"] == "fat32")
+        .unwrap();
     assert_eq!(fat["problems"]["too_large"], 1);
     assert_eq!(fat["fits"], false);
-    let ex = v["configs"].as_array().unwrap().iter().find(|c| c["fs"] == "exfat").unwrap();
+    let ex = v["configs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["fs"] == "exfat")
+        .unwrap();
     assert_eq!(ex["problems"]["too_large"], 0);
     assert_eq!(ex["fits"], true);
     assert!(Path::new(&t.path().join("big.iso")).exists());

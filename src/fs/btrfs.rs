@@ -177,6 +177,18 @@ impl Model for Volume {
 }
 
 impl Filesystem for Btrfs {
+    fn mkfs(&self, cluster: u64) -> Option<Vec<String>> {
+        Some(super::argv(&[
+            "mkfs.btrfs",
+            "-f",
+            "-q",
+            "-s",
+            &cluster.to_string(),
+        ]))
+    }
+    fn kernel_driver(&self) -> Option<&'static str> {
+        Some("btrfs")
+    }
     fn name(&self) -> &'static str {
         "btrfs"
     }

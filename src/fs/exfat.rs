@@ -312,6 +312,16 @@ thread_local! {
 }
 
 impl Filesystem for Exfat {
+    fn mkfs(&self, cluster: u64) -> Option<Vec<String>> {
+        // exfatprogs mkfs.exfat: -c cluster size in bytes.
+        Some(super::argv(&["mkfs.exfat", "-c", &cluster.to_string()]))
+    }
+    fn kernel_driver(&self) -> Option<&'static str> {
+        Some("exfat")
+    }
+    fn fuse_driver(&self) -> Option<(&'static str, &'static [&'static str])> {
+        Some(("mount.exfat-fuse", &[]))
+    }
     fn name(&self) -> &'static str {
         "exfat"
     }

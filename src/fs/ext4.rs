@@ -919,6 +919,18 @@ impl Model for Ext4Model {
 }
 
 impl Filesystem for Ext4 {
+    fn mkfs(&self, cluster: u64) -> Option<Vec<String>> {
+        Some(super::argv(&[
+            "mkfs.ext4",
+            "-F",
+            "-q",
+            "-b",
+            &cluster.to_string(),
+        ]))
+    }
+    fn kernel_driver(&self) -> Option<&'static str> {
+        Some("ext4")
+    }
     fn name(&self) -> &'static str {
         "ext4"
     }

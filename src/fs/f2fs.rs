@@ -396,6 +396,12 @@ impl Model for F2fsModel {
 }
 
 impl Filesystem for F2fs {
+    fn mkfs(&self, _cluster: u64) -> Option<Vec<String>> {
+        Some(super::argv(&["mkfs.f2fs", "-f", "-q"]))
+    }
+    fn kernel_driver(&self) -> Option<&'static str> {
+        Some("f2fs")
+    }
     fn name(&self) -> &'static str {
         "f2fs"
     }

@@ -660,6 +660,26 @@ fn mtools_part_ok(part: &str, max: usize) -> bool {
 }
 
 impl Filesystem for Fat {
+    fn mkfs(&self, cluster: u64) -> Option<Vec<String>> {
+        // mkfs.fat: -F FAT type, -s sectors per cluster (512-byte sectors).
+        let spc = (cluster / 512).max(1).to_string();
+        Some(super::argv(&[
+            "mkfs.fat",
+            "-F",
+            &self.bits.to_string(),
+            "-s",
+            &spc,
+        ]))
+    }
+    fn kernel_driver(&self) -> Option<&'static str> {
+        Some("vfat")
+    }
+    fn fuse_driver(&self) -> Option<(&'static str, &'static [&'static str])> {
+        Some(("fusefat", &["-o", "rw+"]))
+    }
+    fn fuse_is_slow(&self) -> bool {
+        true
+    }
     fn name(&self) -> &'static str {
         match self.bits {
             12 => "fat12",

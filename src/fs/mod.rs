@@ -138,6 +138,31 @@ pub trait Filesystem: Sync {
     }
     /// The model for one config, or why the mkfs tool refuses it.
     fn model(&self, volume: u64, cluster: u64) -> Result<Box<dyn Model>, String>;
+
+    // What `fsfit bench` needs to make and mount it.
+
+    /// The mkfs command (program first) for this cluster size; the device is
+    /// appended. None: fsfit cannot format it.
+    fn mkfs(&self, _cluster: u64) -> Option<Vec<String>> {
+        None
+    }
+    /// The Linux kernel driver's filesystem type (`mount -t`), if one exists.
+    fn kernel_driver(&self) -> Option<&'static str> {
+        None
+    }
+    /// A FUSE driver: program and options (device and directory appended).
+    fn fuse_driver(&self) -> Option<(&'static str, &'static [&'static str])> {
+        None
+    }
+    /// The FUSE driver is too slow for anything but tiny runs.
+    fn fuse_is_slow(&self) -> bool {
+        false
+    }
+}
+
+/// `[program, args...]` from string slices.
+pub fn argv(parts: &[&str]) -> Vec<String> {
+    parts.iter().map(|s| s.to_string()).collect()
 }
 
 /// Every filesystem fsfit knows, in the order tables list them.

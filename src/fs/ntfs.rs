@@ -500,6 +500,23 @@ impl Model for NtfsModel {
 }
 
 impl Filesystem for Ntfs {
+    fn mkfs(&self, cluster: u64) -> Option<Vec<String>> {
+        // mkntfs: -Q quick (no zeroing), -F force on a non-partition, -c cluster size.
+        Some(super::argv(&[
+            "mkntfs",
+            "-Q",
+            "-F",
+            "-q",
+            "-c",
+            &cluster.to_string(),
+        ]))
+    }
+    fn kernel_driver(&self) -> Option<&'static str> {
+        Some("ntfs3")
+    }
+    fn fuse_driver(&self) -> Option<(&'static str, &'static [&'static str])> {
+        Some(("ntfs-3g", &[]))
+    }
     fn name(&self) -> &'static str {
         "ntfs"
     }

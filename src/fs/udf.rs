@@ -203,6 +203,16 @@ impl Model for UdfModel {
 }
 
 impl Filesystem for Udf {
+    fn mkfs(&self, cluster: u64) -> Option<Vec<String>> {
+        Some(super::argv(&[
+            "mkudffs",
+            "--media-type=hd",
+            &format!("--blocksize={cluster}"),
+        ]))
+    }
+    fn kernel_driver(&self) -> Option<&'static str> {
+        Some("udf")
+    }
     fn name(&self) -> &'static str {
         "udf"
     }

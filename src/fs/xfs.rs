@@ -338,6 +338,18 @@ impl Model for Volume {
 }
 
 impl Filesystem for Xfs {
+    fn mkfs(&self, cluster: u64) -> Option<Vec<String>> {
+        Some(super::argv(&[
+            "mkfs.xfs",
+            "-f",
+            "-q",
+            "-b",
+            &format!("size={cluster}"),
+        ]))
+    }
+    fn kernel_driver(&self) -> Option<&'static str> {
+        Some("xfs")
+    }
     fn name(&self) -> &'static str {
         "xfs"
     }

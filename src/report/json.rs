@@ -7,3 +7,9 @@ pub fn usage(r: &UsageReport) -> String {
     s.push('\n');
     s
 }
+
+pub fn bench(r: &crate::bench::results::BenchReport) -> String {
+    let mut s = serde_json::to_string_pretty(r).expect("bench report serializes");
+    s.push('\n');
+    s
+}

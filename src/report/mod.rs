@@ -1,7 +1,12 @@
 //! Exporters: one file per output format.
 
+pub mod advice;
+pub mod bench_table;
+pub mod charts;
 pub mod csv;
+pub mod html;
 pub mod json;
+pub mod png;
 pub mod table;
 
 use std::io::Write;

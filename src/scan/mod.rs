@@ -85,7 +85,7 @@ impl<'a> Dir<'a> {
 }
 
 /// Counts of what the walk met, as the JSON's `tree` object.
-#[derive(Clone, Debug, Default, serde::Serialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize, PartialEq, Eq)]
 pub struct TreeCounts {
     pub files: u64,
     pub dirs: u64,
@@ -97,6 +97,25 @@ pub struct TreeCounts {
     pub non_utf8_names: u64,
     /// Names holding a newline or another control character.
     pub control_char_names: u64,
+    /// Regular files by size: under 64 KiB, under 16 MiB, 16 MiB and more
+    /// (what `fsfit advise` weighs the bench workloads by).
+    pub by_size: [SizeClass; 3],
+}
+
+#[derive(Clone, Copy, Debug, Default, serde::Serialize, serde::Deserialize, PartialEq, Eq)]
+pub struct SizeClass {
+    pub files: u64,
+    pub bytes: u64,
+}
+
+/// Upper bounds of the size classes (the last is open).
+pub const SIZE_CLASS_LIMITS: [u64; 2] = [64 << 10, 16 << 20];
+
+pub fn size_class(size: u64) -> usize {
+    SIZE_CLASS_LIMITS
+        .iter()
+        .position(|&l| size < l)
+        .unwrap_or(2)
 }
 
 impl TreeCounts {
@@ -109,6 +128,10 @@ impl TreeCounts {
         self.errors += o.errors;
         self.non_utf8_names += o.non_utf8_names;
         self.control_char_names += o.control_char_names;
+        for (a, b) in self.by_size.iter_mut().zip(o.by_size.iter()) {
+            a.files += b.files;
+            a.bytes += b.bytes;
+        }
     }
 
     pub fn count(&mut self, e: &Entry) {
@@ -126,6 +149,9 @@ impl TreeCounts {
             Kind::File => {
                 self.files += 1;
                 self.apparent_bytes += e.size;
+                let c = &mut self.by_size[size_class(e.size)];
+                c.files += 1;
+                c.bytes += e.size;
             }
             Kind::Dir => self.dirs += 1,
             Kind::Symlink => self.symlinks += 1,

@@ -59,7 +59,9 @@ pub fn have(tools: &[&str]) -> bool {
 pub fn can_mount() -> bool {
     let root = unsafe { libc::geteuid() } == 0;
     if !root || !Path::new("/dev/loop-control").exists() {
-        eprintln!("SKIP: this test needs root and /dev/loop-control to attach loop devices and mount");
+        eprintln!(
+            "SKIP: this test needs root and /dev/loop-control to attach loop devices and mount"
+        );
         return false;
     }
     true
@@ -95,7 +97,10 @@ pub struct Image {
 
 impl Image {
     pub fn new(size: u64) -> Image {
-        let dir = tempfile::Builder::new().prefix("fsfit-test-").tempdir().unwrap();
+        let dir = tempfile::Builder::new()
+            .prefix("fsfit-test-")
+            .tempdir()
+            .unwrap();
         let path = dir.path().join("volume.img");
         let f = std::fs::File::create(&path).unwrap();
         f.set_len(size).unwrap();
@@ -140,7 +145,10 @@ impl Mount {
 
     /// Kernel driver: `mount -t FSTYPE [-o OPTS] DEV DIR`.
     pub fn kernel(dev: &str, fstype: &str, opts: Option<&str>) -> Mount {
-        let dir = tempfile::Builder::new().prefix("fsfit-mnt-").tempdir().unwrap();
+        let dir = tempfile::Builder::new()
+            .prefix("fsfit-mnt-")
+            .tempdir()
+            .unwrap();
         let mut args = vec!["-t", fstype];
         if let Some(o) = opts {
             args.extend(["-o", o]);
@@ -152,7 +160,10 @@ impl Mount {
 
     /// FUSE driver: `PROGRAM [ARGS...] DEV DIR` (mount.exfat-fuse, ntfs-3g).
     pub fn fuse(program: &str, args: &[&str], dev: &str) -> Mount {
-        let dir = tempfile::Builder::new().prefix("fsfit-mnt-").tempdir().unwrap();
+        let dir = tempfile::Builder::new()
+            .prefix("fsfit-mnt-")
+            .tempdir()
+            .unwrap();
         let mut all: Vec<&str> = args.to_vec();
         all.extend([dev, dir.path().to_str().unwrap()]);
         run(program, &all);
@@ -240,9 +251,11 @@ pub fn write_file(path: &Path, size: u64) {
 /// empty files, long and Unicode names, a directory with `many` entries,
 /// deep nesting and a multi-megabyte file.
 pub fn mixed_tree(root: &Path, many: usize) {
-    for (i, size) in [1u64, 100, 511, 512, 513, 4095, 4096, 4097, 32768, 65536, 131072, 1_000_000]
-        .iter()
-        .enumerate()
+    for (i, size) in [
+        1u64, 100, 511, 512, 513, 4095, 4096, 4097, 32768, 65536, 131072, 1_000_000,
+    ]
+    .iter()
+    .enumerate()
     {
         write_file(&root.join(format!("sizes/f{i}_{size}.bin")), *size);
     }
@@ -261,7 +274,10 @@ pub fn mixed_tree(root: &Path, many: usize) {
     write_file(&root.join("names/noext"), 5);
     write_file(&root.join("names/two.dots.name"), 5);
     for i in 0..many {
-        write_file(&root.join(format!("many/file_{i:05}.txt")), (i as u64 * 37) % 3000 + 1);
+        write_file(
+            &root.join(format!("many/file_{i:05}.txt")),
+            (i as u64 * 37) % 3000 + 1,
+        );
     }
     let mut deep = root.join("deep");
     for d in 0..20 {

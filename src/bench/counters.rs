@@ -1,0 +1,129 @@
+//! What the system says happened, rather than what fsfit asked for: the block
+//! device's own I/O counters, this process's CPU time and context switches,
+//! and the CPU time of a FUSE driver's daemon.
+
+use std::path::{Path, PathBuf};
+
+/// `/sys/block/<dev>/stat` (or `/sys/class/block/<part>/stat`): sectors are
+/// always 512 bytes there, whatever the device's sector size.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DiskStat {
+    pub read_bytes: u64,
+    pub write_bytes: u64,
+}
+
+/// Where a block device's counters live: by name (`loop3`, `sdb1`).
+pub fn stat_path(dev_name: &str) -> PathBuf {
+    Path::new("/sys/class/block").join(dev_name).join("stat")
+}
+
+/// The counters file of the block device holding `major:minor`.
+pub fn stat_path_of_devno(major: u32, minor: u32) -> PathBuf {
+    PathBuf::from(format!("/sys/dev/block/{major}:{minor}/stat"))
+}
+
+pub fn parse_stat(text: &str) -> Option<DiskStat> {
+    let f: Vec<u64> = text
+        .split_whitespace()
+        .map(|x| x.parse().ok())
+        .collect::<Option<_>>()?;
+    // Documentation/block/stat.rst: field 3 sectors read, field 7 sectors written.
+    if f.len() < 7 {
+        return None;
+    }
+    Some(DiskStat {
+        read_bytes: f[2] * 512,
+        write_bytes: f[6] * 512,
+    })
+}
+
+pub fn read_stat(path: &Path) -> Option<DiskStat> {
+    parse_stat(&std::fs::read_to_string(path).ok()?)
+}
+
+/// getrusage(RUSAGE_SELF) fields the results keep.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Usage {
+    pub user_s: f64,
+    pub sys_s: f64,
+    pub ctx_voluntary: u64,
+    pub ctx_involuntary: u64,
+}
+
+pub fn rusage() -> Usage {
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
+    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    Usage {
+        user_s: tv(ru.ru_utime),
+        sys_s: tv(ru.ru_stime),
+        ctx_voluntary: ru.ru_nvcsw as u64,
+        ctx_involuntary: ru.ru_nivcsw as u64,
+    }
+}
+
+impl Usage {
+    pub fn since(&self, before: &Usage) -> Usage {
+        Usage {
+            user_s: self.user_s - before.user_s,
+            sys_s: self.sys_s - before.sys_s,
+            ctx_voluntary: self.ctx_voluntary.saturating_sub(before.ctx_voluntary),
+            ctx_involuntary: self.ctx_involuntary.saturating_sub(before.ctx_involuntary),
+        }
+    }
+}
+
+/// User and system CPU seconds of a process, from `/proc/PID/stat`.
+pub fn process_cpu(pid: u32) -> Option<(f64, f64)> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    parse_proc_stat(&text)
+}
+
+pub fn parse_proc_stat(text: &str) -> Option<(f64, f64)> {
+    // The command name may hold spaces and parentheses: fields start after the last ')'.
+    let rest = &text[text.rfind(')')? + 1..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    // proc(5): utime is field 14, stime field 15; `rest` starts at field 3.
+    let utime: f64 = f.get(11)?.parse().ok()?;
+    let stime: f64 = f.get(12)?.parse().ok()?;
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
+    Some((utime / hz, stime / hz))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn block_stat_fields() {
+        let s = "     120        0     9216      50      300        2    40960     900        0      500      950        0        0        0        0";
+        let d = parse_stat(s).unwrap();
+        assert_eq!(d.read_bytes, 9216 * 512);
+        assert_eq!(d.write_bytes, 40960 * 512);
+        assert!(parse_stat("1 2 3").is_none());
+        assert!(parse_stat("a b c d e f g").is_none());
+    }
+
+    #[test]
+    fn proc_stat_with_odd_command_names() {
+        let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
+        let s = "1234 (exfat (fuse) d) S 1 1234 1234 0 -1 4194560 100 0 0 0 250 50 0 0 20 0 1 0 100 1000 10";
+        let (u, sy) = parse_proc_stat(s).unwrap();
+        assert_eq!(u, 250.0 / hz);
+        assert_eq!(sy, 50.0 / hz);
+    }
+
+    #[test]
+    fn own_cpu_time_is_readable() {
+        let me = std::process::id();
+        assert!(process_cpu(me).is_some());
+        let a = rusage();
+        let mut x = 0u64;
+        for i in 0..2_000_000u64 {
+            x = x.wrapping_add(i * i);
+        }
+        std::hint::black_box(x);
+        let b = rusage().since(&a);
+        assert!(b.user_s >= 0.0 && b.sys_s >= 0.0);
+    }
+}

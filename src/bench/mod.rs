@@ -1,0 +1,21 @@
+//! `fsfit bench`: format, mount and measure filesystem × cluster-size
+//! configs on an image, a device or a mounted directory.
+
+pub mod cache;
+pub mod counters;
+pub mod drivers;
+pub mod results;
+mod runner;
+pub mod stats;
+pub mod workloads;
+
+pub use runner::{run, Options, TargetSpec};
+
+use std::sync::atomic::AtomicBool;
+
+/// Set by Ctrl-C (SIGINT) or SIGTERM: stop at the next check, clean up, exit.
+pub static CANCEL: AtomicBool = AtomicBool::new(false);
+
+/// The scale `--quick` picks: the two-config run ext4 + exFAT (FUSE) takes
+/// under three minutes on a 2-core machine (see BENCHMARKS.md).
+pub const QUICK_SCALE: f64 = 0.02;

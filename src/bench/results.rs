@@ -1,0 +1,123 @@
+//! The `fsfit.bench/1` results, as DESIGN.md's contract names them.
+
+use serde::{Deserialize, Serialize};
+
+pub const SCHEMA: &str = "fsfit.bench/1";
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct BenchReport {
+    pub schema: String,
+    pub host: Host,
+    pub target: TargetInfo,
+    #[serde(default)]
+    pub command: Vec<String>,
+    #[serde(default)]
+    pub date: String,
+    #[serde(default)]
+    pub scale: f64,
+    #[serde(default)]
+    pub repeat: u32,
+    /// The config the relative figures compare with ("fs:cluster").
+    #[serde(default)]
+    pub baseline: String,
+    pub results: Vec<ConfigResult>,
+    /// Configs of the plan that could not run here, and why.
+    #[serde(default)]
+    pub skipped: Vec<Skipped>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Host {
+    pub kernel: String,
+    pub fsfit: String,
+    pub cpus: u32,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct TargetInfo {
+    /// image, device or dir
+    pub kind: String,
+    pub path: String,
+    pub size_bytes: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bus: Option<String>,
+    /// How caches were made cold before read phases.
+    #[serde(default)]
+    pub cold_cache: String,
+    /// The block device whose counters were read.
+    #[serde(default)]
+    pub counters: String,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Skipped {
+    pub fs: String,
+    pub cluster_bytes: u64,
+    pub reason: String,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ConfigResult {
+    pub fs: String,
+    pub cluster_bytes: u64,
+    /// `kernel:exfat 6.1.0` or `fuse:exfat-fuse 1.3.0`.
+    pub driver: String,
+    pub format_seconds: f64,
+    /// The mkfs command line and its tool's version.
+    #[serde(default)]
+    pub mkfs: String,
+    #[serde(default)]
+    pub mount_options: String,
+    /// Why this config stopped early, if it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    pub workloads: Vec<WorkloadResult>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct WorkloadResult {
+    pub name: String,
+    pub files: u64,
+    pub bytes: u64,
+    pub median_seconds: f64,
+    #[serde(default)]
+    pub min_seconds: f64,
+    #[serde(default)]
+    pub max_seconds: f64,
+    pub mb_per_s: f64,
+    pub files_per_s: f64,
+    pub cv_pct: f64,
+    /// `cache-suspect`, `write-not-durable`, `high-cv`, `no-device-counters`, ...
+    pub flags: Vec<String>,
+    /// Median time of the baseline config over this one's, in percent
+    /// (above 100: faster than the baseline).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub relative_pct: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    pub runs: Vec<Run>,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Run {
+    pub seconds: f64,
+    pub device_read_bytes: u64,
+    pub device_write_bytes: u64,
+    pub cpu_user_s: f64,
+    pub cpu_sys_s: f64,
+    pub ctx_voluntary: u64,
+    pub ctx_involuntary: u64,
+    pub ops: u64,
+    /// CPU seconds (user + system) of the FUSE daemon during the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub daemon_cpu_s: Option<f64>,
+    /// Device bytes read while remounting just before a cold phase: a driver's
+    /// readahead at mount can bring in what the phase then finds cached.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remount_read_bytes: Option<u64>,
+    /// Extents of the file written (FIEMAP), where the driver answers it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extents: Option<u32>,
+}

@@ -1,0 +1,957 @@
+//! The run: plan the configs, set up the target, and for each config format,
+//! mount, run every workload `repeat` times with cold caches before reads and
+//! durable writes inside the timing, reading the device's own counters.
+
+use super::counters::{self, DiskStat};
+use super::drivers::{self, Choice};
+use super::results::*;
+use super::stats;
+use super::workloads::{self, Ctx, Data, Phase, Workload};
+use super::CANCEL;
+use crate::fs::{self, Filesystem};
+use crate::target::loopdev::LoopDev;
+use crate::target::mount::{self, Driver, Mounted};
+use crate::target::{guard, run_tool, state};
+use crate::units::{iec, short};
+use crate::usage::FsSpec;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+pub enum TargetSpec {
+    /// A sparse image under $TMPDIR, removed afterwards.
+    TempImage {
+        size: Option<u64>,
+    },
+    Image {
+        path: PathBuf,
+        size: Option<u64>,
+    },
+    Device {
+        dev: String,
+        yes_erase: Option<String>,
+        allow_fixed: bool,
+    },
+    Dir(PathBuf),
+}
+
+pub struct Options {
+    pub target: TargetSpec,
+    pub specs: Vec<FsSpec>,
+    pub driver: Choice,
+    pub workloads: Vec<&'static dyn Workload>,
+    pub scale: f64,
+    pub repeat: u32,
+    pub quiet: bool,
+    /// "fs:cluster" or "fs"; default the first config.
+    pub baseline: Option<String>,
+    pub command: Vec<String>,
+}
+
+const DEFAULT_IMAGE: u64 = 4 << 30;
+
+/// A temporary image file, removed when dropped.
+struct TempFile(PathBuf);
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+        state::remove_file(&self.0);
+    }
+}
+
+/// One config to run.
+struct Planned {
+    fs: &'static dyn Filesystem,
+    cluster: u64,
+    driver: Driver,
+    label: String,
+}
+
+fn space_needed(opts: &Options) -> u64 {
+    let need = opts
+        .workloads
+        .iter()
+        .map(|w| w.space_needed(opts.scale))
+        .max()
+        .unwrap_or(0);
+    // Room for metadata, slack at big clusters and the filesystem's own share.
+    need + need / 3 + (256 << 20)
+}
+
+fn plan(opts: &Options, volume: u64) -> (Vec<Planned>, Vec<Skipped>) {
+    let mut wanted: Vec<(&'static dyn Filesystem, u64, bool)> = Vec::new();
+    if opts.specs.is_empty() {
+        for &f in fs::all() {
+            wanted.push((f, f.default_cluster(volume), false));
+        }
+        if let Some(ex) = fs::by_name("exfat") {
+            for c in [4096, 32768, 131072, 1 << 20] {
+                wanted.push((ex, c, false));
+            }
+        }
+    } else {
+        for s in &opts.specs {
+            for c in &s.clusters {
+                wanted.push((
+                    s.fs,
+                    c.unwrap_or_else(|| s.fs.default_cluster(volume)),
+                    true,
+                ));
+            }
+        }
+    }
+    let mut planned = Vec::new();
+    let mut skipped = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for (f, cluster, explicit) in wanted {
+        if !seen.insert((f.name(), cluster)) {
+            continue;
+        }
+        let skip = |reason: String| Skipped {
+            fs: f.name().into(),
+            cluster_bytes: cluster,
+            reason,
+        };
+        let Some(mkfs) = f.mkfs(cluster) else {
+            skipped.push(skip("fsfit cannot format it".into()));
+            continue;
+        };
+        if !crate::target::have_program(&mkfs[0]) {
+            skipped.push(skip(format!("{} is not installed", mkfs[0])));
+            continue;
+        }
+        if let Err(e) = f.model(volume, cluster) {
+            skipped.push(skip(e));
+            continue;
+        }
+        match drivers::choose(f, opts.driver) {
+            Ok((driver, label)) => {
+                // A slow FUSE driver only for tiny runs, or when asked for by name.
+                if driver.is_fuse() && f.fuse_is_slow() && !explicit && opts.scale > 0.005 {
+                    skipped.push(skip(format!(
+                        "only a slow FUSE driver here ({label}); name it with --fs {} to run it anyway",
+                        f.name()
+                    )));
+                    continue;
+                }
+                planned.push(Planned {
+                    fs: f,
+                    cluster,
+                    driver,
+                    label,
+                });
+            }
+            Err(e) => skipped.push(skip(e)),
+        }
+    }
+    (planned, skipped)
+}
+
+fn host() -> Host {
+    Host {
+        kernel: std::fs::read_to_string("/proc/sys/kernel/osrelease")
+            .map(|s| s.trim().to_string())
+            .unwrap_or_default(),
+        fsfit: env!("CARGO_PKG_VERSION").to_string(),
+        cpus: std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
+    }
+}
+
+fn now_utc() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0);
+    // Civil from days (Howard Hinnant's algorithm).
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = if m <= 2 { y + 1 } else { y };
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+fn interrupted() -> Result<(), String> {
+    if CANCEL.load(Ordering::Relaxed) {
+        Err("interrupted".into())
+    } else {
+        Ok(())
+    }
+}
+
+/// The progress display: one bar over every run of every config.
+fn progress(quiet: bool, total: u64) -> indicatif::ProgressBar {
+    if quiet {
+        return indicatif::ProgressBar::hidden();
+    }
+    let pb = indicatif::ProgressBar::new(total);
+    pb.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{bar:30} {pos}/{len} runs  {elapsed_precise}  {msg}",
+        )
+        .unwrap(),
+    );
+    pb
+}
+
+/// Counters of the block device behind a mounted directory, if it has one.
+fn counters_of_dir(dir: &Path) -> Option<PathBuf> {
+    use std::os::unix::fs::MetadataExt;
+    let dev = std::fs::metadata(dir).ok()?.dev();
+    let (major, minor) = (libc::major(dev), libc::minor(dev));
+    let p = counters::stat_path_of_devno(major, minor);
+    p.exists().then_some(p)
+}
+
+/// What /proc/mounts says is mounted at (or above) `dir`: (fstype, source).
+fn mounted_fs(dir: &Path) -> (String, String) {
+    let canon = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+    let text = std::fs::read_to_string("/proc/self/mounts").unwrap_or_default();
+    let mut best: Option<(usize, String, String)> = None;
+    for l in text.lines() {
+        let f: Vec<&str> = l.split(' ').collect();
+        if f.len() < 3 {
+            continue;
+        }
+        let mp = f[1].replace("\\040", " ");
+        if canon.starts_with(&mp) && best.as_ref().is_none_or(|b| mp.len() > b.0) {
+            best = Some((mp.len(), f[2].to_string(), f[0].to_string()));
+        }
+    }
+    best.map(|b| (b.1, b.2)).unwrap_or_default()
+}
+
+/// The target, set up: where each config's mkfs goes (none in dir mode).
+struct Prepared {
+    info: TargetInfo,
+    /// Block device to format and mount (loop device or real device).
+    dev: Option<String>,
+    /// Counters file read around each phase.
+    counters: Option<PathBuf>,
+    volume: u64,
+    _loop: Option<LoopDev>,
+    _temp: Option<TempFile>,
+}
+
+fn prepare_target(opts: &Options) -> Result<Prepared, String> {
+    let need = space_needed(opts);
+    match &opts.target {
+        TargetSpec::TempImage { size } | TargetSpec::Image { size, .. } => {
+            let (path, temp) = match &opts.target {
+                TargetSpec::Image { path, .. } => (path.clone(), None),
+                _ => {
+                    let dir = std::env::temp_dir();
+                    let p = dir.join(format!("fsfit-bench-{}.img", std::process::id()));
+                    state::add_file(&p);
+                    (p.clone(), Some(TempFile(p)))
+                }
+            };
+            let existing = std::fs::metadata(&path).ok().map(|m| m.len());
+            let size = match (size, existing, &temp) {
+                (Some(s), _, _) => *s,
+                (None, Some(e), None) if e > 0 => e,
+                (None, _, Some(_)) => DEFAULT_IMAGE.max(need),
+                _ => DEFAULT_IMAGE,
+            };
+            if size < need {
+                return Err(format!(
+                    "the workloads at --scale {} need about {} but the image is {}: pass --size {} or a smaller --scale",
+                    opts.scale,
+                    iec(need),
+                    iec(size),
+                    short(crate::fs::round_up(need, 1 << 30))
+                ));
+            }
+            let f = std::fs::OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .write(true)
+                .open(&path)
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+            f.set_len(size)
+                .map_err(|e| format!("{}: cannot size the image: {e}", path.display()))?;
+            drop(f);
+            let lp = LoopDev::attach(&path)?;
+            let counters = Some(counters::stat_path(lp.name()));
+            Ok(Prepared {
+                info: TargetInfo {
+                    kind: "image".into(),
+                    path: path.to_string_lossy().into_owned(),
+                    size_bytes: size,
+                    model: None,
+                    bus: None,
+                    cold_cache: "remount+BLKFLSBUF".into(),
+                    counters: lp.dev.clone(),
+                },
+                dev: Some(lp.dev.clone()),
+                counters,
+                volume: size,
+                _loop: Some(lp),
+                _temp: temp,
+            })
+        }
+        TargetSpec::Device {
+            dev,
+            yes_erase,
+            allow_fixed,
+        } => {
+            let host = guard::Host::real();
+            let info = guard::inspect(&host, dev)?;
+            eprintln!("{}", guard::describe(&info));
+            let confirmed = match yes_erase {
+                Some(y) => Some(y.clone()),
+                None => ask_confirmation(&info.path)?,
+            };
+            guard::check(&info, &host, confirmed.as_deref(), *allow_fixed)?;
+            // Nothing else may hold it open, and it must still be the device inspected.
+            let held = guard::open_exclusive(&info.path)?;
+            guard::same_device(&held, &info)?;
+            drop(held);
+            if info.size_bytes < need {
+                return Err(format!(
+                    "{} holds {} but the workloads at --scale {} need about {}",
+                    info.path,
+                    iec(info.size_bytes),
+                    opts.scale,
+                    iec(need)
+                ));
+            }
+            Ok(Prepared {
+                info: TargetInfo {
+                    kind: "device".into(),
+                    path: info.path.clone(),
+                    size_bytes: info.size_bytes,
+                    model: Some(format!("{} {}", info.vendor, info.model).trim().to_string()),
+                    bus: Some(info.bus.clone()),
+                    cold_cache: "remount+BLKFLSBUF".into(),
+                    counters: info.name.clone(),
+                },
+                dev: Some(info.path.clone()),
+                counters: Some(counters::stat_path(&info.name)),
+                volume: info.size_bytes,
+                _loop: None,
+                _temp: None,
+            })
+        }
+        TargetSpec::Dir(dir) => {
+            let md = std::fs::metadata(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            if !md.is_dir() {
+                return Err(format!("{}: not a directory", dir.display()));
+            }
+            let counters = counters_of_dir(dir);
+            let free = free_space(dir)?;
+            if free < need {
+                return Err(format!(
+                    "{} has {} free but the workloads at --scale {} need about {}",
+                    dir.display(),
+                    iec(free),
+                    opts.scale,
+                    iec(need)
+                ));
+            }
+            Ok(Prepared {
+                info: TargetInfo {
+                    kind: "dir".into(),
+                    path: dir.to_string_lossy().into_owned(),
+                    size_bytes: free,
+                    model: None,
+                    bus: None,
+                    cold_cache: String::new(),
+                    counters: counters
+                        .as_ref()
+                        .map(|p| p.to_string_lossy().into_owned())
+                        .unwrap_or_default(),
+                },
+                dev: None,
+                counters,
+                volume: free,
+                _loop: None,
+                _temp: None,
+            })
+        }
+    }
+}
+
+fn free_space(dir: &Path) -> Result<u64, String> {
+    let c =
+        std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()).map_err(|e| e.to_string())?;
+    let mut s: libc::statvfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statvfs(c.as_ptr(), &mut s) } != 0 {
+        return Err(format!(
+            "statvfs {}: {}",
+            dir.display(),
+            std::io::Error::last_os_error()
+        ));
+    }
+    Ok(s.f_bavail as u64 * s.f_frsize as u64)
+}
+
+fn ask_confirmation(dev: &str) -> Result<Option<String>, String> {
+    use std::io::{BufRead, IsTerminal, Write};
+    if !std::io::stdin().is_terminal() {
+        return Err(format!(
+            "refusing to erase {dev} without confirmation: pass --yes-erase {dev}"
+        ));
+    }
+    eprint!("Everything on {dev} will be erased. Type the device name ({dev}) to go on: ");
+    let _ = std::io::stderr().flush();
+    let mut line = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut line)
+        .map_err(|e| e.to_string())?;
+    Ok(Some(line.trim().to_string()))
+}
+
+/// Everything measured around one timed run.
+fn measure(
+    w: &dyn Workload,
+    ctx: &mut Ctx,
+    counters_path: Option<&Path>,
+    daemon: Option<u32>,
+) -> Result<(Run, workloads::Outcome), String> {
+    let disk0 = counters_path.and_then(counters::read_stat);
+    let ru0 = counters::rusage();
+    let d0 = daemon.and_then(counters::process_cpu);
+    ctx.ops = 0;
+    let t0 = Instant::now();
+    let out = w.run(ctx)?;
+    let seconds = t0.elapsed().as_secs_f64();
+    let ru = counters::rusage().since(&ru0);
+    let disk1 = counters_path.and_then(counters::read_stat);
+    let d1 = daemon.and_then(counters::process_cpu);
+    let disk = match (disk0, disk1) {
+        (Some(a), Some(b)) => DiskStat {
+            read_bytes: b.read_bytes.saturating_sub(a.read_bytes),
+            write_bytes: b.write_bytes.saturating_sub(a.write_bytes),
+        },
+        _ => DiskStat::default(),
+    };
+    let daemon_cpu_s = match (d0, d1) {
+        (Some(a), Some(b)) => Some((b.0 + b.1) - (a.0 + a.1)),
+        _ => None,
+    };
+    Ok((
+        Run {
+            seconds,
+            device_read_bytes: disk.read_bytes,
+            device_write_bytes: disk.write_bytes,
+            cpu_user_s: ru.user_s,
+            cpu_sys_s: ru.sys_s,
+            ctx_voluntary: ru.ctx_voluntary,
+            ctx_involuntary: ru.ctx_involuntary,
+            ops: ctx.ops,
+            daemon_cpu_s,
+            remount_read_bytes: None,
+            extents: out.extents,
+        },
+        out,
+    ))
+}
+
+/// The honesty checks on a workload's runs.
+pub fn flags_for(
+    phase: Phase,
+    bytes: u64,
+    runs: &[Run],
+    have_counters: bool,
+    cv_pct: f64,
+) -> Vec<String> {
+    let mut flags = Vec::new();
+    if !have_counters {
+        flags.push("no-device-counters".to_string());
+    } else {
+        // What came from the device for this phase: during it, or during the
+        // remount just before it (a driver's readahead at mount time).
+        let cold = |r: &Run| r.device_read_bytes + r.remount_read_bytes.unwrap_or(0);
+        let suspect = match phase {
+            Phase::Read => bytes > 0 && runs.iter().any(|r| (cold(r) as f64) < 0.9 * bytes as f64),
+            Phase::Scan => runs.iter().any(|r| cold(r) == 0),
+            _ => false,
+        };
+        if suspect {
+            flags.push("cache-suspect".to_string());
+        }
+        if phase == Phase::Write
+            && runs
+                .iter()
+                .any(|r| (r.device_write_bytes as f64) < 0.9 * bytes as f64)
+        {
+            flags.push("write-not-durable".to_string());
+        }
+    }
+    if cv_pct > 10.0 {
+        flags.push("high-cv".to_string());
+    }
+    flags
+}
+
+struct ConfigRun<'a> {
+    opts: &'a Options,
+    prepared: &'a Prepared,
+    data: &'a Data,
+    pb: &'a indicatif::ProgressBar,
+}
+
+impl ConfigRun<'_> {
+    fn run(&self, p: &Planned) -> Result<ConfigResult, String> {
+        let dev = self.prepared.dev.as_deref().expect("a device to format");
+        let mut argv = p.fs.mkfs(p.cluster).expect("planned configs have mkfs");
+        argv.push(dev.to_string());
+        let mkfs_line = format!(
+            "{} ({} {})",
+            argv.join(" "),
+            argv[0],
+            drivers::tool_version(&argv[0])
+        );
+        let mut res = ConfigResult {
+            fs: p.fs.name().into(),
+            cluster_bytes: p.cluster,
+            driver: p.label.clone(),
+            format_seconds: 0.0,
+            mkfs: mkfs_line,
+            mount_options: match &p.driver {
+                Driver::Kernel { opts, .. } => opts.clone(),
+                Driver::Fuse { args, .. } => args.join(" "),
+            },
+            error: None,
+            workloads: Vec::new(),
+        };
+        let t0 = Instant::now();
+        let args: Vec<&str> = argv[1..].iter().map(|s| s.as_str()).collect();
+        if let Err(e) = run_tool(&argv[0], &args) {
+            res.error = Some(e);
+            return Ok(res);
+        }
+        res.format_seconds = t0.elapsed().as_secs_f64();
+        let mut m = match mount::mount(dev, &p.driver) {
+            Ok(m) => m,
+            Err(e) => {
+                res.error = Some(e);
+                return Ok(res);
+            }
+        };
+        let outcome = self.workloads(p, &mut m, &mut res);
+        if let Err(e) = m.unmount() {
+            res.error.get_or_insert(format!("unmount: {e}"));
+        }
+        match outcome {
+            Err(e) if e == "interrupted" => Err(e),
+            Err(e) => {
+                res.error = Some(e);
+                Ok(res)
+            }
+            Ok(()) => Ok(res),
+        }
+    }
+
+    fn workloads(
+        &self,
+        p: &Planned,
+        m: &mut Mounted,
+        res: &mut ConfigResult,
+    ) -> Result<(), String> {
+        let opts = self.opts;
+        let sel = &opts.workloads;
+        for (i, w) in sel.iter().enumerate() {
+            interrupted()?;
+            let root = m.dir.clone();
+            let mut runs = Vec::new();
+            let mut last = workloads::Outcome::default();
+            let mut error = None;
+            for rep in 0..opts.repeat {
+                self.pb.set_message(format!(
+                    "{}:{} {} {}/{}",
+                    p.fs.name(),
+                    short(p.cluster),
+                    w.name(),
+                    rep + 1,
+                    opts.repeat
+                ));
+                let mut ctx = Ctx {
+                    root: &root,
+                    scale: opts.scale,
+                    data: self.data,
+                    ops: 0,
+                    cancel: &CANCEL,
+                };
+                let counters = self.prepared.counters.as_deref();
+                let mut remount_read = None;
+                let step = w.prepare(&mut ctx).and_then(|_| {
+                    if matches!(w.phase(), Phase::Read | Phase::Scan) {
+                        let before = counters.and_then(counters::read_stat);
+                        m.remount()?;
+                        let after = counters.and_then(counters::read_stat);
+                        if let (Some(x), Some(y)) = (before, after) {
+                            remount_read = Some(y.read_bytes.saturating_sub(x.read_bytes));
+                        }
+                    }
+                    Ok(())
+                });
+                let mut ctx = Ctx {
+                    root: &root,
+                    scale: opts.scale,
+                    data: self.data,
+                    ops: 0,
+                    cancel: &CANCEL,
+                };
+                let r = step
+                    .and_then(|_| measure(*w, &mut ctx, counters, m.daemon_pid))
+                    .map(|(mut run, out)| {
+                        run.remount_read_bytes = remount_read;
+                        (run, out)
+                    });
+                self.pb.inc(1);
+                match r {
+                    Ok((run, out)) => {
+                        runs.push(run);
+                        last = out;
+                    }
+                    Err(e) => {
+                        interrupted()?;
+                        error = Some(e);
+                        self.pb.inc((opts.repeat - rep - 1) as u64);
+                        break;
+                    }
+                }
+            }
+            if error.is_none() && !runs.is_empty() {
+                let mut ctx = Ctx {
+                    root: &root,
+                    scale: opts.scale,
+                    data: self.data,
+                    ops: 0,
+                    cancel: &CANCEL,
+                };
+                if let Err(e) = w.verify(&mut ctx) {
+                    error = Some(format!("read-back check failed: {e}"));
+                }
+            }
+            res.workloads.push(summarize(
+                *w,
+                last,
+                runs,
+                error,
+                self.prepared.counters.is_some(),
+            ));
+            // Free the family's space after its last selected workload.
+            if !sel[i + 1..].iter().any(|o| o.family() == w.family()) {
+                let mut ctx = Ctx {
+                    root: &root,
+                    scale: opts.scale,
+                    data: self.data,
+                    ops: 0,
+                    cancel: &CANCEL,
+                };
+                let dir = ctx.dir(w.family());
+                let _ = workloads_remove(&mut ctx, &dir);
+            }
+        }
+        Ok(())
+    }
+}
+
+fn workloads_remove(ctx: &mut Ctx, dir: &Path) -> Result<(), String> {
+    let _ = ctx;
+    match std::fs::remove_dir_all(dir) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+fn summarize(
+    w: &dyn Workload,
+    out: workloads::Outcome,
+    runs: Vec<Run>,
+    error: Option<String>,
+    have_counters: bool,
+) -> WorkloadResult {
+    let secs: Vec<f64> = runs.iter().map(|r| r.seconds).collect();
+    let s = stats::summarize(&secs).unwrap_or(stats::Summary {
+        median: 0.0,
+        min: 0.0,
+        max: 0.0,
+        cv_pct: 0.0,
+    });
+    let mut flags = flags_for(w.phase(), out.bytes, &runs, have_counters, s.cv_pct);
+    if error.is_some() {
+        flags.push("failed".into());
+    }
+    WorkloadResult {
+        name: w.name().into(),
+        files: out.files,
+        bytes: out.bytes,
+        median_seconds: s.median,
+        min_seconds: s.min,
+        max_seconds: s.max,
+        mb_per_s: stats::mb_per_s(out.bytes, s.median),
+        files_per_s: if s.median > 0.0 {
+            out.files as f64 / s.median
+        } else {
+            0.0
+        },
+        cv_pct: (s.cv_pct * 100.0).round() / 100.0,
+        flags,
+        relative_pct: None,
+        error,
+        runs,
+    }
+}
+
+/// `--dir`: the workloads in an already-mounted directory, caches dropped
+/// with drop_caches and posix_fadvise before reads.
+fn run_dir(
+    opts: &Options,
+    prepared: &Prepared,
+    data: &Data,
+    pb: &indicatif::ProgressBar,
+) -> Result<ConfigResult, String> {
+    let dir = PathBuf::from(&prepared.info.path);
+    let (fstype, source) = mounted_fs(&dir);
+    let bsize = {
+        let c = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes())
+            .map_err(|e| e.to_string())?;
+        let mut s: libc::statvfs = unsafe { std::mem::zeroed() };
+        unsafe { libc::statvfs(c.as_ptr(), &mut s) };
+        s.f_bsize as u64
+    };
+    let root = dir.join(format!("fsfit-bench-{}", std::process::id()));
+    std::fs::create_dir(&root).map_err(|e| format!("{}: {e}", root.display()))?;
+    let mut res = ConfigResult {
+        fs: fstype.clone(),
+        cluster_bytes: bsize,
+        driver: format!("mounted:{fstype} {source}"),
+        format_seconds: 0.0,
+        mkfs: String::new(),
+        mount_options: String::new(),
+        error: None,
+        workloads: Vec::new(),
+    };
+    let mut how = "";
+    let outcome = (|| -> Result<(), String> {
+        for w in &opts.workloads {
+            interrupted()?;
+            let mut runs = Vec::new();
+            let mut last = workloads::Outcome::default();
+            let mut error = None;
+            for rep in 0..opts.repeat {
+                pb.set_message(format!("{} {}/{}", w.name(), rep + 1, opts.repeat));
+                let mut ctx = Ctx {
+                    root: &root,
+                    scale: opts.scale,
+                    data,
+                    ops: 0,
+                    cancel: &CANCEL,
+                };
+                let r = w.prepare(&mut ctx).and_then(|_| {
+                    if matches!(w.phase(), Phase::Read | Phase::Scan) {
+                        how = super::cache::drop_caches(&root);
+                    }
+                    measure(*w, &mut ctx, prepared.counters.as_deref(), None)
+                });
+                pb.inc(1);
+                match r {
+                    Ok((run, out)) => {
+                        runs.push(run);
+                        last = out;
+                    }
+                    Err(e) => {
+                        interrupted()?;
+                        error = Some(e);
+                        break;
+                    }
+                }
+            }
+            let mut wr = summarize(*w, last, runs, error, prepared.counters.is_some());
+            if how == "fadvise" && matches!(w.phase(), Phase::Read | Phase::Scan) {
+                wr.flags.push("cache-drop-partial".into());
+            }
+            res.workloads.push(wr);
+        }
+        Ok(())
+    })();
+    let _ = std::fs::remove_dir_all(&root);
+    outcome?;
+    Ok(res)
+}
+
+/// Relative figures: the baseline's median time over each config's, in %.
+fn relate(results: &mut [ConfigResult], baseline: usize) {
+    let base: Vec<(String, f64)> = results[baseline]
+        .workloads
+        .iter()
+        .map(|w| (w.name.clone(), w.median_seconds))
+        .collect();
+    for r in results.iter_mut() {
+        for w in r.workloads.iter_mut() {
+            if let Some((_, b)) = base.iter().find(|(n, _)| *n == w.name) {
+                if *b > 0.0 && w.median_seconds > 0.0 && w.error.is_none() {
+                    w.relative_pct = Some(((b / w.median_seconds) * 1000.0).round() / 10.0);
+                }
+            }
+        }
+    }
+}
+
+pub fn run(opts: &Options) -> Result<BenchReport, String> {
+    let prepared = prepare_target(opts)?;
+    let data = Data::new(0x00f5_f17);
+    let mut report = BenchReport {
+        schema: SCHEMA.into(),
+        host: host(),
+        target: prepared.info.clone(),
+        command: opts.command.clone(),
+        date: now_utc(),
+        scale: opts.scale,
+        repeat: opts.repeat,
+        baseline: String::new(),
+        results: Vec::new(),
+        skipped: Vec::new(),
+    };
+    if let TargetSpec::Dir(_) = opts.target {
+        let pb = progress(
+            opts.quiet,
+            (opts.workloads.len() as u64) * opts.repeat as u64,
+        );
+        let r = run_dir(opts, &prepared, &data, &pb);
+        pb.finish_and_clear();
+        let r = r?;
+        report.target.cold_cache = if r
+            .workloads
+            .iter()
+            .any(|w| w.flags.iter().any(|f| f == "cache-drop-partial"))
+        {
+            "fadvise (not root: no drop_caches)".into()
+        } else {
+            "drop_caches+fadvise".into()
+        };
+        report.results.push(r);
+    } else {
+        let (planned, skipped) = plan(opts, prepared.volume);
+        report.skipped = skipped;
+        for s in &report.skipped {
+            eprintln!(
+                "fsfit: skipping {}:{}: {}",
+                s.fs,
+                short(s.cluster_bytes),
+                s.reason
+            );
+        }
+        if planned.is_empty() {
+            return Err("no config can run on this host (see the reasons above)".into());
+        }
+        let total = planned.len() as u64 * opts.workloads.len() as u64 * opts.repeat as u64;
+        let pb = progress(opts.quiet, total);
+        let cr = ConfigRun {
+            opts,
+            prepared: &prepared,
+            data: &data,
+            pb: &pb,
+        };
+        for p in &planned {
+            interrupted()?;
+            let r = cr.run(p);
+            if let Ok(r) = &r {
+                if let Some(e) = &r.error {
+                    pb.suspend(|| eprintln!("fsfit: {}:{}: {e}", r.fs, short(r.cluster_bytes)));
+                }
+            }
+            report.results.push(r?);
+        }
+        pb.finish_and_clear();
+    }
+    for r in &report.results {
+        for w in &r.workloads {
+            if w.cv_pct > 10.0 {
+                eprintln!(
+                    "fsfit: warning: {}:{} {}: runs vary by {:.0} % (CV); more --repeat or a quieter machine would help",
+                    r.fs,
+                    short(r.cluster_bytes),
+                    w.name,
+                    w.cv_pct
+                );
+            }
+        }
+    }
+    let baseline = match &opts.baseline {
+        None => 0,
+        Some(b) => {
+            let (name, cl) = match b.split_once(':') {
+                Some((n, c)) => (n, Some(crate::units::parse_size(c)?)),
+                None => (b.as_str(), None),
+            };
+            report
+                .results
+                .iter()
+                .position(|r| r.fs == name && cl.is_none_or(|c| c == r.cluster_bytes))
+                .ok_or_else(|| format!("--baseline {b}: no such config in this run"))?
+        }
+    };
+    if !report.results.is_empty() {
+        report.baseline = format!(
+            "{}:{}",
+            report.results[baseline].fs,
+            short(report.results[baseline].cluster_bytes)
+        );
+        relate(&mut report.results, baseline);
+    }
+    Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run_with(read: u64, write: u64) -> Run {
+        Run {
+            device_read_bytes: read,
+            device_write_bytes: write,
+            seconds: 1.0,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn honesty_flags() {
+        let mb = 1_000_000;
+        assert!(flags_for(Phase::Read, 100 * mb, &[run_with(100 * mb, 0)], true, 1.0).is_empty());
+        assert_eq!(
+            flags_for(Phase::Read, 100 * mb, &[run_with(10 * mb, 0)], true, 1.0),
+            ["cache-suspect"]
+        );
+        assert_eq!(
+            flags_for(Phase::Write, 100 * mb, &[run_with(0, 50 * mb)], true, 1.0),
+            ["write-not-durable"]
+        );
+        assert!(flags_for(Phase::Write, 100 * mb, &[run_with(0, 120 * mb)], true, 1.0).is_empty());
+        assert_eq!(
+            flags_for(Phase::Scan, 0, &[run_with(0, 0)], true, 1.0),
+            ["cache-suspect"]
+        );
+        assert_eq!(
+            flags_for(Phase::Read, 1, &[run_with(0, 0)], false, 12.0),
+            ["no-device-counters", "high-cv"]
+        );
+    }
+
+    #[test]
+    fn utc_dates() {
+        let d = now_utc();
+        assert_eq!(d.len(), 20, "{d}");
+        assert!(d.starts_with("20"), "{d}");
+    }
+}

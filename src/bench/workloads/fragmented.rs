@@ -1,0 +1,199 @@
+//! A fragmented volume (003: writes 50× slower on a fragmented card): fill
+//! the volume with interleaved 1 MiB and 4 MiB files, delete the 1 MiB ones,
+//! then write one file into the holes (fsync) and read it back cold. The
+//! number of extents the file ended up in is recorded where the driver
+//! answers FIEMAP, so the reader can see whether it really was fragmented.
+
+use super::files::{self, BLOCK};
+use super::{Ctx, Outcome, Phase, Workload};
+use std::path::PathBuf;
+
+const HOLE: u64 = 1 << 20;
+const KEEP: u64 = 4 << 20;
+const ID: u64 = 7_000_000;
+
+/// How much of the free space the fill may take, and at most how much.
+fn fill_budget(scale: f64, free: u64) -> u64 {
+    let cap = ((2u64 << 30) as f64 * scale) as u64;
+    (free / 100 * 90).min(cap.max(8 * (HOLE + KEEP)))
+}
+
+fn marker(ctx: &Ctx) -> PathBuf {
+    ctx.dir("frag").join("filled")
+}
+
+fn target(ctx: &Ctx) -> PathBuf {
+    ctx.dir("frag").join("fragmented.bin")
+}
+
+fn free_bytes(ctx: &Ctx) -> Result<u64, String> {
+    let c = std::ffi::CString::new(ctx.root.as_os_str().as_encoded_bytes())
+        .map_err(|e| e.to_string())?;
+    let mut s: libc::statvfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statvfs(c.as_ptr(), &mut s) } != 0 {
+        return Err(format!(
+            "statvfs {}: {}",
+            ctx.root.display(),
+            std::io::Error::last_os_error()
+        ));
+    }
+    Ok(s.f_bavail as u64 * s.f_frsize as u64)
+}
+
+/// Fill and punch holes (untimed); returns the size the holes add up to.
+fn ensure_holes(ctx: &mut Ctx) -> Result<u64, String> {
+    if let Ok(text) = std::fs::read_to_string(marker(ctx)) {
+        if let Ok(h) = text.trim().parse() {
+            return Ok(h);
+        }
+    }
+    let dir = ctx.dir("frag");
+    files::remove_tree(ctx, &dir)?;
+    files::mkdir(ctx, &dir)?;
+    let budget = fill_budget(ctx.scale, free_bytes(ctx)?);
+    let mut buf = vec![0u8; BLOCK];
+    let (mut used, mut i, mut holes) = (0u64, 0u64, 0u64);
+    while used + HOLE + KEEP <= budget {
+        ctx.check_cancel()?;
+        files::write(
+            ctx,
+            &dir.join(format!("hole{i:06}")),
+            ID + 1 + 2 * i,
+            HOLE,
+            false,
+            &mut buf,
+        )?;
+        files::write(
+            ctx,
+            &dir.join(format!("keep{i:06}")),
+            ID + 2 + 2 * i,
+            KEEP,
+            false,
+            &mut buf,
+        )?;
+        used += HOLE + KEEP;
+        i += 1;
+    }
+    ctx.syncfs()?;
+    for j in 0..i {
+        files::remove(ctx, &dir.join(format!("hole{j:06}")))?;
+        holes += HOLE;
+    }
+    ctx.syncfs()?;
+    std::fs::write(marker(ctx), holes.to_string()).map_err(|e| e.to_string())?;
+    Ok(holes)
+}
+
+/// The file's size: most of the holes, so it cannot fit in one free run
+/// unless the volume has free space beyond the fill.
+fn size_of(holes: u64) -> u64 {
+    (holes / 10 * 9).max(HOLE)
+}
+
+/// Extents of a file by FIEMAP, if the driver answers it.
+pub fn extents(path: &std::path::Path) -> Option<u32> {
+    #[repr(C)]
+    struct Fiemap {
+        start: u64,
+        length: u64,
+        flags: u32,
+        mapped: u32,
+        count: u32,
+        reserved: u32,
+    }
+    const FS_IOC_FIEMAP: libc::c_ulong = 0xC020_660B; // _IOWR('f', 11, struct fiemap)
+    let f = std::fs::File::open(path).ok()?;
+    let mut m = Fiemap {
+        start: 0,
+        length: u64::MAX,
+        flags: 1,
+        mapped: 0,
+        count: 0,
+        reserved: 0,
+    };
+    use std::os::fd::AsRawFd;
+    let rc = unsafe { libc::ioctl(f.as_raw_fd(), FS_IOC_FIEMAP as _, &mut m) };
+    (rc == 0).then_some(m.mapped)
+}
+
+pub struct FragWrite;
+pub struct FragRead;
+
+pub static ALL: [&'static dyn Workload; 2] = [&FragWrite, &FragRead];
+
+impl Workload for FragWrite {
+    fn name(&self) -> &'static str {
+        "fragmented-write"
+    }
+    fn family(&self) -> &'static str {
+        "frag"
+    }
+    fn phase(&self) -> Phase {
+        Phase::Write
+    }
+    fn describe(&self, scale: f64) -> String {
+        format!(
+            "fill up to {} of the volume with 1 MiB and 4 MiB files, delete the 1 MiB ones, write one file into the holes, fsync",
+            crate::units::iec(((2u64 << 30) as f64 * scale) as u64)
+        )
+    }
+    fn space_needed(&self, _scale: f64) -> u64 {
+        8 * (HOLE + KEEP)
+    }
+    fn prepare(&self, ctx: &mut Ctx) -> Result<(), String> {
+        ensure_holes(ctx)?;
+        let t = target(ctx);
+        if t.exists() {
+            files::remove(ctx, &t)?;
+        }
+        ctx.syncfs()
+    }
+    fn run(&self, ctx: &mut Ctx) -> Result<Outcome, String> {
+        let holes = ensure_holes(ctx)?;
+        let n = size_of(holes);
+        files::write(ctx, &target(ctx), ID, n, true, &mut vec![0u8; BLOCK])?;
+        Ok(Outcome {
+            files: 1,
+            bytes: n,
+            extents: extents(&target(ctx)),
+        })
+    }
+}
+
+impl Workload for FragRead {
+    fn name(&self) -> &'static str {
+        "fragmented-read"
+    }
+    fn family(&self) -> &'static str {
+        "frag"
+    }
+    fn phase(&self) -> Phase {
+        Phase::Read
+    }
+    fn describe(&self, _scale: f64) -> String {
+        "read that fragmented file back, cold".into()
+    }
+    fn space_needed(&self, _scale: f64) -> u64 {
+        8 * (HOLE + KEEP)
+    }
+    fn prepare(&self, ctx: &mut Ctx) -> Result<(), String> {
+        let holes = ensure_holes(ctx)?;
+        let t = target(ctx);
+        if std::fs::metadata(&t).ok().map(|m| m.len()) != Some(size_of(holes)) {
+            files::write(ctx, &t, ID, size_of(holes), true, &mut vec![0u8; BLOCK])?;
+        }
+        Ok(())
+    }
+    fn run(&self, ctx: &mut Ctx) -> Result<Outcome, String> {
+        let bytes = files::read(ctx, &target(ctx), &mut vec![0u8; BLOCK])?;
+        Ok(Outcome {
+            files: 1,
+            bytes,
+            extents: None,
+        })
+    }
+    fn verify(&self, ctx: &mut Ctx) -> Result<(), String> {
+        let holes = ensure_holes(ctx)?;
+        files::verify(ctx, &target(ctx), ID, size_of(holes))
+    }
+}

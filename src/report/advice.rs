@@ -1,0 +1,95 @@
+//! The human form of `fsfit advise`.
+
+use crate::advise::Advice;
+use crate::units::{iec, short};
+use std::fmt::Write;
+
+pub fn text(a: &Advice) -> String {
+    let mut o = String::new();
+    let sys = if a.systems.is_empty() {
+        "any system".to_string()
+    } else {
+        a.systems.join(", ")
+    };
+    let _ = writeln!(
+        o,
+        "For {} files ({}) on a {} volume, used by {sys}:",
+        a.tree.files,
+        iec(a.tree.apparent_bytes),
+        iec(a.volume_bytes)
+    );
+    match &a.choice {
+        None => {
+            let _ = writeln!(o, "\nNo filesystem fits. Rejected:");
+        }
+        Some(c) => {
+            let _ = writeln!(
+                o,
+                "\n  Choice:     {} with {} clusters",
+                c.fs,
+                short(c.cluster_bytes)
+            );
+            if let Some(r) = &a.runner_up {
+                let _ = writeln!(
+                    o,
+                    "  Runner-up:  {} with {} clusters",
+                    r.fs,
+                    short(r.cluster_bytes)
+                );
+            }
+            let _ = writeln!(o, "\nWhy:");
+            for w in &a.why {
+                let _ = writeln!(o, "  - {w}");
+            }
+            if let Some(t) = &a.tradeoff {
+                let _ = writeln!(o, "\nTrade-off: {t}");
+            }
+            if let Some(cmd) = &a.commands {
+                let _ = writeln!(
+                    o,
+                    "\nFormat it (this erases the partition; check the device name twice):"
+                );
+                let _ = writeln!(o, "  Linux:   {}", cmd.linux);
+                let _ = writeln!(o, "  Windows: {}", cmd.windows);
+                let _ = writeln!(o, "  macOS:   {}", cmd.macos);
+            }
+            let _ = writeln!(o, "\nCandidates, best first:");
+            for c in a.candidates.iter().take(12) {
+                let speed = c
+                    .est_copy_seconds
+                    .map(|s| format!(", copy ~{s:.1} s"))
+                    .unwrap_or_default();
+                let _ = writeln!(
+                    o,
+                    "  {:>6}:{:<5} {:>10} on disk ({:+.1} %){speed}{}",
+                    c.fs,
+                    short(c.cluster_bytes),
+                    iec(c.tree_bytes),
+                    c.overhead_pct,
+                    if c.problems > 0 {
+                        format!(", {} files with problems", c.problems)
+                    } else {
+                        String::new()
+                    }
+                );
+            }
+            if a.candidates.len() > 12 {
+                let _ = writeln!(
+                    o,
+                    "  ... {} more (--json lists all)",
+                    a.candidates.len() - 12
+                );
+            }
+            let _ = writeln!(o, "\nLeft out:");
+        }
+    }
+    let mut seen = std::collections::BTreeMap::new();
+    for r in &a.rejected {
+        seen.entry(r.fs.clone())
+            .or_insert_with(|| r.reasons.join("; "));
+    }
+    for (fs, why) in seen {
+        let _ = writeln!(o, "  {fs}: {why}");
+    }
+    o
+}

@@ -1,0 +1,525 @@
+//! `fsfit bench` on real images, real mkfs tools and real drivers (ext4 by
+//! the kernel, exFAT and NTFS through FUSE), at a tiny scale.
+
+mod common;
+
+use common::fsfit;
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn ready() -> bool {
+    common::can_mount()
+        && common::can_fuse()
+        && common::have(&[
+            "mkfs.ext4",
+            "mkfs.exfat",
+            "mount.exfat-fuse",
+            "mkntfs",
+            "ntfs-3g",
+        ])
+}
+
+fn state_dir() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("fsfit-state-")
+        .tempdir()
+        .unwrap()
+}
+
+/// Mounts and loop devices that belong to a state dir (by path).
+fn leftovers(state: &Path) -> Vec<String> {
+    let s = state.to_string_lossy().into_owned();
+    let mut left: Vec<String> = std::fs::read_to_string("/proc/self/mounts")
+        .unwrap()
+        .lines()
+        .filter(|l| l.contains(&s))
+        .map(String::from)
+        .collect();
+    left.extend(
+        String::from_utf8_lossy(&Command::new("losetup").arg("-a").output().unwrap().stdout)
+            .lines()
+            .filter(|l| l.contains(&s))
+            .map(String::from),
+    );
+    left
+}
+
+fn bench_json(state: &Path, image: &Path, args: &[&str]) -> Value {
+    let json = state.join("out.json");
+    let out = fsfit()
+        .env("FSFIT_STATE_DIR", state)
+        .args(["bench", "--quiet", "--image"])
+        .arg(image)
+        .arg("--json")
+        .arg(&json)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "fsfit bench failed: {}\n{}",
+        String::from_utf8_lossy(&out.stderr),
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains("WORKLOAD"), "{table}");
+    serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap()
+}
+
+#[test]
+fn ext4_exfat_ntfs_figures_are_honest() {
+    if !ready() {
+        return;
+    }
+    let state = state_dir();
+    let image = state.path().join("bench.img");
+    let v = bench_json(
+        state.path(),
+        &image,
+        &[
+            "--size",
+            "512M",
+            "--scale",
+            "0.002",
+            "--repeat",
+            "2",
+            "--fs",
+            "ext4",
+            "--fs",
+            "exfat:32K",
+            "--fs",
+            "ntfs",
+            "--workloads",
+            "single-write,single-read,small-write,small-read,tiny-write,tiny-read,scan,dupsearch",
+        ],
+    );
+    assert_eq!(v["schema"], "fsfit.bench/1");
+    assert!(v["host"]["kernel"].as_str().unwrap().len() > 1);
+    assert!(v["host"]["cpus"].as_u64().unwrap() >= 1);
+    assert_eq!(v["target"]["kind"], "image");
+    assert_eq!(v["target"]["size_bytes"], 512u64 << 20);
+    let results = v["results"].as_array().unwrap();
+    assert_eq!(results.len(), 3, "{v}");
+    let drivers: Vec<&str> = results
+        .iter()
+        .map(|r| r["driver"].as_str().unwrap())
+        .collect();
+    assert!(drivers[0].starts_with("kernel:ext4"), "{drivers:?}");
+    assert!(drivers[1].starts_with("fuse:exfat-fuse "), "{drivers:?}");
+    assert!(drivers[2].starts_with("fuse:ntfs-3g "), "{drivers:?}");
+    for r in results {
+        assert!(r.get("error").is_none(), "{}", r);
+        assert!(r["format_seconds"].as_f64().unwrap() > 0.0);
+        let ws = r["workloads"].as_array().unwrap();
+        assert_eq!(ws.len(), 8);
+        for w in ws {
+            let name = w["name"].as_str().unwrap();
+            assert!(w.get("error").is_none(), "{name}: {w}");
+            for k in ["files", "bytes"] {
+                assert!(w[k].is_u64(), "{k}");
+            }
+            for k in ["median_seconds", "mb_per_s", "files_per_s", "cv_pct"] {
+                assert!(w[k].is_f64(), "{name}.{k}: {w}");
+            }
+            assert!(w["median_seconds"].as_f64().unwrap() > 0.0);
+            let flags: Vec<&str> = w["flags"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|f| f.as_str().unwrap())
+                .collect();
+            assert!(
+                !flags.contains(&"cache-suspect"),
+                "{} {name}: {flags:?} {w}",
+                r["fs"]
+            );
+            assert!(
+                !flags.contains(&"write-not-durable"),
+                "{} {name}: {flags:?} {w}",
+                r["fs"]
+            );
+            assert!(!flags.contains(&"no-device-counters"), "{name}");
+            let runs = w["runs"].as_array().unwrap();
+            assert_eq!(runs.len(), 2);
+            let bytes = w["bytes"].as_u64().unwrap();
+            for run in runs {
+                for k in ["seconds", "cpu_user_s", "cpu_sys_s"] {
+                    assert!(run[k].is_f64(), "{k}");
+                }
+                for k in [
+                    "device_read_bytes",
+                    "device_write_bytes",
+                    "ctx_voluntary",
+                    "ctx_involuntary",
+                    "ops",
+                ] {
+                    assert!(run[k].is_u64(), "{k}");
+                }
+                assert!(run["ops"].as_u64().unwrap() > 0);
+                let (rd, wr) = (
+                    run["device_read_bytes"].as_u64().unwrap(),
+                    run["device_write_bytes"].as_u64().unwrap(),
+                );
+                // What the remount just before a cold phase read counts as cold too.
+                let rd_cold = rd + run["remount_read_bytes"].as_u64().unwrap_or(0);
+                if name.ends_with("-read") || name == "dupsearch" {
+                    // Cold reads come from the device, and not wildly more than asked.
+                    assert!(run["remount_read_bytes"].is_u64(), "{name}: {run}");
+                    assert!(
+                        rd_cold as f64 >= 0.9 * bytes as f64,
+                        "{name}: read {rd} of {bytes}"
+                    );
+                    assert!(rd < bytes * 4 + (8 << 20), "{name}: read {rd} of {bytes}");
+                }
+                if name.ends_with("-write") {
+                    assert!(
+                        wr as f64 >= 0.9 * bytes as f64,
+                        "{name}: wrote {wr} of {bytes}"
+                    );
+                }
+                if name == "scan" {
+                    assert!(rd_cold > 0, "a cold scan reads metadata from the device");
+                }
+                if r["driver"].as_str().unwrap().starts_with("fuse:") {
+                    assert!(
+                        run["daemon_cpu_s"].is_f64(),
+                        "FUSE daemon CPU recorded: {run}"
+                    );
+                }
+            }
+        }
+    }
+    // Relative figures against the first config.
+    assert_eq!(v["baseline"], "ext4:4K");
+    assert_eq!(results[0]["workloads"][0]["relative_pct"], 100.0);
+    assert!(
+        leftovers(state.path()).is_empty(),
+        "{:?}",
+        leftovers(state.path())
+    );
+}
+
+#[test]
+fn a_temporary_image_is_removed_and_bad_arguments_are_refused() {
+    let out = fsfit()
+        .args(["bench", "--workloads", "nope"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("single-write"));
+    let out = fsfit()
+        .args(["bench", "--fs", "exfat:3K"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let out = fsfit().args(["bench", "--scale", "0"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let out = fsfit().args(["bench", "--list"]).output().unwrap();
+    assert!(out.status.success());
+    let list = String::from_utf8_lossy(&out.stdout);
+    for w in [
+        "single-write",
+        "small-read",
+        "tiny-write",
+        "tree-write",
+        "scan",
+        "dupsearch",
+        "delete",
+        "fragmented-read",
+    ] {
+        assert!(list.contains(w), "{w} in {list}");
+    }
+    if !ready() {
+        return;
+    }
+    let state = state_dir();
+    let tmp = state.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let out = fsfit()
+        .env("FSFIT_STATE_DIR", state.path())
+        .env("TMPDIR", &tmp)
+        .args([
+            "bench",
+            "-q",
+            "--fs",
+            "ext4",
+            "--scale",
+            "0.001",
+            "--repeat",
+            "1",
+            "--workloads",
+            "tiny-write,tiny-read",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read_dir(&tmp).unwrap().count(),
+        0,
+        "the temporary image is removed"
+    );
+    assert!(leftovers(state.path()).is_empty());
+}
+
+fn wait_for_mount(state: &Path, limit: Duration) -> bool {
+    let t = Instant::now();
+    while t.elapsed() < limit {
+        if std::fs::read_to_string("/proc/self/mounts")
+            .unwrap()
+            .contains(&*state.to_string_lossy())
+        {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    false
+}
+
+#[test]
+fn ctrl_c_unmounts_and_detaches() {
+    if !ready() {
+        return;
+    }
+    for fs in ["ext4", "exfat"] {
+        let state = state_dir();
+        let image = state.path().join("i.img");
+        let mut child = fsfit()
+            .env("FSFIT_STATE_DIR", state.path())
+            .args(["bench", "-q", "--image"])
+            .arg(&image)
+            .args([
+                "--size",
+                "1G",
+                "--fs",
+                fs,
+                "--scale",
+                "0.2",
+                "--workloads",
+                "small-write,small-read",
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        assert!(
+            wait_for_mount(state.path(), Duration::from_secs(60)),
+            "{fs}: never mounted"
+        );
+        std::thread::sleep(Duration::from_millis(300));
+        unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(130),
+            "{fs}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            leftovers(state.path()).is_empty(),
+            "{fs}: {:?}",
+            leftovers(state.path())
+        );
+        // Nothing recorded as still held.
+        let records = std::fs::read_dir(state.path())
+            .unwrap()
+            .filter(|e| {
+                e.as_ref()
+                    .unwrap()
+                    .path()
+                    .extension()
+                    .is_some_and(|x| x == "json")
+            })
+            .count();
+        assert_eq!(records, 0, "{fs}: state left behind");
+    }
+}
+
+#[test]
+fn cleanup_releases_what_a_killed_run_left() {
+    if !ready() {
+        return;
+    }
+    let state = state_dir();
+    let image = state.path().join("k.img");
+    let mut child = fsfit()
+        .env("FSFIT_STATE_DIR", state.path())
+        .args(["bench", "-q", "--image"])
+        .arg(&image)
+        .args([
+            "--size",
+            "1G",
+            "--fs",
+            "exfat",
+            "--scale",
+            "0.2",
+            "--workloads",
+            "small-write",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    assert!(wait_for_mount(state.path(), Duration::from_secs(60)));
+    std::thread::sleep(Duration::from_millis(300));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(
+        !leftovers(state.path()).is_empty(),
+        "SIGKILL leaves the mount behind"
+    );
+    let out = fsfit()
+        .env("FSFIT_STATE_DIR", state.path())
+        .arg("cleanup")
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{said} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        said.contains("unmounted") && said.contains("detached"),
+        "{said}"
+    );
+    assert!(
+        leftovers(state.path()).is_empty(),
+        "{:?}",
+        leftovers(state.path())
+    );
+    let out = fsfit()
+        .env("FSFIT_STATE_DIR", state.path())
+        .arg("cleanup")
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("nothing to clean up"));
+}
+
+#[test]
+fn dir_mode_runs_in_a_mounted_directory() {
+    let d = tempfile::tempdir().unwrap();
+    let out = fsfit()
+        .args(["bench", "-q", "--dir"])
+        .arg(d.path())
+        .args([
+            "--scale",
+            "0.001",
+            "--repeat",
+            "1",
+            "--workloads",
+            "tiny-write,tiny-read",
+            "--json",
+        ])
+        .arg(d.path().join("r.json"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value =
+        serde_json::from_slice(&std::fs::read(d.path().join("r.json")).unwrap()).unwrap();
+    assert_eq!(v["target"]["kind"], "dir");
+    assert!(v["results"][0]["driver"]
+        .as_str()
+        .unwrap()
+        .starts_with("mounted:"));
+    assert_eq!(v["results"][0]["workloads"].as_array().unwrap().len(), 2);
+    // Only the results file is left in the directory.
+    let left: Vec<_> = std::fs::read_dir(d.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left, vec![std::ffi::OsString::from("r.json")]);
+}
+
+#[test]
+fn a_device_needs_every_confirmation() {
+    if !ready() {
+        return;
+    }
+    let state = state_dir();
+    let img = common::Image::new(512 << 20);
+    let lp = common::Loop::attach(&img.path);
+    let run = |extra: &[&str]| {
+        fsfit()
+            .env("FSFIT_STATE_DIR", state.path())
+            .args(["bench", "-q", "--device", &lp.dev])
+            .args(extra)
+            .args([
+                "--fs",
+                "ext4",
+                "--scale",
+                "0.001",
+                "--repeat",
+                "1",
+                "--workloads",
+                "tiny-write,tiny-read",
+            ])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    // No confirmation and no terminal to ask on.
+    let out = run(&[]);
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("--yes-erase"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // A loop device is not removable: --allow-fixed is needed too.
+    let out = run(&["--yes-erase", &lp.dev]);
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("--allow-fixed"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The confirmation must name the same device.
+    let out = run(&["--yes-erase", "/dev/loop99", "--allow-fixed"]);
+    assert!(!out.status.success());
+    // Mounted: refused.
+    common::run("mkfs.ext4", &["-q", "-F", &lp.dev]);
+    {
+        let _m = common::Mount::kernel(&lp.dev, "ext4", None);
+        let out = run(&["--yes-erase", &lp.dev, "--allow-fixed"]);
+        assert!(!out.status.success());
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("mounted"),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    // Everything confirmed: it runs, and reads the device's own counters.
+    let json = state.path().join("d.json");
+    let out = run(&[
+        "--yes-erase",
+        &lp.dev,
+        "--allow-fixed",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(v["target"]["kind"], "device");
+    assert_eq!(v["target"]["bus"], "loop");
+    assert!(
+        v["results"][0]["workloads"][0]["runs"][0]["device_write_bytes"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
+    assert!(leftovers(state.path()).is_empty());
+}
