@@ -67,6 +67,19 @@ macOS.\n\n\
   fsfit advise ~/Music --for car --bench stick.json"
     )]
     Advise(AdviseArgs),
+    /// What is on a drive now: filesystem, cluster size, label, free space,
+    /// partition alignment; fragmentation of a mounted path.
+    #[command(
+        long_about = "Reads the boot sector or superblock of a block device or image file \
+(FAT12/16/32, exFAT, NTFS, ext2/3/4, UDF, btrfs, XFS, F2FS), lists MBR/GPT partitions with their \
+alignment to 1 MiB and 4 MiB (flash erase blocks), or, for a mounted path, statvfs plus the \
+on-disk details of its device and how fragmented its files are (FIEMAP, where the driver \
+answers it). Read-only.\n\n\
+  fsfit info /dev/sdb\n\
+  fsfit info stick.img --json\n\
+  fsfit info /media/me/STICK"
+    )]
+    Info(InfoArgs),
     /// Charts and a self-contained HTML page from bench and usage results.
     #[command(
         long_about = "Reads results of `fsfit bench --json` (fsfit.bench/1) and `fsfit usage --json` \
@@ -238,4 +251,19 @@ pub struct UsageArgs {
     /// Also write an HTML report with charts of this run (see fsfit report).
     #[arg(long, value_name = "FILE.html")]
     pub report: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct InfoArgs {
+    /// A block device, an image file or a mounted directory.
+    #[arg(value_name = "TARGET")]
+    pub target: PathBuf,
+
+    /// Print the fsfit.info/1 JSON object.
+    #[arg(long)]
+    pub json: bool,
+
+    /// At most this many files are asked for their extents (mounted path).
+    #[arg(long, value_name = "N", default_value = "100000")]
+    pub max_files: usize,
 }

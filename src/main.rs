@@ -4,6 +4,7 @@ mod advise;
 mod bench;
 mod cli;
 mod fs;
+mod info;
 mod report;
 mod scan;
 mod target;
@@ -29,6 +30,7 @@ fn main() -> ExitCode {
         cli::Command::Bench(ref a) => run_bench(a, cli.quiet),
         cli::Command::Cleanup => run_cleanup(),
         cli::Command::Advise(ref a) => run_advise(a, cli.quiet),
+        cli::Command::Info(ref a) => run_info(a),
         cli::Command::Report(ref a) => run_report(a),
     };
     match result {
@@ -343,7 +345,7 @@ fn run_advise(a: &cli::AdviseArgs, quiet: bool) -> Result<(), Failure> {
             ))
         })?);
     }
-    if !(a.max_overhead >= 0.0) {
+    if a.max_overhead.is_nan() || a.max_overhead < 0.0 {
         return Err(Failure::Input(
             "--max-overhead: give a percentage, 0 or more".into(),
         ));
@@ -401,6 +403,33 @@ fn run_advise(a: &cli::AdviseArgs, quiet: bool) -> Result<(), Failure> {
         return Err(Failure::Work(
             "no filesystem fits these constraints (see the rejected list)".into(),
         ));
+    }
+    Ok(())
+}
+
+fn run_info(a: &cli::InfoArgs) -> Result<(), Failure> {
+    if std::fs::symlink_metadata(&a.target).is_err() {
+        return Err(Failure::Input(format!(
+            "{}: no such file, device or directory",
+            a.target.display()
+        )));
+    }
+    let r = target::inspect::inspect(&a.target, a.max_files).map_err(Failure::Work)?;
+    if a.json {
+        let mut s = serde_json::to_string_pretty(&r).expect("info serializes");
+        s.push('\n');
+        print!("{s}");
+    } else {
+        print!("{}", report::info::text(&r));
+    }
+    if r.volume.is_none() && r.partitions.is_empty() && r.mounted.is_none() {
+        return Err(Failure::Work(format!(
+            "{}: {}",
+            a.target.display(),
+            r.volume_error
+                .as_deref()
+                .unwrap_or("no filesystem recognised")
+        )));
     }
     Ok(())
 }

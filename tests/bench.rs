@@ -289,7 +289,7 @@ fn ctrl_c_unmounts_and_detaches() {
     for fs in ["ext4", "exfat"] {
         let state = state_dir();
         let image = state.path().join("i.img");
-        let mut child = fsfit()
+        let child = fsfit()
             .env("FSFIT_STATE_DIR", state.path())
             .args(["bench", "-q", "--image"])
             .arg(&image)

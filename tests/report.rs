@@ -115,7 +115,7 @@ fn name(c: &Value) -> String {
 fn ok(w: &Value) -> bool {
     w["error"].is_null()
         && w["median_seconds"].as_f64().unwrap_or(0.0) > 0.0
-        && !w["runs"].as_array().map_or(true, |r| r.is_empty())
+        && w["runs"].as_array().is_some_and(|r| !r.is_empty())
 }
 
 fn find<'a>(c: &'a Value, wl: &str) -> Option<&'a Value> {

@@ -158,32 +158,6 @@ fn host() -> Host {
     }
 }
 
-fn now_utc() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(0);
-    // Civil from days (Howard Hinnant's algorithm).
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = if m <= 2 { y + 1 } else { y };
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
-}
-
 fn interrupted() -> Result<(), String> {
     if CANCEL.load(Ordering::Relaxed) {
         Err("interrupted".into())
@@ -214,24 +188,6 @@ fn counters_of_dir(dir: &Path) -> Option<PathBuf> {
     let (major, minor) = (libc::major(dev), libc::minor(dev));
     let p = counters::stat_path_of_devno(major, minor);
     p.exists().then_some(p)
-}
-
-/// What /proc/mounts says is mounted at (or above) `dir`: (fstype, source).
-fn mounted_fs(dir: &Path) -> (String, String) {
-    let canon = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
-    let text = std::fs::read_to_string("/proc/self/mounts").unwrap_or_default();
-    let mut best: Option<(usize, String, String)> = None;
-    for l in text.lines() {
-        let f: Vec<&str> = l.split(' ').collect();
-        if f.len() < 3 {
-            continue;
-        }
-        let mp = f[1].replace("\\040", " ");
-        if canon.starts_with(&mp) && best.as_ref().is_none_or(|b| mp.len() > b.0) {
-            best = Some((mp.len(), f[2].to_string(), f[0].to_string()));
-        }
-    }
-    best.map(|b| (b.1, b.2)).unwrap_or_default()
 }
 
 /// The target, set up: where each config's mkfs goes (none in dir mode).
@@ -721,7 +677,7 @@ fn run_dir(
     pb: &indicatif::ProgressBar,
 ) -> Result<ConfigResult, String> {
     let dir = PathBuf::from(&prepared.info.path);
-    let (fstype, source) = mounted_fs(&dir);
+    let (fstype, source, _) = crate::target::mount_of(&dir).unwrap_or_default();
     let bsize = {
         let c = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes())
             .map_err(|e| e.to_string())?;
@@ -809,13 +765,13 @@ fn relate(results: &mut [ConfigResult], baseline: usize) {
 
 pub fn run(opts: &Options) -> Result<BenchReport, String> {
     let prepared = prepare_target(opts)?;
-    let data = Data::new(0x00f5_f17);
+    let data = Data::new(0x000f_5f17);
     let mut report = BenchReport {
         schema: SCHEMA.into(),
         host: host(),
         target: prepared.info.clone(),
         command: opts.command.clone(),
-        date: now_utc(),
+        date: crate::units::now_utc(),
         scale: opts.scale,
         repeat: opts.repeat,
         baseline: String::new(),
@@ -946,12 +902,5 @@ mod tests {
             flags_for(Phase::Read, 1, &[run_with(0, 0)], false, 12.0),
             ["no-device-counters", "high-cv"]
         );
-    }
-
-    #[test]
-    fn utc_dates() {
-        let d = now_utc();
-        assert_eq!(d.len(), 20, "{d}");
-        assert!(d.starts_with("20"), "{d}");
     }
 }

@@ -235,10 +235,7 @@ mod tests {
     fn run(entries: &[Entry]) -> (Acc, super::super::Sizes) {
         let m = Btrfs.model(2 << 30, 4096).unwrap();
         let mut acc = Acc::default();
-        m.add_dir(
-            &Dir::new(Path::new(""), true, entries),
-            &mut acc,
-        );
+        m.add_dir(&Dir::new(Path::new(""), true, entries), &mut acc);
         let s = m.finish(&acc);
         (acc, s)
     }

@@ -459,10 +459,7 @@ mod tests {
 
     fn tree_bytes(m: &ExfatModel, rel: &str, root: bool, entries: &[Entry]) -> Acc {
         let mut acc = Acc::default();
-        m.add_dir(
-            &Dir::new(Path::new(rel), root, entries),
-            &mut acc,
-        );
+        m.add_dir(&Dir::new(Path::new(rel), root, entries), &mut acc);
         acc
     }
 

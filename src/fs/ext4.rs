@@ -1121,10 +1121,7 @@ mod tests {
 
     fn tree_blocks(m: &Ext4Model, rel: &str, root: bool, entries: &[Entry]) -> (u64, u64) {
         let mut acc = Acc::default();
-        m.add_dir(
-            &Dir::new(Path::new(rel), root, entries),
-            &mut acc,
-        );
+        m.add_dir(&Dir::new(Path::new(rel), root, entries), &mut acc);
         let s = m.finish(&acc);
         (s.data_bytes / m.block, s.metadata_bytes / m.block)
     }

@@ -444,10 +444,7 @@ mod tests {
     fn run(model: &F2fsModel, dirs: &[(&str, bool, Vec<Entry>)]) -> Acc {
         let mut acc = Acc::default();
         for (rel, root, entries) in dirs {
-            model.add_dir(
-                &Dir::new(Path::new(rel), *root, entries),
-                &mut acc,
-            );
+            model.add_dir(&Dir::new(Path::new(rel), *root, entries), &mut acc);
         }
         acc
     }

@@ -867,10 +867,7 @@ mod tests {
     fn run(m: &dyn Model, dirs: &[(bool, Vec<Entry>)]) -> super::super::Sizes {
         let mut acc = Acc::default();
         for (root, entries) in dirs {
-            m.add_dir(
-                &Dir::new(Path::new("x"), *root, entries),
-                &mut acc,
-            );
+            m.add_dir(&Dir::new(Path::new("x"), *root, entries), &mut acc);
         }
         m.finish(&acc)
     }

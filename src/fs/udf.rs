@@ -282,10 +282,7 @@ mod tests {
 
     fn add(m: &UdfModel, rel: &str, root: bool, entries: &[Entry]) -> Acc {
         let mut acc = Acc::default();
-        m.add_dir(
-            &Dir::new(Path::new(rel), root, entries),
-            &mut acc,
-        );
+        m.add_dir(&Dir::new(Path::new(rel), root, entries), &mut acc);
         acc
     }
 

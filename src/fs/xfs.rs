@@ -441,10 +441,7 @@ mod tests {
     fn run(entries: &[Entry], root: bool) -> super::super::Sizes {
         let m = Xfs.model(2 << 30, 4096).unwrap();
         let mut acc = Acc::default();
-        m.add_dir(
-            &Dir::new(Path::new(""), root, entries),
-            &mut acc,
-        );
+        m.add_dir(&Dir::new(Path::new(""), root, entries), &mut acc);
         m.finish(&acc)
     }
 

@@ -24,6 +24,11 @@ pub struct UsageDoc {
     pub refused: Vec<UsageRefused>,
     #[serde(default)]
     pub skipped_mounts: u64,
+    /// Added to fsfit.usage/1 later: absent in older files.
+    #[serde(default)]
+    pub fsfit: String,
+    #[serde(default)]
+    pub date: String,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -187,31 +192,6 @@ fn shell_line(args: &[String]) -> String {
         })
         .collect::<Vec<_>>()
         .join(" ")
-}
-
-/// Now, UTC, ISO 8601.
-fn now_utc() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(0);
-    // Civil from days (Howard Hinnant's algorithm).
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
 }
 
 const CSS: &str = r#"
@@ -808,11 +788,19 @@ fn usage_section(o: &mut Out, i: usize, u: &Named<UsageDoc>) {
             t.apparent_bytes
         )),
     );
-    kv(
-        &mut s,
-        "Not recorded",
-        "date, host and fsfit version: fsfit.usage/1 does not hold them",
-    );
+    if d.date.is_empty() {
+        kv(
+            &mut s,
+            "Not recorded",
+            "date and fsfit version (an older results file)",
+        );
+    } else {
+        kv(
+            &mut s,
+            "Measured",
+            &esc(&format!("{} by fsfit {}", d.date, d.fsfit)),
+        );
+    }
     if t.errors > 0 || t.non_utf8_names > 0 || t.control_char_names > 0 || d.skipped_mounts > 0 {
         kv(
             &mut s,
@@ -933,7 +921,7 @@ pub fn render(inputs: &Inputs, command: &[String]) -> Page {
         html: String::new(),
         charts: Vec::new(),
     };
-    let date = now_utc();
+    let date = crate::units::now_utc();
     o.push("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<meta name=\"generator\" content=\"fsfit\">\n<title>fsfit report</title>\n<style>");
     o.push(CSS);
     o.push("</style>\n</head>\n<body>\n<header>\n<h1>fsfit report</h1>\n");
@@ -1071,6 +1059,6 @@ mod tests {
             ]),
             "fsfit usage 'My Photos' 'it'\\''s'"
         );
-        assert_eq!(now_utc().len(), 20);
+        assert_eq!(crate::units::now_utc().len(), 20);
     }
 }

@@ -5,7 +5,7 @@
 use super::{Dir, Entry, Kind, TreeCounts, WalkError};
 use std::ffi::OsString;
 use std::fs;
-use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -63,9 +63,8 @@ fn kind_of(md: &fs::Metadata) -> Kind {
         Kind::Dir
     } else if ft.is_symlink() {
         Kind::Symlink
-    } else if ft.is_fifo() || ft.is_socket() || ft.is_block_device() || ft.is_char_device() {
-        Kind::Other
     } else {
+        // FIFOs, sockets, block and character devices.
         Kind::Other
     }
 }

@@ -87,12 +87,12 @@ pub struct Refused {
     pub reason: String,
 }
 
+/// The configs to evaluate, each with its model, and the refused ones.
+pub type Plan = (Vec<(Config, Box<dyn Model>)>, Vec<Refused>);
+
 /// The configs to evaluate. Explicit configs the mkfs tool refuses are an
 /// error; in the default matrix they are listed as refused.
-pub fn plan(
-    specs: &[FsSpec],
-    volume: u64,
-) -> Result<(Vec<(Config, Box<dyn Model>)>, Vec<Refused>), String> {
+pub fn plan(specs: &[FsSpec], volume: u64) -> Result<Plan, String> {
     let mut configs = Vec::new();
     let mut refused = Vec::new();
     let mut seen = std::collections::HashSet::new();
@@ -164,6 +164,9 @@ pub struct ConfigReport {
 #[derive(Clone, Debug, Serialize)]
 pub struct UsageReport {
     pub schema: &'static str,
+    /// fsfit's version and when the walk ran, for reports.
+    pub fsfit: String,
+    pub date: String,
     pub volume_bytes: u64,
     pub paths: Vec<String>,
     pub tree: TreeCounts,
@@ -285,6 +288,8 @@ pub fn run(
 
     Ok(UsageReport {
         schema: SCHEMA,
+        fsfit: env!("CARGO_PKG_VERSION").to_string(),
+        date: crate::units::now_utc(),
         volume_bytes: volume,
         paths: paths
             .iter()

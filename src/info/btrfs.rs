@@ -1,0 +1,151 @@
+//! btrfs primary superblock (at 64 KiB).
+//!
+//! Source: Linux include/uapi/linux/btrfs_tree.h and fs/btrfs/ctree.h
+//! (struct btrfs_super_block, struct btrfs_dev_item, BTRFS_FEATURE_* flags);
+//! fs/btrfs/disk-io.c (btrfs_validate_super) for the sanity rules.
+
+use super::bytes::{self, kv, Dev, Fields};
+use super::VolumeInfo;
+
+const FS: &str = "btrfs";
+const SB_OFFSET: u64 = 0x10000;
+const MAGIC: &[u8; 8] = b"_BHRfS_M";
+
+const INCOMPAT: &[(u64, &str)] = &[
+    (0x1, "mixed_backref"),
+    (0x2, "default_subvol"),
+    (0x4, "mixed_groups"),
+    (0x8, "compress_lzo"),
+    (0x10, "compress_zstd"),
+    (0x20, "big_metadata"),
+    (0x40, "extended_iref"),
+    (0x80, "raid56"),
+    (0x100, "skinny_metadata"),
+    (0x200, "no_holes"),
+    (0x400, "metadata_uuid"),
+    (0x800, "raid1c34"),
+    (0x1000, "zoned"),
+    (0x2000, "extent_tree_v2"),
+    (0x4000, "raid_stripe_tree"),
+    (0x10000, "simple_quota"),
+];
+const COMPAT_RO: &[(u64, &str)] = &[
+    (0x1, "free_space_tree"),
+    (0x2, "free_space_tree_valid"),
+    (0x4, "verity"),
+    (0x8, "block_group_tree"),
+];
+
+pub fn is_btrfs(dev: &mut Dev) -> Result<bool, String> {
+    Ok(dev.read(SB_OFFSET + 0x40, 8)? == MAGIC)
+}
+
+pub fn parse(dev: &mut Dev) -> Result<VolumeInfo, String> {
+    let sb = dev
+        .exact(SB_OFFSET, 4096, "superblock")
+        .map_err(|e| format!("{FS}: {e}"))?;
+    let f = Fields { b: &sb, fs: FS };
+    let bytenr = f.le64(0x30, "bytenr")?;
+    if bytenr != SB_OFFSET {
+        return Err(format!(
+            "{FS}: superblock bytenr is {bytenr}, not its own offset {SB_OFFSET}"
+        ));
+    }
+    let sectorsize = u64::from(f.le32(0x90, "sectorsize")?);
+    if !sectorsize.is_power_of_two() || !(512..=65536).contains(&sectorsize) {
+        return Err(format!(
+            "{FS}: sectorsize {sectorsize} is not a power of two 512..64 KiB"
+        ));
+    }
+    let nodesize = u64::from(f.le32(0x94, "nodesize")?);
+    if !nodesize.is_power_of_two() || nodesize < sectorsize || nodesize > 65536 {
+        return Err(format!(
+            "{FS}: nodesize {nodesize} is not a power of two from sectorsize to 64 KiB"
+        ));
+    }
+    let total = f.le64(0x70, "total_bytes")?;
+    if total < sectorsize {
+        return Err(format!(
+            "{FS}: total_bytes {total} is smaller than one sector"
+        ));
+    }
+    let used = f.le64(0x78, "bytes_used")?;
+    let num_devices = f.le64(0x88, "num_devices")?;
+    if num_devices == 0 {
+        return Err(format!("{FS}: num_devices is 0"));
+    }
+    let csum_type = f.le16(0xC4, "csum_type")?;
+    let csum_name = match csum_type {
+        0 => "crc32c",
+        1 => "xxhash64",
+        2 => "sha256",
+        3 => "blake2b",
+        _ => return Err(format!("{FS}: csum_type {csum_type} is unknown")),
+    };
+    if csum_type == 0 {
+        let want = f.le32(0, "csum")?;
+        let got = bytes::crc32c(&sb[0x20..]);
+        if want != got {
+            return Err(format!(
+                "{FS}: superblock checksum mismatch (stored 0x{want:08X}, computed 0x{got:08X})"
+            ));
+        }
+    }
+    let fsid: [u8; 16] = bytes::arr(&sb, 0x20).ok_or(format!("{FS}: fsid truncated"))?;
+    let label = bytes::label(bytes::cstr(f.bytes(0x12B, 256, "label")?));
+    // dev_item at 0xC9: devid 0, total_bytes 8, bytes_used 16, io_align 24,
+    // io_width 28, sector_size 32.
+    let dev_total = f.le64(0xC9 + 8, "dev_item.total_bytes")?;
+    let dev_sector = u64::from(f.le32(0xC9 + 32, "dev_item.sector_size")?);
+    let incompat = f.le64(0xBC, "incompat_flags")?;
+    let compat_ro = f.le64(0xB4, "compat_ro_flags")?;
+    let mut feats: Vec<&str> = INCOMPAT
+        .iter()
+        .filter(|(b, _)| incompat & b != 0)
+        .map(|(_, n)| *n)
+        .collect();
+    feats.extend(
+        COMPAT_RO
+            .iter()
+            .filter(|(b, _)| compat_ro & b != 0)
+            .map(|(_, n)| *n),
+    );
+    let mut d = vec![
+        kv("nodesize", nodesize),
+        kv("devices", num_devices),
+        kv("this device's size", dev_total),
+        kv("generation", f.le64(0x48, "generation")?),
+        kv("checksum", csum_name),
+        kv("features", feats.join(" ")),
+    ];
+    let free = if used <= total {
+        d.push(kv(
+            "free",
+            "total_bytes − bytes_used: allocated extents only; chunk-level allocation \
+             (what df shows) can be fuller",
+        ));
+        Some(total - used)
+    } else {
+        d.push(kv(
+            "free",
+            format!("bytes_used {used} exceeds total_bytes {total}; ignored"),
+        ));
+        None
+    };
+    Ok(VolumeInfo {
+        fs: FS.into(),
+        cluster_bytes: sectorsize,
+        sector_bytes: if dev_sector.is_power_of_two() && (512..=65536).contains(&dev_sector) {
+            dev_sector
+        } else {
+            sectorsize
+        },
+        volume_bytes: total,
+        label,
+        uuid: Some(bytes::uuid(&fsid)),
+        total_clusters: Some(total / sectorsize),
+        free_bytes: free,
+        used_bytes: free.map(|_| used),
+        details: d,
+    })
+}

@@ -1,0 +1,214 @@
+//! `fsfit info`: what is on a drive now. Identifies the filesystem at the
+//! start of a volume by its signatures and reads its geometry (cluster size,
+//! volume size, label, serial, free space where the filesystem keeps a count)
+//! straight from the on-disk structures; lists MBR/GPT partitions with their
+//! alignment; and measures file fragmentation on a mounted path (FIEMAP).
+//!
+//! Everything read from the device is untrusted: a truncated or corrupt
+//! structure is an `Err` naming the field, never a panic; every size read
+//! from disk is checked before it drives an allocation or a loop.
+
+mod btrfs;
+mod bytes;
+mod exfat;
+mod ext4;
+mod f2fs;
+mod fat;
+mod frag;
+mod ntfs;
+mod part;
+mod udf;
+mod xfs;
+
+pub use frag::{fragmentation, FragReport};
+pub use part::partitions;
+
+use bytes::Dev;
+use serde::Serialize;
+use std::path::Path;
+
+/// What a volume's own structures say about it.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct VolumeInfo {
+    /// "fat12" "fat16" "fat32" "exfat" "ntfs" "ext2" "ext3" "ext4" "udf"
+    /// "btrfs" "xfs" "f2fs".
+    pub fs: String,
+    /// Allocation unit: FAT/exFAT/NTFS cluster, ext4 block (cluster with
+    /// bigalloc), XFS/F2FS block, btrfs sectorsize, UDF logical block.
+    pub cluster_bytes: u64,
+    pub sector_bytes: u64,
+    /// The size the filesystem says it spans.
+    pub volume_bytes: u64,
+    pub label: Option<String>,
+    /// UUID, or the volume serial number as that filesystem is usually shown.
+    pub uuid: Option<String>,
+    pub total_clusters: Option<u64>,
+    /// From the on-disk free counts, where the filesystem keeps them (or
+    /// where counting its bitmap is cheap).
+    pub free_bytes: Option<u64>,
+    pub used_bytes: Option<u64>,
+    /// Extra facts worth showing, in display order.
+    pub details: Vec<(String, String)>,
+}
+
+/// One partition of an MBR or GPT partition table.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Partition {
+    /// 1..4 for MBR primaries, 5.. for logicals, the entry number for GPT.
+    pub index: u32,
+    pub start_bytes: u64,
+    pub size_bytes: u64,
+    /// "mbr:0x83 Linux", "gpt:Microsoft basic data \"name\"", or the raw type.
+    pub kind: String,
+    /// Start aligned to 1 MiB / 4 MiB (flash erase blocks).
+    pub aligned_1m: bool,
+    pub aligned_4m: bool,
+}
+
+/// A reader: `read_at(offset, len)` returns up to `len` bytes at `offset`
+/// (fewer at the end of the device, none past it).
+pub type ReadAt<'a> = &'a mut dyn FnMut(u64, usize) -> std::io::Result<Vec<u8>>;
+
+/// Identify and parse a filesystem from the start of a volume.
+pub fn probe(read_at: ReadAt) -> Result<VolumeInfo, String> {
+    let mut dev = Dev::new(read_at);
+    let head = dev.read(0, 4096)?;
+    if head.is_empty() {
+        return Err("nothing to read: the volume is empty".into());
+    }
+    // Strong signatures first; FAT (only 0x55AA and a sane BPB) last.
+    if bytes::has(&head, 3, b"EXFAT   ") {
+        return exfat::parse(&mut dev, &head);
+    }
+    if bytes::has(&head, 3, b"NTFS    ") {
+        return ntfs::parse(&mut dev, &head);
+    }
+    if bytes::has(&head, 0, b"XFSB") {
+        return xfs::parse(&mut dev, &head);
+    }
+    let at1k = dev.read(1024, 1024)?;
+    if ext4::is_ext(&at1k) {
+        return ext4::parse(&mut dev);
+    }
+    if f2fs::is_f2fs(&at1k) {
+        return f2fs::parse(&mut dev);
+    }
+    if btrfs::is_btrfs(&mut dev)? {
+        return btrfs::parse(&mut dev);
+    }
+    if let Some(vsd_len) = udf::recognize(&mut dev)? {
+        return udf::parse(&mut dev, vsd_len);
+    }
+    if bytes::has(&head, 510, &[0x55, 0xAA]) {
+        return fat::parse(&mut dev, &head).map_err(|e| explain_table(&mut dev, e));
+    }
+    if head.len() < 512 {
+        return Err(format!(
+            "volume too short: only {} bytes readable, and no filesystem signature in them",
+            head.len()
+        ));
+    }
+    Err(explain_table(
+        &mut dev,
+        "no known filesystem signature (looked for FAT, exFAT and NTFS boot sectors, \
+         ext2/3/4, XFS, btrfs and F2FS superblocks, and the UDF volume recognition sequence)"
+            .into(),
+    ))
+}
+
+/// A whole disk probed as if it were a volume: say so, instead of a
+/// puzzling BPB error about the MBR's boot code.
+fn explain_table(dev: &mut Dev, err: String) -> String {
+    match part::partitions_dev(dev) {
+        Ok(p) if !p.is_empty() => {
+            let starts: Vec<String> = p.iter().map(|p| p.start_bytes.to_string()).collect();
+            format!(
+                "no filesystem at this offset: it holds a partition table with {} partition(s) \
+                 (probe at a partition's start offset: {})",
+                p.len(),
+                starts.join(", ")
+            )
+        }
+        _ => err,
+    }
+}
+
+/// Open a block device or image file read-only and probe it, `offset` bytes
+/// in (a partition inside a whole-disk image).
+pub fn probe_path(path: &Path, offset: u64) -> Result<VolumeInfo, String> {
+    let f = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut read = file_reader(&f, offset);
+    probe(&mut read).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// `read_at` over a file or block device, `base` bytes in.
+pub fn file_reader(
+    f: &std::fs::File,
+    base: u64,
+) -> impl FnMut(u64, usize) -> std::io::Result<Vec<u8>> + '_ {
+    use std::os::unix::fs::FileExt;
+    move |off: u64, len: usize| {
+        let start = base.checked_add(off).ok_or_else(|| {
+            std::io::Error::new(std::io::ErrorKind::InvalidInput, "offset overflows")
+        })?;
+        let mut buf = vec![0u8; len];
+        let mut got = 0;
+        while got < len {
+            let pos = start.checked_add(got as u64).ok_or_else(|| {
+                std::io::Error::new(std::io::ErrorKind::InvalidInput, "offset overflows")
+            })?;
+            match f.read_at(&mut buf[got..], pos) {
+                Ok(0) => break,
+                Ok(n) => got += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        buf.truncate(got);
+        Ok(buf)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn probe_bytes(img: &[u8]) -> Result<VolumeInfo, String> {
+        let mut r = bytes::slice_reader(img);
+        probe(&mut r)
+    }
+
+    #[test]
+    fn empty_and_tiny_inputs_are_errors() {
+        assert!(probe_bytes(&[]).unwrap_err().contains("empty"));
+        assert!(probe_bytes(&[0u8; 100]).unwrap_err().contains("too short"));
+        let e = probe_bytes(&vec![0u8; 1 << 20]).unwrap_err();
+        assert!(e.contains("no known filesystem"), "{e}");
+    }
+
+    #[test]
+    fn truncated_signatures_are_named_errors() {
+        let mut b = vec![0u8; 100];
+        b[3..11].copy_from_slice(b"EXFAT   ");
+        assert!(probe_bytes(&b).unwrap_err().starts_with("exfat:"));
+        b[3..11].copy_from_slice(b"NTFS    ");
+        assert!(probe_bytes(&b).unwrap_err().starts_with("ntfs:"));
+        let mut x = vec![0u8; 50];
+        x[0..4].copy_from_slice(b"XFSB");
+        assert!(probe_bytes(&x).unwrap_err().starts_with("xfs:"));
+    }
+
+    #[test]
+    fn reader_errors_are_reported() {
+        let mut r =
+            |_o: u64, _l: usize| -> std::io::Result<Vec<u8>> { Err(std::io::Error::other("boom")) };
+        let e = probe(&mut r).unwrap_err();
+        assert!(e.contains("boom"), "{e}");
+    }
+
+    #[test]
+    fn probe_path_reports_missing_file() {
+        let e = probe_path(Path::new("/nonexistent/fsfit-info"), 0).unwrap_err();
+        assert!(e.contains("/nonexistent/fsfit-info"), "{e}");
+    }
+}

@@ -1,0 +1,319 @@
+//! UDF: Volume Recognition Sequence, Anchor Volume Descriptor Pointer,
+//! the Volume Descriptor Sequence (PVD, LVD, PD) and the Logical Volume
+//! Integrity Descriptor (free space table).
+//!
+//! Sources: ECMA-167 3rd ed. 2/9.1 (VRS at byte 32768, descriptors of
+//! max(2048, block) bytes), 3/7.2 (descriptor tag), 3/10.1 (PVD), 3/10.5
+//! (PD), 3/10.6 (LVD), 3/10.10 (LVID); OSTA UDF 2.01 2.1.1/2.1.2 (CS0
+//! dstrings), 2.2.3 (AVDP at 256, N-256 and N-1); util-linux
+//! libblkid/src/superblocks/udf.c (label from the LVD, UUID from the
+//! volume set identifier).
+
+use super::bytes::{self, kv, Dev, Fields};
+use super::VolumeInfo;
+
+const FS: &str = "udf";
+const VRS_START: u64 = 32768;
+const TAG_PVD: u16 = 1;
+const TAG_AVDP: u16 = 2;
+const TAG_PD: u16 = 5;
+const TAG_LVD: u16 = 6;
+const TAG_TD: u16 = 8;
+const TAG_LVID: u16 = 9;
+
+/// The VRS descriptor length (2048, or the block size when larger) at
+/// which an NSR02/NSR03 descriptor was found, if any.
+pub fn recognize(dev: &mut Dev) -> Result<Option<u64>, String> {
+    for vsd_len in [2048u64, 4096] {
+        for i in 0..64u64 {
+            let d = dev.read(VRS_START + i * vsd_len, 7)?;
+            let id = d.get(1..6).unwrap_or(&[]);
+            if id == b"NSR02" || id == b"NSR03" {
+                return Ok(Some(vsd_len));
+            }
+            let known: [&[u8]; 5] = [b"BEA01", b"BOOT2", b"CD001", b"CDW02", b"TEA01"];
+            if !known.contains(&id) {
+                break;
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// A descriptor tag (3/7.2) is valid when its checksum (sum of bytes 0..16
+/// except byte 4) matches and it records its own location.
+fn tag_ok(b: &[u8], location: u64) -> Option<u16> {
+    let t = b.get(..16)?;
+    let sum = t
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| i != 4)
+        .fold(0u8, |a, (_, &x)| a.wrapping_add(x));
+    if sum != t[4] || u64::from(bytes::le32(t, 12)?) != location {
+        return None;
+    }
+    bytes::le16(t, 0)
+}
+
+/// OSTA CS0 dstring: compression id 8 (Latin-1) or 16 (UTF-16BE), length
+/// in the field's last byte.
+fn dstring(field: &[u8]) -> Option<String> {
+    let (&len, body) = field.split_last()?;
+    let len = usize::from(len);
+    if len == 0 || len > body.len() {
+        return None;
+    }
+    let (comp, chars) = (body[0], &body[1..len]);
+    let s = match comp {
+        8 | 254 => chars.iter().map(|&c| c as char).collect(),
+        16 | 255 => {
+            let units: Vec<u16> = chars
+                .chunks_exact(2)
+                .map(|c| u16::from_be_bytes([c[0], c[1]]))
+                .collect();
+            String::from_utf16_lossy(&units)
+        }
+        _ => return None,
+    };
+    bytes::label(s)
+}
+
+pub fn parse(dev: &mut Dev, vsd_len: u64) -> Result<VolumeInfo, String> {
+    // 2.2.3: the AVDP at sector 256 tells the block size: try each.
+    let sizes: &[u64] = if vsd_len > 2048 {
+        &[4096]
+    } else {
+        &[512, 1024, 2048, 4096]
+    };
+    let mut found = None;
+    for &bs in sizes {
+        let b = dev.read(256 * bs, 512)?;
+        if tag_ok(&b, 256) == Some(TAG_AVDP) {
+            found = Some((bs, b));
+            break;
+        }
+    }
+    let (bs, avdp) = found.ok_or_else(|| {
+        format!(
+            "{FS}: recognition sequence found, but no Anchor Volume Descriptor Pointer at \
+             sector 256 for 512, 1024, 2048 or 4096-byte sectors"
+        )
+    })?;
+    let a = Fields { b: &avdp, fs: FS };
+    let vds_len = u64::from(a.le32(16, "main VDS extent length")?);
+    let vds_loc = u64::from(a.le32(20, "main VDS extent location")?);
+    // 3/8.4.2: a sequence is at most a few dozen descriptors; 64 is plenty.
+    let count = (vds_len / bs).min(64);
+    if count == 0 {
+        return Err(format!(
+            "{FS}: main Volume Descriptor Sequence extent is empty"
+        ));
+    }
+    let mut pvd: Option<(u32, Vec<u8>)> = None;
+    let mut lvd: Option<(u32, Vec<u8>)> = None;
+    let mut pd: Option<(u32, Vec<u8>)> = None;
+    for i in 0..count {
+        let loc = vds_loc + i;
+        let b = dev
+            .exact(loc * bs, 512, "volume descriptor")
+            .map_err(|e| format!("{FS}: {e}"))?;
+        let Some(tag) = tag_ok(&b, loc) else { break };
+        let seq = bytes::le32(&b, 16).unwrap_or(0);
+        // The prevailing descriptor of each kind has the highest sequence number.
+        let slot = match tag {
+            TAG_PVD => &mut pvd,
+            TAG_LVD => &mut lvd,
+            TAG_PD => &mut pd,
+            TAG_TD => break,
+            _ => continue,
+        };
+        if slot.as_ref().is_none_or(|(s, _)| seq >= *s) {
+            *slot = Some((seq, b));
+        }
+    }
+    let (_, lvd) = lvd.ok_or(format!(
+        "{FS}: no Logical Volume Descriptor in the main VDS"
+    ))?;
+    let l = Fields { b: &lvd, fs: FS };
+    let lbs = u64::from(l.le32(212, "LogicalBlockSize")?);
+    if !lbs.is_power_of_two() || !(512..=65536).contains(&lbs) {
+        return Err(format!(
+            "{FS}: LogicalBlockSize {lbs} is not a power of two 512..64 KiB"
+        ));
+    }
+    let mut d = vec![];
+    let domain = l.bytes(216 + 1, 23, "DomainIdentifier")?;
+    if domain.starts_with(b"*OSTA UDF Compliant") {
+        let rev = l.le16(216 + 24, "UDF revision")?;
+        d.push(kv(
+            "UDF revision",
+            format!("{}.{:02x}", rev >> 8, rev & 0xFF),
+        ));
+    }
+    let mut label = dstring(l.bytes(84, 128, "LogicalVolumeIdentifier")?);
+    let mut uuid = None;
+    if let Some((_, p)) = &pvd {
+        let pv = Fields { b: p, fs: FS };
+        let vid = dstring(pv.bytes(24, 32, "VolumeIdentifier")?);
+        if label.is_none() {
+            label = vid.clone();
+        } else if vid != label {
+            if let Some(v) = vid {
+                d.push(kv("volume identifier", v));
+            }
+        }
+        if let Some(set) = dstring(pv.bytes(72, 128, "VolumeSetIdentifier")?) {
+            uuid = set_uuid(&set);
+            d.push(kv("volume set identifier", set));
+        }
+    }
+    let mut part_end = None;
+    if let Some((_, p)) = &pd {
+        let pf = Fields { b: p, fs: FS };
+        let start = u64::from(pf.le32(188, "PartitionStartingLocation")?);
+        let len = u64::from(pf.le32(192, "PartitionLength")?);
+        d.push(kv("partition", format!("blocks {start} + {len}")));
+        part_end = Some(start + len);
+    }
+    d.push(kv("sector size (from the AVDP)", bs));
+
+    // Volume size: N blocks when an anchor sits at N-1 or N-257 (2.2.3).
+    let volume_bytes = match end_anchor(dev, bs, part_end)? {
+        Some(n) => n * bs,
+        None => match part_end {
+            Some(e) => {
+                d.push(kv(
+                    "volume size",
+                    "no anchor found at the end: estimated from the partition end",
+                ));
+                e * bs
+            }
+            None => {
+                return Err(format!(
+                    "{FS}: no Partition Descriptor and no anchor at the end: size unknown"
+                ))
+            }
+        },
+    };
+
+    // LVID (3/10.10): free space table of the first partition.
+    let lvid_len = u64::from(l.le32(432, "IntegritySequenceExtent length")?);
+    let lvid_loc = u64::from(l.le32(436, "IntegritySequenceExtent location")?);
+    let mut free = None;
+    if lvid_len >= 512 {
+        match dev.exact(lvid_loc * bs, 512, "integrity descriptor") {
+            Ok(b) if tag_ok(&b, lvid_loc) == Some(TAG_LVID) => {
+                let parts = bytes::le32(&b, 72).unwrap_or(0);
+                let closed = bytes::le32(&b, 28) == Some(1);
+                d.push(kv(
+                    "integrity",
+                    if closed {
+                        "closed"
+                    } else {
+                        "open (not cleanly closed)"
+                    },
+                ));
+                if parts >= 1 {
+                    let fr = bytes::le32(&b, 80).unwrap_or(u32::MAX);
+                    let sz = bytes::le32(&b, 80 + 4 * parts.min(100) as usize).unwrap_or(u32::MAX);
+                    if fr != u32::MAX && sz != u32::MAX && fr <= sz {
+                        d.push(kv("partition blocks (LVID size table)", sz));
+                        free = Some((u64::from(fr), u64::from(sz)));
+                    }
+                }
+            }
+            Ok(_) => d.push(kv("integrity", "no valid LVID at its extent")),
+            Err(e) => d.push(kv("integrity", e)),
+        }
+    }
+    Ok(VolumeInfo {
+        fs: FS.into(),
+        cluster_bytes: lbs,
+        sector_bytes: bs,
+        volume_bytes,
+        label,
+        uuid,
+        total_clusters: Some(volume_bytes / lbs),
+        free_bytes: free.map(|(f, _)| f * lbs),
+        used_bytes: free.map(|(f, s)| (s - f) * lbs),
+        details: d,
+    })
+}
+
+/// The volume's length in blocks from its closing anchors: the device end
+/// when an AVDP sits at N-1 or N-257 (a whole device or image); otherwise
+/// the first AVDP in the 1024 blocks after the partition (a UDF volume
+/// inside a partition of a larger disk), N-257 when another follows 256
+/// blocks later, N-1 when not.
+fn end_anchor(dev: &mut Dev, bs: u64, part_end: Option<u64>) -> Result<Option<u64>, String> {
+    let n = dev.size() / bs;
+    for last in [n.checked_sub(1), n.checked_sub(257)].into_iter().flatten() {
+        if last > 256 && tag_ok(&dev.read(last * bs, 512)?, last) == Some(TAG_AVDP) {
+            return Ok(Some(n));
+        }
+    }
+    let Some(start) = part_end.filter(|&e| e > 256) else {
+        return Ok(None);
+    };
+    let window = dev.read(start * bs, (1024 * bs) as usize)?;
+    for (i, b) in window.chunks(bs as usize).enumerate() {
+        let at = start + i as u64;
+        if tag_ok(b, at) == Some(TAG_AVDP) {
+            let next = at + 256;
+            let again = dev.read(next * bs, 512)?;
+            let end = if tag_ok(&again, next) == Some(TAG_AVDP) {
+                next + 1
+            } else {
+                at + 1
+            };
+            return Ok(Some(end));
+        }
+    }
+    Ok(None)
+}
+
+/// libblkid's UUID from the volume set identifier: its first 16 characters
+/// when they are hex digits (mkudffs writes 16), lowercased.
+fn set_uuid(set: &str) -> Option<String> {
+    let head: String = set.chars().take(16).collect();
+    if head.len() == 16 && head.chars().all(|c| c.is_ascii_hexdigit()) {
+        Some(head.to_ascii_lowercase())
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dstrings() {
+        let mut f = [0u8; 32];
+        f[0] = 8;
+        f[1..6].copy_from_slice(b"HELLO");
+        f[31] = 6;
+        assert_eq!(dstring(&f).as_deref(), Some("HELLO"));
+        let mut g = [0u8; 32];
+        g[0] = 16;
+        g[1..5].copy_from_slice(&[0, b'h', 0, b'i']);
+        g[31] = 5;
+        assert_eq!(dstring(&g).as_deref(), Some("hi"));
+        g[31] = 200;
+        assert_eq!(dstring(&g), None);
+    }
+
+    #[test]
+    fn tags() {
+        let mut t = [0u8; 16];
+        t[0] = 2;
+        t[12..16].copy_from_slice(&256u32.to_le_bytes());
+        t[4] = t
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i != 4)
+            .fold(0u8, |a, (_, &x)| a.wrapping_add(x));
+        assert_eq!(tag_ok(&t, 256), Some(2));
+        assert_eq!(tag_ok(&t, 257), None);
+    }
+}

@@ -1,0 +1,203 @@
+//! `fsfit info TARGET`: a block device, an image file or a mounted path,
+//! turned into one report (partitions, the filesystem on each, statvfs and
+//! fragmentation for a mounted path).
+
+use crate::info::{fragmentation, partitions, probe, FragReport, Partition, VolumeInfo};
+use serde::Serialize;
+use std::os::unix::fs::FileTypeExt;
+use std::path::Path;
+
+pub const SCHEMA: &str = "fsfit.info/1";
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PartitionInfo {
+    #[serde(flatten)]
+    pub partition: Partition,
+    pub volume: Option<VolumeInfo>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// What statvfs and /proc/self/mounts say about a mounted path.
+#[derive(Debug, Clone, Serialize)]
+pub struct Mounted {
+    pub mount_point: String,
+    pub source: String,
+    pub fstype: String,
+    pub block_bytes: u64,
+    pub size_bytes: u64,
+    pub free_bytes: u64,
+    pub available_bytes: u64,
+    pub used_bytes: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct InfoReport {
+    pub schema: &'static str,
+    pub target: String,
+    /// device, image or mounted
+    pub kind: String,
+    pub size_bytes: u64,
+    /// For a partition device: where it starts on its disk, and alignment.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start_bytes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub aligned_1m: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub aligned_4m: Option<bool>,
+    /// The filesystem at the start of the target (none when it holds a partition table).
+    pub volume: Option<VolumeInfo>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub volume_error: Option<String>,
+    pub partitions: Vec<PartitionInfo>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mounted: Option<Mounted>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fragmentation: Option<FragReport>,
+}
+
+fn statvfs(p: &Path) -> Result<libc::statvfs, String> {
+    let c = std::ffi::CString::new(p.as_os_str().as_encoded_bytes()).map_err(|e| e.to_string())?;
+    let mut s: libc::statvfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statvfs(c.as_ptr(), &mut s) } != 0 {
+        return Err(format!(
+            "{}: {}",
+            p.display(),
+            std::io::Error::last_os_error()
+        ));
+    }
+    Ok(s)
+}
+
+/// A partition device's start on its disk, from /sys/class/block/NAME/start.
+fn partition_start(dev: &Path) -> Option<u64> {
+    let name = dev.canonicalize().ok()?.file_name()?.to_str()?.to_string();
+    let sectors: u64 = std::fs::read_to_string(format!("/sys/class/block/{name}/start"))
+        .ok()?
+        .trim()
+        .parse()
+        .ok()?;
+    sectors.checked_mul(512)
+}
+
+/// What is at the start of a file or device: a filesystem (or why not), or partitions.
+type Probed = (Option<VolumeInfo>, Option<String>, Vec<PartitionInfo>);
+
+fn probe_file(path: &Path, size: u64) -> Result<Probed, String> {
+    let f = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut read = crate::info::file_reader(&f, 0);
+    let parts =
+        partitions(&mut read).map_err(|e| format!("{}: partition table: {e}", path.display()))?;
+    if parts.is_empty() {
+        return match probe(&mut read) {
+            Ok(v) => Ok((Some(v), None, Vec::new())),
+            Err(e) => Ok((None, Some(e), Vec::new())),
+        };
+    }
+    let mut out = Vec::new();
+    for p in parts {
+        let mut r = crate::info::file_reader(&f, p.start_bytes);
+        let (volume, error) = if p.start_bytes >= size && size > 0 {
+            (
+                None,
+                Some("starts beyond the end of the device".to_string()),
+            )
+        } else {
+            match probe(&mut r) {
+                Ok(v) => (Some(v), None),
+                Err(e) => (None, Some(e)),
+            }
+        };
+        out.push(PartitionInfo {
+            partition: p,
+            volume,
+            error,
+        });
+    }
+    Ok((None, None, out))
+}
+
+pub fn inspect(target: &Path, max_files: usize) -> Result<InfoReport, String> {
+    let md = std::fs::metadata(target).map_err(|e| format!("{}: {e}", target.display()))?;
+    let name = target.to_string_lossy().into_owned();
+    if md.is_dir() {
+        let s = statvfs(target)?;
+        let fr = s.f_frsize;
+        let (fstype, source, mp) = super::mount_of(target).unwrap_or_default();
+        let mounted = Mounted {
+            mount_point: mp,
+            source: source.clone(),
+            fstype,
+            block_bytes: fr,
+            size_bytes: s.f_blocks * fr,
+            free_bytes: s.f_bfree * fr,
+            available_bytes: s.f_bavail * fr,
+            used_bytes: (s.f_blocks).saturating_sub(s.f_bfree) * fr,
+        };
+        // The on-disk details too, when the source is a block device we can read.
+        let src = Path::new(&source);
+        let is_block = std::fs::metadata(src)
+            .map(|m| m.file_type().is_block_device())
+            .unwrap_or(false);
+        let (volume, volume_error) = if is_block {
+            match crate::info::probe_path(src, 0) {
+                Ok(v) => (Some(v), None),
+                Err(e) => (None, Some(e)),
+            }
+        } else {
+            (None, None)
+        };
+        let frag = fragmentation(target, max_files).ok();
+        let start = if is_block { partition_start(src) } else { None };
+        return Ok(InfoReport {
+            schema: SCHEMA,
+            target: name,
+            kind: "mounted".into(),
+            size_bytes: mounted.size_bytes,
+            start_bytes: start,
+            aligned_1m: start.map(|s| s % (1 << 20) == 0),
+            aligned_4m: start.map(|s| s % (4 << 20) == 0),
+            volume,
+            volume_error,
+            partitions: Vec::new(),
+            mounted: Some(mounted),
+            fragmentation: frag,
+        });
+    }
+    let ft = md.file_type();
+    let (kind, size) = if ft.is_block_device() {
+        let f = std::fs::File::open(target).map_err(|e| format!("{}: {e}", target.display()))?;
+        use std::io::{Seek, SeekFrom};
+        let size = (&f)
+            .seek(SeekFrom::End(0))
+            .map_err(|e| format!("{}: {e}", target.display()))?;
+        ("device", size)
+    } else if ft.is_file() {
+        ("image", md.len())
+    } else {
+        return Err(format!(
+            "{}: not a block device, an image file or a mounted directory",
+            target.display()
+        ));
+    };
+    let (volume, volume_error, parts) = probe_file(target, size)?;
+    let start = if kind == "device" {
+        partition_start(target)
+    } else {
+        None
+    };
+    Ok(InfoReport {
+        schema: SCHEMA,
+        target: name,
+        kind: kind.into(),
+        size_bytes: size,
+        start_bytes: start,
+        aligned_1m: start.map(|s| s % (1 << 20) == 0),
+        aligned_4m: start.map(|s| s % (4 << 20) == 0),
+        volume,
+        volume_error,
+        partitions: parts,
+        mounted: None,
+        fragmentation: None,
+    })
+}
