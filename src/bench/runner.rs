@@ -830,18 +830,14 @@ pub fn run(opts: &Options) -> Result<BenchReport, String> {
         }
         pb.finish_and_clear();
     }
-    for r in &report.results {
-        for w in &r.workloads {
-            if w.cv_pct > 10.0 {
-                eprintln!(
-                    "fsfit: warning: {}:{} {}: runs vary by {:.0} % (CV); more --repeat or a quieter machine would help",
-                    r.fs,
-                    short(r.cluster_bytes),
-                    w.name,
-                    w.cv_pct
-                );
-            }
-        }
+    let figures: Vec<_> = report.results.iter().flat_map(|r| &r.workloads).collect();
+    let noisy = figures.iter().filter(|w| w.cv_pct > 10.0).count();
+    if noisy > 0 {
+        eprintln!(
+            "fsfit: warning: {noisy} of {} figures vary by more than 10 % between runs (marked ~); \
+more --repeat, or a quieter machine, would tighten them",
+            figures.len()
+        );
     }
     let baseline = match &opts.baseline {
         None => 0,

@@ -5,6 +5,26 @@ use crate::bench::results::BenchReport;
 use crate::units::{iec, short};
 use std::fmt::Write;
 
+/// Flags shown as a mark in the table: (flag, mark, meaning).
+const MARKS: [(&str, &str, &str); 4] = [
+    ("high-cv", "~", "runs vary by more than 10 % (CV)"),
+    (
+        "cache-suspect",
+        "!",
+        "cache-suspect: under 90 % of the bytes read came from the device",
+    ),
+    (
+        "write-not-durable",
+        "#",
+        "write-not-durable: under 90 % of the bytes written reached the device",
+    ),
+    (
+        "no-device-counters",
+        "?",
+        "no device counters: nothing checks where the bytes went",
+    ),
+];
+
 /// Workloads whose figure is files per second rather than MB/s.
 fn per_file(name: &str) -> bool {
     matches!(
@@ -78,18 +98,29 @@ pub fn bench(r: &BenchReport) -> String {
                         .relative_pct
                         .map(|p| format!(" {p:.0}%"))
                         .unwrap_or_default();
-                    let flag = if w.flags.is_empty() {
-                        String::new()
-                    } else {
-                        let note = format!(
+                    // Common flags as marks, the rest as numbered notes.
+                    let mut flag = String::new();
+                    let mut other = Vec::new();
+                    for f in &w.flags {
+                        match MARKS.iter().find(|(name, _, _)| name == f) {
+                            Some((_, mark, _)) => flag.push_str(mark),
+                            None => other.push(f.as_str()),
+                        }
+                    }
+                    if !other.is_empty() {
+                        notes.push(format!(
                             "{}:{} {}: {}",
                             c.fs,
                             short(c.cluster_bytes),
                             n,
-                            w.flags.join(", ")
-                        );
-                        notes.push(note);
-                        format!(" [{}]", notes.len())
+                            other.join(", ")
+                        ));
+                        flag.push_str(&format!("[{}]", notes.len()));
+                    }
+                    let flag = if flag.is_empty() {
+                        flag
+                    } else {
+                        format!(" {flag}")
                     };
                     format!("{v}{rel}{flag}")
                 }
@@ -122,6 +153,19 @@ pub fn bench(r: &BenchReport) -> String {
         "\nMB/s are decimal (10^6 B/s), medians of {} runs; % is relative to {} (above 100 %: faster).",
         r.repeat, r.baseline
     );
+    let used: Vec<_> = MARKS
+        .iter()
+        .filter(|(name, _, _)| {
+            r.results
+                .iter()
+                .flat_map(|c| &c.workloads)
+                .any(|w| w.flags.iter().any(|f| f == name))
+        })
+        .map(|(_, mark, meaning)| format!("{mark} {meaning}"))
+        .collect();
+    if !used.is_empty() {
+        let _ = writeln!(o, "{}", used.join(";  "));
+    }
     for (i, n) in notes.iter().enumerate() {
         let _ = writeln!(o, "[{}] {n}", i + 1);
     }
