@@ -147,25 +147,28 @@ pub fn usage(r: &UsageReport) -> String {
         }
     }
 
-    // Findings, grouping filesystems that share the same counts.
-    let mut groups: Vec<(Vec<String>, &crate::usage::ConfigReport)> = Vec::new();
+    // Findings: one line per kind and count, naming every filesystem it
+    // applies to (the examples are the same paths for each).
+    let mut firsts: Vec<&crate::usage::ConfigReport> = Vec::new();
     for c in &r.configs {
-        if groups.iter().any(|(names, _)| names.contains(&c.fs)) {
-            continue;
-        }
-        if let Some(g) = groups.iter_mut().find(|(_, g)| g.problems == c.problems) {
-            g.0.push(c.fs.clone());
-        } else {
-            groups.push((vec![c.fs.clone()], c));
+        if !firsts.iter().any(|f| f.fs == c.fs) {
+            firsts.push(c);
         }
     }
     let mut any = false;
-    for (names, c) in &groups {
-        for k in problems::KINDS {
+    for k in problems::KINDS {
+        let mut counts: Vec<(u64, Vec<&str>, &crate::usage::ConfigReport)> = Vec::new();
+        for c in &firsts {
             let n = c.problems.get(k);
             if n == 0 {
                 continue;
             }
+            match counts.iter_mut().find(|(m, _, _)| *m == n) {
+                Some(g) => g.1.push(&c.fs),
+                None => counts.push((n, vec![&c.fs], c)),
+            }
+        }
+        for (n, names, c) in counts {
             if !any {
                 let _ = writeln!(o, "\nCompatibility:");
                 any = true;
