@@ -50,9 +50,16 @@ pub fn write(
     let mut f = File::create(path).map_err(|e| io_err(path, e))?;
     ctx.ops += 1;
     let mut off = 0u64;
+    // The buffer's content for the previous block, if it holds a whole one.
+    let mut held: Option<u64> = None;
     while off < size {
         let n = (size - off).min(buf.len() as u64) as usize;
-        ctx.data.fill(id, off, &mut buf[..n]);
+        match held {
+            // Only the page stamps differ from the last block: no copy.
+            Some(prev) if n == buf.len() => ctx.data.advance(id, prev, off, buf),
+            _ => ctx.data.fill(id, off, &mut buf[..n]),
+        }
+        held = (n == buf.len()).then_some(off);
         f.write_all(&buf[..n]).map_err(|e| io_err(path, e))?;
         ctx.ops += 1;
         off += n as u64;
