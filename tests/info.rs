@@ -1394,6 +1394,41 @@ fn fuzz_mutated_corpus() {
     }
 }
 
+// proptest: random edits of the recorded volumes (byte runs written at
+// offsets inside what the parsers read, and truncation), shrunk to a
+// minimal failing edit if a parser ever panics.
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig {
+        cases: iterations() as u32,
+        failure_persistence: None,
+        ..proptest::prelude::ProptestConfig::default()
+    })]
+    #[test]
+    fn proptest_edits_never_panic(
+        pick in 0usize..64,
+        edits in proptest::collection::vec(
+            (0u64..(256 * K), proptest::collection::vec(proptest::prelude::any::<u8>(), 1..16)),
+            1..8,
+        ),
+        cut in proptest::option::of(0u64..(512 * K)),
+    ) {
+        let all = corpus();
+        proptest::prop_assume!(!all.is_empty());
+        let (name, s, _, _) = &all[pick % all.len()];
+        let mut m = s.clone();
+        // Land most edits inside the blocks the parsers actually read.
+        let keys: Vec<u64> = m.chunks.keys().copied().collect();
+        for (i, (off, bytes)) in edits.iter().enumerate() {
+            let at = if keys.is_empty() { *off } else { keys[i % keys.len()] + off % 4096 };
+            m.write(at, bytes);
+        }
+        if let Some(c) = cut {
+            m.len = m.len.min(c);
+        }
+        must_not_panic(&m, &format!("proptest-{name}"));
+    }
+}
+
 #[test]
 fn fuzz_random_boot_sectors() {
     // Random sectors with one signature planted, and plausible geometry
