@@ -129,25 +129,8 @@ pub fn bench(r: &BenchReport) -> String {
         }
         rows.push(row);
     }
-    let widths: Vec<usize> = (0..rows[0].len())
-        .map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
-        .collect();
     let _ = writeln!(o);
-    for row in &rows {
-        let mut line = String::new();
-        for (i, cell) in row.iter().enumerate() {
-            let pad = widths[i] - cell.chars().count();
-            if i == 0 {
-                line.push_str(cell);
-                line.push_str(&" ".repeat(pad));
-            } else {
-                line.push_str(&" ".repeat(pad));
-                line.push_str(cell);
-            }
-            line.push_str("  ");
-        }
-        let _ = writeln!(o, "{}", line.trim_end());
-    }
+    o.push_str(&super::columns(&rows, |i| i == 0));
     let _ = writeln!(
         o,
         "\nMB/s are decimal (10^6 B/s), medians of {} runs; % is relative to {} (above 100 %: faster).",

@@ -13,6 +13,39 @@ pub mod table;
 use std::io::Write;
 use std::path::Path;
 
+/// Rows of cells as aligned text columns, two spaces apart: the columns
+/// whose index `left` accepts are left-aligned, the others (figures) right.
+pub fn columns(rows: &[Vec<String>], left: impl Fn(usize) -> bool) -> String {
+    let n = rows.iter().map(|r| r.len()).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..n)
+        .map(|i| {
+            rows.iter()
+                .filter_map(|r| r.get(i))
+                .map(|c| c.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for row in rows {
+        let mut line = String::new();
+        for (i, cell) in row.iter().enumerate() {
+            let pad = " ".repeat(widths[i] - cell.chars().count());
+            if left(i) {
+                line.push_str(cell);
+                line.push_str(&pad);
+            } else {
+                line.push_str(&pad);
+                line.push_str(cell);
+            }
+            line.push_str("  ");
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
 /// Write a file atomically: a temporary file beside it, synced, then renamed
 /// over it, so a reader never sees half of it and a failure leaves no debris.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {

@@ -92,30 +92,8 @@ pub fn usage(r: &UsageReport) -> String {
             fits,
         ]);
     }
-    let widths: Vec<usize> = (0..header.len())
-        .map(|i| {
-            cells
-                .iter()
-                .map(|r| r[i].chars().count())
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    for row in &cells {
-        let mut line = String::new();
-        for (i, cell) in row.iter().enumerate() {
-            let pad = widths[i] - cell.chars().count();
-            if i < 2 || i == header.len() - 1 {
-                line.push_str(cell);
-                line.push_str(&" ".repeat(pad));
-            } else {
-                line.push_str(&" ".repeat(pad));
-                line.push_str(cell);
-            }
-            line.push_str("  ");
-        }
-        let _ = writeln!(o, "{}", line.trim_end());
-    }
+    let last = header.len() - 1;
+    o.push_str(&super::columns(&cells, |i| i < 2 || i == last));
     let _ = writeln!(
         o,
         "\n* the cluster mkfs picks by default   ~ modelled, not checked against real volumes"
