@@ -19,7 +19,10 @@ WORK=$(mktemp -d /tmp/fsfit-instrument-XXXX)
 IMG=$WORK/vol.img
 MNT=$WORK/mnt
 mkdir -p "$MNT"
-truncate -s 4G "$IMG"
+# Fully written, not sparse: on a sparse image the host filesystem allocates
+# on first write, and whichever tool lands on never-written blocks (a new
+# directory lands elsewhere on ext4) measures the host, not itself.
+dd if=/dev/zero of="$IMG" bs=1M count=4096 status=none conv=fsync
 mkfs.ext4 -q -F "$IMG"
 LOOP=$(losetup -f --show --direct-io=on "$IMG")
 cleanup() { umount "$MNT" 2>/dev/null || true; losetup -d "$LOOP" 2>/dev/null || true; rm -rf "$WORK"; }
