@@ -46,7 +46,32 @@ fn kernel_release() -> String {
         .unwrap_or_default()
 }
 
-/// The first version-looking word a program prints for -V / --version.
+/// A version-looking word (`1.3.0+git20220115`, `v6.2` → `6.2`) in a line
+/// that speaks of a version or names the tool, not in usage text.
+pub fn version_in(text: &str, program: &str) -> Option<String> {
+    let name = program.rsplit('/').next().unwrap_or(program);
+    let short = name
+        .trim_start_matches("mount.")
+        .trim_start_matches("mkfs.");
+    // "exfat" for mount.exfat-fuse, whose -V says "FUSE exfat 1.3.0".
+    let stem = short.split(['-', '.']).next().unwrap_or(short);
+    text.lines()
+        .filter(|l| {
+            let low = l.to_ascii_lowercase();
+            !low.contains("usage")
+                && (low.contains("version")
+                    || l.contains(name)
+                    || l.contains(short)
+                    || l.contains(stem))
+        })
+        .flat_map(|l| l.split(|c: char| c.is_whitespace() || c == ',' || c == '(' || c == ')'))
+        .map(|w| w.strip_prefix('v').unwrap_or(w))
+        .find(|w| w.len() > 1 && w.starts_with(|c: char| c.is_ascii_digit()) && w.contains('.'))
+        .map(str::to_string)
+}
+
+/// The version a program reports for -V / --version, else the Debian
+/// package's version (`dpkg -S`), else "unknown".
 pub fn tool_version(program: &str) -> String {
     for flag in ["-V", "--version"] {
         let Ok(out) = std::process::Command::new(program)
@@ -61,16 +86,34 @@ pub fn tool_version(program: &str) -> String {
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
         );
-        let v = text
-            .split(|c: char| c.is_whitespace() || c == ',' || c == '(' || c == ')')
-            .find(|w| {
-                w.len() > 1 && w.starts_with(|c: char| c.is_ascii_digit()) && w.contains('.')
-            });
-        if let Some(v) = v {
-            return v.to_string();
+        if let Some(v) = version_in(&text, program) {
+            return v;
         }
     }
-    "unknown".to_string()
+    package_version(program).unwrap_or_else(|| "unknown".to_string())
+}
+
+fn package_version(program: &str) -> Option<String> {
+    let path = std::env::split_paths(&std::env::var_os("PATH")?)
+        .chain(["/usr/sbin".into(), "/sbin".into()])
+        .map(|d| d.join(program))
+        .find(|p| p.is_file())?;
+    let out = std::process::Command::new("dpkg")
+        .arg("-S")
+        .arg(&path)
+        .output()
+        .ok()?;
+    let pkg = String::from_utf8_lossy(&out.stdout)
+        .split(':')
+        .next()?
+        .trim()
+        .to_string();
+    let out = std::process::Command::new("dpkg-query")
+        .args(["-W", "-f", "${Version}", &pkg])
+        .output()
+        .ok()?;
+    let v = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    (out.status.success() && !v.is_empty()).then(|| format!("{v} (package {pkg})"))
 }
 
 /// A mountable driver for `fs` as chosen, with the label the results record.
@@ -121,5 +164,46 @@ pub fn choose(fs: &dyn Filesystem, choice: Choice) -> Result<(Driver, String), S
                 fs.name()
             ),
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::version_in;
+
+    #[test]
+    fn versions_from_real_tool_output() {
+        assert_eq!(
+            version_in("FUSE exfat 1.3.0+git20220115", "mount.exfat-fuse").as_deref(),
+            Some("1.3.0+git20220115")
+        );
+        assert_eq!(
+            version_in("ntfs-3g 2022.10.3 integrated FUSE 28", "ntfs-3g").as_deref(),
+            Some("2022.10.3")
+        );
+        assert_eq!(
+            version_in("exfatprogs version : 1.2.0", "mkfs.exfat").as_deref(),
+            Some("1.2.0")
+        );
+        assert_eq!(
+            version_in(
+                "mke2fs 1.47.0 (5-Feb-2023)\n\tUsing EXT2FS Library version 1.47.0",
+                "mkfs.ext4"
+            )
+            .as_deref(),
+            Some("1.47.0")
+        );
+        assert_eq!(
+            version_in("mkfs.btrfs, part of btrfs-progs v6.2", "mkfs.btrfs").as_deref(),
+            Some("6.2")
+        );
+        // fusefat prints only its usage: no version there.
+        assert_eq!(
+            version_in(
+                "Usage: fusefat imagefile mountpoint [options]\n  -o rw+ 2.4",
+                "fusefat"
+            ),
+            None
+        );
     }
 }
