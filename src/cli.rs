@@ -45,7 +45,7 @@ else FUSE), runs the workloads people run (fsfit bench --list) and reports figur
 can check: writes end durable inside the timing, reads start cold after a remount, the block \
 device's own counters are read around every phase (flags: cache-suspect, write-not-durable, \
 high-cv), repeats give medians and spread.\n\n\
-  fsfit bench --quick                       ext4 + exFAT defaults... on a temporary image\n\
+  fsfit bench --quick                       every filesystem this host mounts, small scale, temporary image\n\
   fsfit bench --image /media/stick/t.img --size 8G --fs exfat:4K,128K --fs ntfs\n\
   fsfit bench --device /dev/sdb --yes-erase /dev/sdb --json sdb.json\n\
   fsfit bench --dir /mnt/usb --workloads small-write,small-read\n\n\
