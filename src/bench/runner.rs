@@ -520,113 +520,133 @@ impl ConfigRun<'_> {
         m: &mut Mounted,
         res: &mut ConfigResult,
     ) -> Result<(), String> {
-        let opts = self.opts;
-        let sel = &opts.workloads;
-        for (i, w) in sel.iter().enumerate() {
-            interrupted()?;
-            let root = m.dir.clone();
-            let mut runs = Vec::new();
-            let mut last = workloads::Outcome::default();
-            let mut error = None;
-            for rep in 0..opts.repeat {
-                self.pb.set_message(format!(
-                    "{}:{} {} {}/{}",
-                    p.fs.name(),
-                    short(p.cluster),
-                    w.name(),
-                    rep + 1,
-                    opts.repeat
-                ));
-                let mut ctx = Ctx {
-                    root: &root,
-                    scale: opts.scale,
-                    data: self.data,
-                    ops: 0,
-                    cancel: &CANCEL,
-                };
-                let counters = self.prepared.counters.as_deref();
-                let mut remount_read = None;
-                let step = w.prepare(&mut ctx).and_then(|_| {
-                    if matches!(w.phase(), Phase::Read | Phase::Scan) {
-                        let before = counters.and_then(counters::read_stat);
-                        m.remount()?;
-                        let after = counters.and_then(counters::read_stat);
-                        if let (Some(x), Some(y)) = (before, after) {
-                            remount_read = Some(y.read_bytes.saturating_sub(x.read_bytes));
-                        }
-                    }
-                    Ok(())
-                });
-                let mut ctx = Ctx {
-                    root: &root,
-                    scale: opts.scale,
-                    data: self.data,
-                    ops: 0,
-                    cancel: &CANCEL,
-                };
-                let r = step
-                    .and_then(|_| measure(*w, &mut ctx, counters, m.daemon_pid))
-                    .map(|(mut run, out)| {
-                        run.remount_read_bytes = remount_read;
-                        (run, out)
-                    });
-                self.pb.inc(1);
-                match r {
-                    Ok((run, out)) => {
-                        runs.push(run);
-                        last = out;
-                    }
-                    Err(e) => {
-                        interrupted()?;
-                        error = Some(e);
-                        self.pb.inc((opts.repeat - rep - 1) as u64);
-                        break;
-                    }
-                }
-            }
-            if error.is_none() && !runs.is_empty() {
-                let mut ctx = Ctx {
-                    root: &root,
-                    scale: opts.scale,
-                    data: self.data,
-                    ops: 0,
-                    cancel: &CANCEL,
-                };
-                if let Err(e) = w.verify(&mut ctx) {
-                    error = Some(format!("read-back check failed: {e}"));
-                }
-            }
-            res.workloads.push(summarize(
-                *w,
-                last,
-                runs,
-                error,
-                self.prepared.counters.is_some(),
-            ));
-            // Free the family's space after its last selected workload.
-            if !sel[i + 1..].iter().any(|o| o.family() == w.family()) {
-                let mut ctx = Ctx {
-                    root: &root,
-                    scale: opts.scale,
-                    data: self.data,
-                    ops: 0,
-                    cancel: &CANCEL,
-                };
-                let dir = ctx.dir(w.family());
-                let _ = workloads_remove(&mut ctx, &dir);
-            }
-        }
-        Ok(())
+        let root = m.dir.clone();
+        let label = format!("{}:{} ", p.fs.name(), short(p.cluster));
+        let counters = self.prepared.counters.as_deref();
+        let mut cold = Cold::Remount(m);
+        run_workloads(
+            self.opts, self.data, counters, self.pb, &label, &root, &mut cold, res,
+        )
     }
 }
 
-fn workloads_remove(ctx: &mut Ctx, dir: &Path) -> Result<(), String> {
-    let _ = ctx;
-    match std::fs::remove_dir_all(dir) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(e.to_string()),
+/// How a config's read, scan and dupsearch phases are made cold.
+enum Cold<'a> {
+    /// Unmount (the filesystem's caches go), flush the device's buffer cache,
+    /// mount again.
+    Remount(&'a mut Mounted),
+    /// `--dir`: syncfs, posix_fadvise and drop_caches; what it managed
+    /// ("drop_caches+fadvise", or "fadvise" when not root).
+    DropCaches(&'static str),
+}
+
+impl Cold<'_> {
+    /// Make the next phase cold. Returns the device bytes a remount read
+    /// (a driver's readahead at mount time), which count as cold reads.
+    fn chill(&mut self, root: &Path, counters: Option<&Path>) -> Result<Option<u64>, String> {
+        match self {
+            Cold::Remount(m) => {
+                let before = counters.and_then(counters::read_stat);
+                m.remount()?;
+                let after = counters.and_then(counters::read_stat);
+                Ok(before
+                    .zip(after)
+                    .map(|(x, y)| y.read_bytes.saturating_sub(x.read_bytes)))
+            }
+            Cold::DropCaches(how) => {
+                *how = super::cache::drop_caches(root);
+                Ok(None)
+            }
+        }
     }
+
+    /// The FUSE daemon serving the mount, for its CPU time.
+    fn daemon(&self) -> Option<u32> {
+        match self {
+            Cold::Remount(m) => m.daemon_pid,
+            Cold::DropCaches(_) => None,
+        }
+    }
+}
+
+/// Every selected workload, `repeat` times, measured, in `root`: cold
+/// before cold phases, read back once after the runs, the family's files
+/// removed after its last selected workload.
+#[allow(clippy::too_many_arguments)]
+fn run_workloads(
+    opts: &Options,
+    data: &Data,
+    counters: Option<&Path>,
+    pb: &indicatif::ProgressBar,
+    label: &str,
+    root: &Path,
+    cold: &mut Cold,
+    res: &mut ConfigResult,
+) -> Result<(), String> {
+    let ctx = || Ctx {
+        root,
+        scale: opts.scale,
+        data,
+        ops: 0,
+        cancel: &CANCEL,
+    };
+    let sel = &opts.workloads;
+    for (i, w) in sel.iter().enumerate() {
+        interrupted()?;
+        let cold_phase = matches!(w.phase(), Phase::Read | Phase::Scan);
+        let mut runs = Vec::new();
+        let mut last = workloads::Outcome::default();
+        let mut error = None;
+        for rep in 0..opts.repeat {
+            pb.set_message(format!("{label}{} {}/{}", w.name(), rep + 1, opts.repeat));
+            let mut c = ctx();
+            let mut step = || -> Result<_, String> {
+                w.prepare(&mut c)?;
+                let remount_read = if cold_phase {
+                    cold.chill(root, counters)?
+                } else {
+                    None
+                };
+                let (mut run, out) = measure(*w, &mut c, counters, cold.daemon())?;
+                run.remount_read_bytes = remount_read;
+                Ok((run, out))
+            };
+            let r = step();
+            pb.inc(1);
+            match r {
+                Ok((run, out)) => {
+                    runs.push(run);
+                    last = out;
+                }
+                Err(e) => {
+                    interrupted()?;
+                    error = Some(e);
+                    pb.inc((opts.repeat - rep - 1) as u64);
+                    break;
+                }
+            }
+        }
+        if error.is_none() && !runs.is_empty() {
+            if let Err(e) = w.verify(&mut ctx()) {
+                error = Some(format!("read-back check failed: {e}"));
+            }
+        }
+        let mut wr = summarize(*w, last, runs, error, counters.is_some());
+        if cold_phase && matches!(cold, Cold::DropCaches("fadvise")) {
+            wr.flags.push("cache-drop-partial".into());
+        }
+        res.workloads.push(wr);
+        // Free the family's space after its last selected workload.
+        if !sel[i + 1..].iter().any(|o| o.family() == w.family()) {
+            let dir = ctx().dir(w.family());
+            if let Err(e) = std::fs::remove_dir_all(&dir) {
+                if e.kind() != std::io::ErrorKind::NotFound {
+                    pb.suspend(|| eprintln!("fsfit: warning: {}: {e}", dir.display()));
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 fn summarize(
@@ -697,49 +717,17 @@ fn run_dir(
         error: None,
         workloads: Vec::new(),
     };
-    let mut how = "";
-    let outcome = (|| -> Result<(), String> {
-        for w in &opts.workloads {
-            interrupted()?;
-            let mut runs = Vec::new();
-            let mut last = workloads::Outcome::default();
-            let mut error = None;
-            for rep in 0..opts.repeat {
-                pb.set_message(format!("{} {}/{}", w.name(), rep + 1, opts.repeat));
-                let mut ctx = Ctx {
-                    root: &root,
-                    scale: opts.scale,
-                    data,
-                    ops: 0,
-                    cancel: &CANCEL,
-                };
-                let r = w.prepare(&mut ctx).and_then(|_| {
-                    if matches!(w.phase(), Phase::Read | Phase::Scan) {
-                        how = super::cache::drop_caches(&root);
-                    }
-                    measure(*w, &mut ctx, prepared.counters.as_deref(), None)
-                });
-                pb.inc(1);
-                match r {
-                    Ok((run, out)) => {
-                        runs.push(run);
-                        last = out;
-                    }
-                    Err(e) => {
-                        interrupted()?;
-                        error = Some(e);
-                        break;
-                    }
-                }
-            }
-            let mut wr = summarize(*w, last, runs, error, prepared.counters.is_some());
-            if how == "fadvise" && matches!(w.phase(), Phase::Read | Phase::Scan) {
-                wr.flags.push("cache-drop-partial".into());
-            }
-            res.workloads.push(wr);
-        }
-        Ok(())
-    })();
+    let mut cold = Cold::DropCaches("");
+    let outcome = run_workloads(
+        opts,
+        data,
+        prepared.counters.as_deref(),
+        pb,
+        "",
+        &root,
+        &mut cold,
+        &mut res,
+    );
     let _ = std::fs::remove_dir_all(&root);
     outcome?;
     Ok(res)
