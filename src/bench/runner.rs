@@ -341,18 +341,10 @@ fn prepare_target(opts: &Options) -> Result<Prepared, String> {
     }
 }
 
+/// Space an unprivileged writer may still use there (f_bavail).
 fn free_space(dir: &Path) -> Result<u64, String> {
-    let c =
-        std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()).map_err(|e| e.to_string())?;
-    let mut s: libc::statvfs = unsafe { std::mem::zeroed() };
-    if unsafe { libc::statvfs(c.as_ptr(), &mut s) } != 0 {
-        return Err(format!(
-            "statvfs {}: {}",
-            dir.display(),
-            std::io::Error::last_os_error()
-        ));
-    }
-    Ok(s.f_bavail as u64 * s.f_frsize as u64)
+    let s = crate::target::statvfs(dir)?;
+    Ok(s.f_bavail * s.f_frsize)
 }
 
 fn ask_confirmation(dev: &str) -> Result<Option<String>, String> {
@@ -698,13 +690,7 @@ fn run_dir(
 ) -> Result<ConfigResult, String> {
     let dir = PathBuf::from(&prepared.info.path);
     let (fstype, source, _) = crate::target::mount_of(&dir).unwrap_or_default();
-    let bsize = {
-        let c = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes())
-            .map_err(|e| e.to_string())?;
-        let mut s: libc::statvfs = unsafe { std::mem::zeroed() };
-        unsafe { libc::statvfs(c.as_ptr(), &mut s) };
-        s.f_bsize as u64
-    };
+    let bsize = crate::target::statvfs(&dir)?.f_bsize;
     let root = dir.join(format!("fsfit-bench-{}", std::process::id()));
     std::fs::create_dir(&root).map_err(|e| format!("{}: {e}", root.display()))?;
     let mut res = ConfigResult {

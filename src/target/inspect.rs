@@ -56,19 +56,6 @@ pub struct InfoReport {
     pub fragmentation: Option<FragReport>,
 }
 
-fn statvfs(p: &Path) -> Result<libc::statvfs, String> {
-    let c = std::ffi::CString::new(p.as_os_str().as_encoded_bytes()).map_err(|e| e.to_string())?;
-    let mut s: libc::statvfs = unsafe { std::mem::zeroed() };
-    if unsafe { libc::statvfs(c.as_ptr(), &mut s) } != 0 {
-        return Err(format!(
-            "{}: {}",
-            p.display(),
-            std::io::Error::last_os_error()
-        ));
-    }
-    Ok(s)
-}
-
 /// A partition device's start on its disk, from /sys/class/block/NAME/start.
 fn partition_start(dev: &Path) -> Option<u64> {
     let name = dev.canonicalize().ok()?.file_name()?.to_str()?.to_string();
@@ -121,7 +108,7 @@ pub fn inspect(target: &Path, max_files: usize) -> Result<InfoReport, String> {
     let md = std::fs::metadata(target).map_err(|e| format!("{}: {e}", target.display()))?;
     let name = target.to_string_lossy().into_owned();
     if md.is_dir() {
-        let s = statvfs(target)?;
+        let s = super::statvfs(target)?;
         let fr = s.f_frsize;
         let (fstype, source, mp) = super::mount_of(target).unwrap_or_default();
         let mounted = Mounted {

@@ -64,3 +64,17 @@ pub fn mount_of(dir: &std::path::Path) -> Option<(String, String, String)> {
     }
     best
 }
+
+/// statvfs(3) of the filesystem holding `p`.
+pub fn statvfs(p: &std::path::Path) -> Result<libc::statvfs, String> {
+    let c = std::ffi::CString::new(p.as_os_str().as_encoded_bytes()).map_err(|e| e.to_string())?;
+    let mut s: libc::statvfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statvfs(c.as_ptr(), &mut s) } != 0 {
+        return Err(format!(
+            "statvfs {}: {}",
+            p.display(),
+            std::io::Error::last_os_error()
+        ));
+    }
+    Ok(s)
+}

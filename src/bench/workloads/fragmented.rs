@@ -27,17 +27,8 @@ fn target(ctx: &Ctx) -> PathBuf {
 }
 
 fn free_bytes(ctx: &Ctx) -> Result<u64, String> {
-    let c = std::ffi::CString::new(ctx.root.as_os_str().as_encoded_bytes())
-        .map_err(|e| e.to_string())?;
-    let mut s: libc::statvfs = unsafe { std::mem::zeroed() };
-    if unsafe { libc::statvfs(c.as_ptr(), &mut s) } != 0 {
-        return Err(format!(
-            "statvfs {}: {}",
-            ctx.root.display(),
-            std::io::Error::last_os_error()
-        ));
-    }
-    Ok(s.f_bavail as u64 * s.f_frsize as u64)
+    let s = crate::target::statvfs(ctx.root)?;
+    Ok(s.f_bavail * s.f_frsize)
 }
 
 /// Fill and punch holes (untimed); returns the size the holes add up to.
