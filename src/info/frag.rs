@@ -19,7 +19,7 @@ const EXTENT: usize = 56;
 const BATCH: usize = 256;
 
 /// What FIEMAP says about the files under a directory.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
 pub struct FragReport {
     /// False when the driver does not answer FIEMAP (FUSE drivers such as
     /// exfat-fuse and ntfs-3g, tmpfs): the counts below are then empty.
@@ -58,19 +58,7 @@ pub fn fragmentation(dir: &Path, limit_files: usize) -> Result<FragReport, Strin
     let dev = meta.dev();
     let mut r = FragReport {
         supported: true,
-        reason: None,
-        files_examined: 0,
-        files_empty: 0,
-        files_multi_extent: 0,
-        files_fragmented: 0,
-        total_extents: 0,
-        mean_extents: 0.0,
-        max_extents: 0,
-        max_extents_path: None,
-        mean_fragments: 0.0,
-        max_fragments: 0,
-        errors: 0,
-        truncated: false,
+        ..FragReport::default()
     };
     let mut with_data = 0u64;
     let mut total_fragments = 0u64;
@@ -179,18 +167,7 @@ fn not_supported(path: &Path, e: &std::io::Error) -> FragReport {
             "the filesystem driver does not answer FIEMAP ({e}, on {})",
             path.display()
         )),
-        files_examined: 0,
-        files_empty: 0,
-        files_multi_extent: 0,
-        files_fragmented: 0,
-        total_extents: 0,
-        mean_extents: 0.0,
-        max_extents: 0,
-        max_extents_path: None,
-        mean_fragments: 0.0,
-        max_fragments: 0,
-        errors: 0,
-        truncated: false,
+        ..FragReport::default()
     }
 }
 
