@@ -138,6 +138,28 @@ pub fn find<'a>(c: &'a ConfigResult, name: &str) -> Option<&'a WorkloadResult> {
     c.workloads.iter().find(|w| w.name == name && ok(w))
 }
 
+/// One cluster-size sweep panel: a line chart at panel size, finished.
+fn panel(
+    id: String,
+    title: String,
+    desc: String,
+    series: Vec<Curve>,
+    y_desc: String,
+    y_from_zero: bool,
+    reference: Option<(f64, String)>,
+) -> Chart {
+    let svg = lines(&Lines {
+        title: title.clone(),
+        series,
+        y_desc,
+        y_from_zero,
+        reference,
+        width: PANEL_WIDTH,
+        height: PANEL_HEIGHT,
+    });
+    finish(id, title, desc, svg)
+}
+
 fn finish(id: String, title: String, desc: String, svg: String) -> Chart {
     Chart {
         svg: accessible(&svg, &id, &title, &desc),
@@ -507,16 +529,15 @@ pub fn sweeps(bench: &[Named<BenchReport>], usage: &[Named<UsageDoc>]) -> Vec<Sw
                 "Median MB/s writing one large file, per cluster size; whiskers span the runs. {}.",
                 describe_curves(&speed, &|v| format!("{} MB/s", num(v)))
             );
-            let svg = lines(&Lines {
-                title: title.clone(),
-                series: speed,
-                y_desc: "Write speed (MB/s)".into(),
-                y_from_zero: true,
-                reference: None,
-                width: PANEL_WIDTH,
-                height: PANEL_HEIGHT,
-            });
-            charts.push(finish(format!("sweep-{slug}-speed"), title, desc, svg));
+            charts.push(panel(
+                format!("sweep-{slug}-speed"),
+                title,
+                desc,
+                speed,
+                "Write speed (MB/s)".into(),
+                true,
+                None,
+            ));
         }
 
         // Usage panels.
@@ -605,16 +626,15 @@ pub fn sweeps(bench: &[Named<BenchReport>], usage: &[Named<UsageDoc>]) -> Vec<Sw
             );
             let reference = (apparent.len() == 1)
                 .then(|| (apparent[0] / div, "apparent size of the files".to_string()));
-            let svg = lines(&Lines {
-                title: title.clone(),
-                series: size,
-                y_desc: format!("Size on disk ({un})"),
-                y_from_zero: false,
+            charts.push(panel(
+                format!("sweep-{slug}-size"),
+                title,
+                desc,
+                size,
+                format!("Size on disk ({un})"),
+                false,
                 reference,
-                width: PANEL_WIDTH,
-                height: PANEL_HEIGHT,
-            });
-            charts.push(finish(format!("sweep-{slug}-size"), title, desc, svg));
+            ));
 
             let wmax = wasted
                 .iter()
@@ -631,32 +651,30 @@ pub fn sweeps(bench: &[Named<BenchReport>], usage: &[Named<UsageDoc>]) -> Vec<Sw
                 "Space beyond the files' own bytes: slack (unused tails of clusters) and metadata (directories, tables), per cluster size. {}.",
                 describe_curves(&wasted, &|v| format!("{} {un}", num(v)))
             );
-            let svg = lines(&Lines {
-                title: title.clone(),
-                series: wasted,
-                y_desc: format!("Wasted space ({un})"),
-                y_from_zero: true,
-                reference: None,
-                width: PANEL_WIDTH,
-                height: PANEL_HEIGHT,
-            });
-            charts.push(finish(format!("sweep-{slug}-wasted"), title, desc, svg));
+            charts.push(panel(
+                format!("sweep-{slug}-wasted"),
+                title,
+                desc,
+                wasted,
+                format!("Wasted space ({un})"),
+                true,
+                None,
+            ));
 
             let title = format!("{fs}: overhead vs cluster size");
             let desc = format!(
                 "Size on disk over the apparent size of the files, minus 100 % (the article's growth %), per cluster size. {}.",
                 describe_curves(&over, &|v| format!("{} %", num(v)))
             );
-            let svg = lines(&Lines {
-                title: title.clone(),
-                series: over,
-                y_desc: "Overhead (% of apparent size)".into(),
-                y_from_zero: true,
-                reference: None,
-                width: PANEL_WIDTH,
-                height: PANEL_HEIGHT,
-            });
-            charts.push(finish(format!("sweep-{slug}-overhead"), title, desc, svg));
+            charts.push(panel(
+                format!("sweep-{slug}-overhead"),
+                title,
+                desc,
+                over,
+                "Overhead (% of apparent size)".into(),
+                true,
+                None,
+            ));
         }
 
         // Format time.
@@ -702,16 +720,15 @@ pub fn sweeps(bench: &[Named<BenchReport>], usage: &[Named<UsageDoc>]) -> Vec<Sw
                 "Time the mkfs tool took to format the target, per cluster size. {}.",
                 describe_curves(&fmt, &|v| format!("{} {un}", num(v)))
             );
-            let svg = lines(&Lines {
-                title: title.clone(),
-                series: fmt,
-                y_desc: format!("Format time ({un})"),
-                y_from_zero: true,
-                reference: None,
-                width: PANEL_WIDTH,
-                height: PANEL_HEIGHT,
-            });
-            charts.push(finish(format!("sweep-{slug}-format"), title, desc, svg));
+            charts.push(panel(
+                format!("sweep-{slug}-format"),
+                title,
+                desc,
+                fmt,
+                format!("Format time ({un})"),
+                true,
+                None,
+            ));
         }
         if !charts.is_empty() {
             out.push(Sweep { fs, charts });
