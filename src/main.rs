@@ -1,15 +1,6 @@
 //! fsfit: parse the command line, dispatch, map errors to exit codes.
 
-mod advise;
-mod bench;
-mod cli;
-mod fs;
-mod info;
-mod report;
-mod scan;
-mod target;
-mod units;
-mod usage;
+use fsfit::{advise, bench, cli, device, info, report, units, usage};
 
 use clap::Parser;
 use std::process::ExitCode;
@@ -182,7 +173,7 @@ fn usage_report(
 }
 
 fn run_cleanup() -> Result<(), Failure> {
-    let said = target::state::cleanup();
+    let said = device::state::cleanup();
     if said.is_empty() {
         println!("nothing to clean up");
     }
@@ -414,7 +405,7 @@ fn run_info(a: &cli::InfoArgs) -> Result<(), Failure> {
             a.target.display()
         )));
     }
-    let r = target::inspect::inspect(&a.target, a.max_files).map_err(Failure::Work)?;
+    let r = info::inspect::inspect(&a.target, a.max_files).map_err(Failure::Work)?;
     if a.json {
         let mut s = serde_json::to_string_pretty(&r).expect("info serializes");
         s.push('\n');

@@ -5,13 +5,11 @@
 //! snapshots, a mutation fuzzer over that corpus, and FIEMAP fragmentation
 //! on real mounts (ext4 loop mount, exfat-fuse).
 //!
-//! The parser module is compiled straight into this test crate so its API
-//! can be called directly; `fsfit info` itself is tested at the end.
+//! The parsers are called through the library's API; `fsfit info` itself is
+//! tested at the end.
 mod common;
 
-#[allow(unused_imports)]
-#[path = "../src/info/mod.rs"]
-mod info;
+use fsfit::info;
 
 use common::{have, run, Image};
 use info::{Partition, VolumeInfo};

@@ -1,9 +1,9 @@
 //! Which driver mounts each filesystem on this host: the kernel's when
 //! /proc/filesystems lists it or modprobe loads it, else a FUSE driver.
 
+use crate::device::have_program;
+use crate::device::mount::Driver;
 use crate::fs::Filesystem;
-use crate::target::have_program;
-use crate::target::mount::Driver;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Choice {

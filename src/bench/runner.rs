@@ -8,10 +8,10 @@ use super::results::*;
 use super::stats;
 use super::workloads::{self, Ctx, Data, Phase, Workload};
 use super::CANCEL;
+use crate::device::loopdev::LoopDev;
+use crate::device::mount::{self, Driver, Mounted};
+use crate::device::{guard, run_tool, state};
 use crate::fs::{self, Filesystem};
-use crate::target::loopdev::LoopDev;
-use crate::target::mount::{self, Driver, Mounted};
-use crate::target::{guard, run_tool, state};
 use crate::units::{iec, short};
 use crate::usage::FsSpec;
 use std::path::{Path, PathBuf};
@@ -117,7 +117,7 @@ fn plan(opts: &Options, volume: u64) -> (Vec<Planned>, Vec<Skipped>) {
             skipped.push(skip("fsfit cannot format it".into()));
             continue;
         };
-        if !crate::target::have_program(&mkfs[0]) {
+        if !crate::device::have_program(&mkfs[0]) {
             skipped.push(skip(format!("{} is not installed", mkfs[0])));
             continue;
         }
@@ -343,7 +343,7 @@ fn prepare_target(opts: &Options) -> Result<Prepared, String> {
 
 /// Space an unprivileged writer may still use there (f_bavail).
 fn free_space(dir: &Path) -> Result<u64, String> {
-    let s = crate::target::statvfs(dir)?;
+    let s = crate::device::statvfs(dir)?;
     Ok(s.f_bavail * s.f_frsize)
 }
 
@@ -689,8 +689,8 @@ fn run_dir(
     pb: &indicatif::ProgressBar,
 ) -> Result<ConfigResult, String> {
     let dir = PathBuf::from(&prepared.info.path);
-    let (fstype, source, _) = crate::target::mount_of(&dir).unwrap_or_default();
-    let bsize = crate::target::statvfs(&dir)?.f_bsize;
+    let (fstype, source, _) = crate::device::mount_of(&dir).unwrap_or_default();
+    let bsize = crate::device::statvfs(&dir)?.f_bsize;
     let root = dir.join(format!("fsfit-bench-{}", std::process::id()));
     std::fs::create_dir(&root).map_err(|e| format!("{}: {e}", root.display()))?;
     let mut res = ConfigResult {

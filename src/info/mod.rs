@@ -8,21 +8,15 @@
 //! structure is an `Err` naming the field, never a panic; every size read
 //! from disk is checked before it drives an allocation or a loop.
 
-mod btrfs;
-mod bytes;
-mod exfat;
-mod ext4;
-mod f2fs;
-mod fat;
-mod frag;
-mod ntfs;
-mod part;
-mod udf;
-mod xfs;
+pub mod bytes;
+pub mod frag;
+pub mod inspect;
+pub mod part;
 
 pub use frag::{fragmentation, FragReport};
 pub use part::partitions;
 
+use crate::fs::{btrfs, exfat, ext4, f2fs, fat, ntfs, udf, xfs};
 use bytes::Dev;
 use serde::Serialize;
 use std::path::Path;
@@ -78,29 +72,29 @@ pub fn probe(read_at: ReadAt) -> Result<VolumeInfo, String> {
     }
     // Strong signatures first; FAT (only 0x55AA and a sane BPB) last.
     if bytes::has(&head, 3, b"EXFAT   ") {
-        return exfat::parse(&mut dev, &head);
+        return exfat::probe::parse(&mut dev, &head);
     }
     if bytes::has(&head, 3, b"NTFS    ") {
-        return ntfs::parse(&mut dev, &head);
+        return ntfs::probe::parse(&mut dev, &head);
     }
     if bytes::has(&head, 0, b"XFSB") {
-        return xfs::parse(&mut dev, &head);
+        return xfs::probe::parse(&mut dev, &head);
     }
     let at1k = dev.read(1024, 1024)?;
-    if ext4::is_ext(&at1k) {
-        return ext4::parse(&mut dev);
+    if ext4::probe::is_ext(&at1k) {
+        return ext4::probe::parse(&mut dev);
     }
-    if f2fs::is_f2fs(&at1k) {
-        return f2fs::parse(&mut dev);
+    if f2fs::probe::is_f2fs(&at1k) {
+        return f2fs::probe::parse(&mut dev);
     }
-    if btrfs::is_btrfs(&mut dev)? {
-        return btrfs::parse(&mut dev);
+    if btrfs::probe::is_btrfs(&mut dev)? {
+        return btrfs::probe::parse(&mut dev);
     }
-    if let Some(vsd_len) = udf::recognize(&mut dev)? {
-        return udf::parse(&mut dev, vsd_len);
+    if let Some(vsd_len) = udf::probe::recognize(&mut dev)? {
+        return udf::probe::parse(&mut dev, vsd_len);
     }
     if bytes::has(&head, 510, &[0x55, 0xAA]) {
-        return fat::parse(&mut dev, &head).map_err(|e| explain_table(&mut dev, e));
+        return fat::probe::parse(&mut dev, &head).map_err(|e| explain_table(&mut dev, e));
     }
     if head.len() < 512 {
         return Err(format!(

@@ -58,7 +58,9 @@ pub(super) fn partitions_dev(dev: &mut Dev) -> Result<Vec<Partition>, String> {
 /// A FAT, exFAT or NTFS boot sector also ends in 0x55AA; its BPB gives it
 /// away (dos.c does the same check before trusting the table).
 fn is_boot_sector(b: &[u8]) -> bool {
-    bytes::has(b, 3, b"NTFS    ") || bytes::has(b, 3, b"EXFAT   ") || super::fat::bpb(b).is_ok()
+    bytes::has(b, 3, b"NTFS    ")
+        || bytes::has(b, 3, b"EXFAT   ")
+        || crate::fs::fat::probe::bpb(b).is_ok()
 }
 
 fn part(index: u32, start: u64, size: u64, kind: String) -> Partition {

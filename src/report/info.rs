@@ -1,7 +1,7 @@
 //! The human form of `fsfit info`.
 
+use crate::info::inspect::InfoReport;
 use crate::info::VolumeInfo;
-use crate::target::inspect::InfoReport;
 use crate::units::{iec, short};
 use std::fmt::Write;
 

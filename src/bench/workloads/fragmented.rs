@@ -27,7 +27,7 @@ fn target(ctx: &Ctx) -> PathBuf {
 }
 
 fn free_bytes(ctx: &Ctx) -> Result<u64, String> {
-    let s = crate::target::statvfs(ctx.root)?;
+    let s = crate::device::statvfs(ctx.root)?;
     Ok(s.f_bavail * s.f_frsize)
 }
 

@@ -4,8 +4,8 @@
 //! (fatgen103): BPB layout, "FAT Type Determination" (by cluster count
 //! only), "FAT32 FSInfo Sector Structure", "FAT Directory Structure".
 
-use super::bytes::{self, kv, Dev, Fields};
-use super::VolumeInfo;
+use crate::info::bytes::{self, kv, Dev, Fields};
+use crate::info::VolumeInfo;
 
 const FS: &str = "fat";
 

@@ -108,9 +108,9 @@ pub fn inspect(target: &Path, max_files: usize) -> Result<InfoReport, String> {
     let md = std::fs::metadata(target).map_err(|e| format!("{}: {e}", target.display()))?;
     let name = target.to_string_lossy().into_owned();
     if md.is_dir() {
-        let s = super::statvfs(target)?;
+        let s = crate::device::statvfs(target)?;
         let fr = s.f_frsize;
-        let (fstype, source, mp) = super::mount_of(target).unwrap_or_default();
+        let (fstype, source, mp) = crate::device::mount_of(target).unwrap_or_default();
         let mounted = Mounted {
             mount_point: mp,
             source: source.clone(),

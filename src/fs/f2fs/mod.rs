@@ -5,6 +5,8 @@
 //! `sload.f2fs` (the f2fs-tools writer), which differs from the kernel only in
 //! its inline-data limit and in not using inline dentries.
 
+pub mod probe;
+
 use super::{Acc, Filesystem, Limits, Model, POSIX_LIMITS};
 use crate::scan::{Dir, Kind};
 

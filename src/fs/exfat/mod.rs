@@ -10,6 +10,8 @@
 //! and the kernel's fs/exfat. They allocate alike; they differ only in which
 //! names and file types `cp -r` manages to create (see [`Driver`]).
 
+pub mod probe;
+
 use super::{powers_of_two, Acc, Filesystem, Limits, Model};
 use crate::scan::{Dir, Entry, Kind};
 

@@ -3,7 +3,6 @@
 //! mounts fsfit sets up for it, each undone when its guard drops.
 
 pub mod guard;
-pub mod inspect;
 pub mod loopdev;
 pub mod mount;
 pub mod state;

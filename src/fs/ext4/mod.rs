@@ -14,6 +14,8 @@
 //! leaf splits (fs/ext4/namei.c `do_split`) with pseudo-random name hashes.
 //! Inodes cost no free blocks (mkfs preallocates the inode tables).
 
+pub mod probe;
+
 use super::{Acc, Filesystem, Limits, Model, POSIX_LIMITS};
 use crate::scan::{Dir, Kind};
 use crate::units::iec;

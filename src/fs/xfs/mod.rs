@@ -10,6 +10,8 @@
 //! blocks, 64-inode chunks and inode btree growth; finobt growth comes out of
 //! its reservation and does not show.
 
+pub mod probe;
+
 use super::{Acc, Filesystem, Limits, Model, POSIX_LIMITS};
 use crate::scan::{Dir, Kind};
 

@@ -17,6 +17,8 @@
 //! case; names inserted in random order fill blocks better (~70 % instead of
 //! ~50 %), which the model does not know about.
 
+pub mod probe;
+
 use super::{powers_of_two, round_up, Acc, Filesystem, Limits, Model, Sizes};
 use crate::scan::{Dir, Kind};
 

@@ -5,6 +5,8 @@
 //! (a userland UDF writer), which embeds data only below bs − 216 bytes where
 //! Linux embeds up to bs − 216.
 
+pub mod probe;
+
 use super::{powers_of_two, round_up, Acc, Filesystem, Limits, Model};
 use crate::scan::{Dir, Entry, Kind};
 use std::ffi::OsStr;

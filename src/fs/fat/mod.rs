@@ -9,6 +9,8 @@
 //! 8.3 slot plus one long-name slot per 13 UTF-16 units when the name needs a
 //! long name. Which names need one is the [`NameRule`].
 
+pub mod probe;
+
 use super::{Acc, Filesystem, Limits, Model};
 use crate::scan::{Dir, Entry, Kind};
 use crate::units::{iec, short};

@@ -16,6 +16,8 @@
 //! fs/btrfs/accessors.h / uapi btrfs_tree.h) divided by how full leaves end
 //! up, which was measured here with `btrfs inspect-internal dump-tree`.
 
+pub mod probe;
+
 use super::{Acc, Filesystem, Limits, Model, POSIX_LIMITS};
 use crate::scan::{Dir, Kind};
 

@@ -1,0 +1,17 @@
+//! fsfit as a library: the binary in main.rs and the integration tests use it.
+//!
+//! Data flows one way: a tree walk ([`scan`]) feeds the filesystem models
+//! ([`fs`]) into a usage report ([`usage`]); a target ([`device`]) is
+//! formatted and mounted for the workloads ([`bench`]); [`report`] turns both
+//! into tables, JSON, CSV and HTML; [`advise`] and [`info`] sit on top.
+
+pub mod advise;
+pub mod bench;
+pub mod cli;
+pub mod device;
+pub mod fs;
+pub mod info;
+pub mod report;
+pub mod scan;
+pub mod units;
+pub mod usage;
