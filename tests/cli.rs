@@ -213,7 +213,7 @@ fn symlink_loop_on_the_command_line_is_a_clean_error() {
 #[test]
 fn unreadable_directories_are_counted_and_the_walk_goes_on() {
     if unsafe { libc::geteuid() } != 0 {
-        eprintln!("SKIP: needs root to run fsfit as another user (root reads every directory)");
+        common::skip("root to run fsfit as another user (root reads every directory)");
         return;
     }
     if !common::have(&["setpriv"]) {

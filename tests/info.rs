@@ -481,7 +481,7 @@ fn sfdisk_parts(disk: &Path) -> Vec<(u64, u64)> {
 /// The kernel's view (root only): losetup -P, then sysfs start/size.
 fn kernel_parts(disk: &Path) -> Option<Vec<(u64, u64)>> {
     if unsafe { libc::geteuid() } != 0 || !Path::new("/dev/loop-control").exists() {
-        eprintln!("SKIP: kernel partition cross-check needs root and loop devices");
+        common::skip("root and loop devices for the kernel partition cross-check");
         return None;
     }
     let dev = run("losetup", &["-P", "-f", "--show", disk.to_str().unwrap()])

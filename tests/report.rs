@@ -24,7 +24,7 @@ fn chromium() -> Option<PathBuf> {
             return Some(PathBuf::from(p));
         }
     }
-    eprintln!("SKIP: needs chromium (apt-get install chromium)");
+    common::skip("chromium (apt-get install chromium)");
     None
 }
 
