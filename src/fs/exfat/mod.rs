@@ -328,7 +328,7 @@ impl Filesystem for Exfat {
         "exfat"
     }
     fn exact(&self) -> bool {
-        // tests/exfat.rs: mkfs.exfat + exfat-fuse, free_bytes and tree_bytes
+        // tests/it/exfat.rs: mkfs.exfat + exfat-fuse, free_bytes and tree_bytes
         // to the byte.
         true
     }

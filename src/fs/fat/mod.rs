@@ -691,7 +691,7 @@ impl Filesystem for Fat {
     }
 
     fn exact(&self) -> bool {
-        // tests/fat.rs: free and tree bytes against mkfs.fat 4.2 + mcopy images.
+        // tests/it/fat.rs: free and tree bytes against mkfs.fat 4.2 + mcopy images.
         true
     }
 

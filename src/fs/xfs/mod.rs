@@ -356,7 +356,7 @@ impl Filesystem for Xfs {
         "xfs"
     }
     fn exact(&self) -> bool {
-        // tests/btrfs_xfs.rs: free space exact, tree_bytes within 1 %.
+        // tests/it/btrfs_xfs.rs: free space exact, tree_bytes within 1 %.
         true
     }
     fn limits(&self) -> Limits {

@@ -7,7 +7,7 @@
 //!
 //! The parsers are called through the library's API; `fsfit info` itself is
 //! tested at the end.
-mod common;
+use crate::common;
 
 use fsfit::info;
 
@@ -1038,7 +1038,7 @@ fn corpus_builders() -> Vec<(
     ]
 }
 
-/// FSFIT_REGEN_CORPUS=1 cargo test --test info regenerate_corpus
+/// FSFIT_REGEN_CORPUS=1 cargo test --test it info::regenerate_corpus
 #[test]
 fn regenerate_corpus() {
     if std::env::var_os("FSFIT_REGEN_CORPUS").is_none() {

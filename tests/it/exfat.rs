@@ -1,7 +1,7 @@
 //! exFAT model against real volumes: mkfs.exfat (exfatprogs) images mounted
 //! with exfat-fuse, statvfs before and after `cp -r`, compared with
 //! `fsfit usage --json` to the byte, for free_bytes and tree_bytes.
-mod common;
+use crate::common;
 
 use common::*;
 use std::path::Path;

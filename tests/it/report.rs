@@ -3,7 +3,7 @@
 //! inputs call for, every config, the environment, and nothing fetched from
 //! elsewhere. The screenshot stays at target/report-screenshot.png.
 
-mod common;
+use crate::common;
 
 use common::fsfit;
 use serde_json::Value;

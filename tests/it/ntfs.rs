@@ -2,7 +2,7 @@
 //! (ntfs-3g's mkntfs), attached to a loop device and mounted with the ntfs-3g
 //! FUSE driver; statvfs before and after `cp -r`, compared with
 //! `fsfit usage --json`: free_bytes to the byte, tree_bytes within 1 %.
-mod common;
+use crate::common;
 
 use common::*;
 use std::path::Path;

@@ -9,7 +9,7 @@
 //! mtools rule (`FSFIT_FAT_NAMES=mtools`), and trees whose names both rules
 //! treat alike under the default (kernel, shortname=mixed) rule.
 
-mod common;
+use crate::common;
 
 use common::{contents, fsfit, have, mixed_tree, write_file, Image};
 use serde_json::Value;

@@ -1,6 +1,6 @@
 //! `fsfit advise` on generated trees with known answers.
 
-mod common;
+use crate::common;
 
 use common::{fsfit, write_file};
 use serde_json::Value;

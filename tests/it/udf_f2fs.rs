@@ -11,7 +11,7 @@
 //!   sizes outside 3345 … 3488 where its inline limit differs from Linux's);
 //! - a generated tree checks the figures' internal consistency.
 
-mod common;
+use crate::common;
 
 use common::{config, have, run, usage_json, write_file, Image};
 use serde_json::Value;

@@ -1,7 +1,7 @@
 //! `fsfit usage` as a user meets it: the JSON contract, the tree counts, the
 //! other output formats, and bad input.
 
-mod common;
+use crate::common;
 
 use common::{fsfit, usage_json, write_file};
 use std::os::unix::ffi::OsStrExt;

@@ -3,7 +3,7 @@
 //! device, trees copied with `cp -r` and synced, statvfs before and after.
 //! free_bytes must match exactly, tree_bytes within 1 %.
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::io::Write;

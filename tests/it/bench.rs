@@ -1,7 +1,7 @@
 //! `fsfit bench` on real images, real mkfs tools and real drivers (ext4 by
 //! the kernel, exFAT and NTFS through FUSE), at a tiny scale.
 
-mod common;
+use crate::common;
 
 use common::fsfit;
 use serde_json::Value;

@@ -14,7 +14,7 @@
 //!   1 %, metadata-only trees of tiny files within 3.5 %, one pathological
 //!   generated tree 9 % (see src/fs/btrfs.rs).
 
-mod common;
+use crate::common;
 
 use common::{config, have, measure, mixed_tree, usage_json, write_file, Image, Loop, Mount};
 use std::path::Path;

@@ -1,0 +1,17 @@
+//! The integration tests, one binary (as ripgrep does): one module per area,
+//! sharing the helpers in `common` (run fsfit, make trees, make and measure
+//! real volumes). Run one area with `cargo test --test it ext4::`.
+
+mod common;
+
+mod advise;
+mod bench;
+mod btrfs_xfs;
+mod cli;
+mod exfat;
+mod ext4;
+mod fat;
+mod info;
+mod ntfs;
+mod report;
+mod udf_f2fs;
