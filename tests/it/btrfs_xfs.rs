@@ -16,108 +16,24 @@
 
 use crate::common;
 
-use common::{config, have, measure, mixed_tree, usage_json, write_file, Image, Loop, Mount};
+use common::volume::{all_ok, Cp, Fs, Row, BTRFS, XFS};
+use common::{have, mixed_tree, write_file};
 use std::path::Path;
 
-struct Case<'a> {
-    fs: &'a str,
+/// One case: format `fs` at `volume` bytes with `cluster`, copy `tree`,
+/// compare; tree_bytes within `tol` (relative), free_bytes exact.
+fn case(
+    fs: &'static Fs,
     volume: u64,
     cluster: u64,
-    tree: &'a Path,
-    label: &'a str,
-    /// Allowed relative error of tree_bytes.
+    tree: &Path,
+    label: &str,
     tol: f64,
-}
-
-struct Row {
-    line: String,
-    ok: bool,
-}
-
-fn mkfs(case: &Case, img: &Image) {
-    match case.fs {
-        "btrfs" => common::run("mkfs.btrfs", &["-f", "-q", img.path_str()]),
-        _ => common::run(
-            "mkfs.xfs",
-            &[
-                "-f",
-                "-q",
-                "-b",
-                &format!("size={}", case.cluster),
-                img.path_str(),
-            ],
-        ),
-    };
-}
-
-/// Format, mount, copy, measure and compare one case.
-fn check(case: &Case) -> Row {
-    let img = Image::new(case.volume);
-    mkfs(case, &img);
-    let (free_real, tree_real) = {
-        let lo = Loop::attach(&img.path);
-        let mnt = Mount::kernel(&lo.dev, case.fs, None);
-        let m = measure(&mnt, case.tree);
-        drop(mnt);
-        (m.free_before, m.tree_bytes())
-    };
-    let v = usage_json(&[
-        "--volume",
-        &case.volume.to_string(),
-        "--fs",
-        &format!("{}:{}", case.fs, case.cluster),
-        case.tree.to_str().unwrap(),
-    ]);
-    let c = config(&v, case.fs, case.cluster);
-    let free_pred = c["free_bytes"].as_u64().unwrap();
-    let tree_pred = c["tree_bytes"].as_u64().unwrap();
-    let err = if tree_real == 0 {
-        if tree_pred == 0 {
-            0.0
-        } else {
-            f64::INFINITY
-        }
-    } else {
-        (tree_pred as f64 - tree_real as f64) / tree_real as f64
-    };
-    let ok = free_pred == free_real && err.abs() <= case.tol;
-    let line = format!(
-        "{:5} {:>6} {:>6} {:12} free {:>12} / {:>12} tree {:>11} / {:>11} {:+6.2} % (tol {:.0} %){}",
-        case.fs,
-        common_iec(case.volume),
-        case.cluster,
-        case.label,
-        free_real,
-        free_pred,
-        tree_real,
-        tree_pred,
-        err * 100.0,
-        case.tol * 100.0,
-        if ok { "" } else { "  <-- FAIL" }
-    );
-    eprintln!("{line}");
-    Row { line, ok }
-}
-
-fn common_iec(n: u64) -> String {
-    if n % (1 << 30) == 0 {
-        format!("{}G", n >> 30)
-    } else {
-        format!("{}M", n >> 20)
-    }
-}
-
-fn finish(rows: Vec<Row>) {
-    let bad: Vec<&str> = rows
-        .iter()
-        .filter(|r| !r.ok)
-        .map(|r| r.line.as_str())
-        .collect();
-    assert!(
-        bad.is_empty(),
-        "real volume vs fsfit (real / predicted):\n{}",
-        bad.join("\n")
-    );
+) -> (Row, f64) {
+    let row = fs.row(volume, Some(cluster), tree, label, Cp::All);
+    assert_eq!(row.cluster, cluster, "{label}: the config asked for");
+    eprintln!("{}", row.line());
+    (row, tol)
 }
 
 /// Many tiny files (1 .. 2000 bytes: btrfs stores them inline) with names
@@ -213,16 +129,9 @@ fn btrfs_matches_real_volumes() {
         (2 << 30, tiny.path(), "tiny", 0.05),
         (16 << 30, mixed.path(), "mixed", 0.05),
     ] {
-        rows.push(check(&Case {
-            fs: "btrfs",
-            volume,
-            cluster: 4096,
-            tree,
-            label,
-            tol,
-        }));
+        rows.push(case(&BTRFS, volume, 4096, tree, label, tol));
     }
-    finish(rows);
+    all_ok(&rows);
 }
 
 #[test]
@@ -251,16 +160,9 @@ fn xfs_matches_real_volumes() {
     }
     let mut rows = Vec::new();
     for (volume, cluster, tree, label) in cases {
-        rows.push(check(&Case {
-            fs: "xfs",
-            volume,
-            cluster,
-            tree,
-            label,
-            tol: 0.01,
-        }));
+        rows.push(case(&XFS, volume, cluster, tree, label, 0.01));
     }
-    finish(rows);
+    all_ok(&rows);
 }
 
 /// Free space alone over more sizes (mkfs and mount are quick on sparse
@@ -273,23 +175,16 @@ fn free_space_over_sizes() {
     let empty = tempfile::tempdir().unwrap();
     let mut rows = Vec::new();
     for (fs, volume, cluster) in [
-        ("btrfs", (1u64 << 30) + 12_345, 4096u64),
-        ("btrfs", 64 << 30, 4096),
-        ("xfs", (1 << 30) + 12_345, 4096),
-        ("xfs", 64 << 30, 4096),
-        ("xfs", 1 << 40, 4096),
-        ("xfs", 4 << 30, 8192),
+        (&BTRFS, (1u64 << 30) + 12_345, 4096u64),
+        (&BTRFS, 64 << 30, 4096),
+        (&XFS, (1 << 30) + 12_345, 4096),
+        (&XFS, 64 << 30, 4096),
+        (&XFS, 1 << 40, 4096),
+        (&XFS, 4 << 30, 8192),
     ] {
-        rows.push(check(&Case {
-            fs,
-            volume,
-            cluster,
-            tree: empty.path(),
-            label: "empty",
-            tol: 0.0,
-        }));
+        rows.push(case(fs, volume, cluster, empty.path(), "empty", 0.0));
     }
-    finish(rows);
+    all_ok(&rows);
 }
 
 #[test]

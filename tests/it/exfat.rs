@@ -3,6 +3,7 @@
 //! `fsfit usage --json` to the byte, for free_bytes and tree_bytes.
 use crate::common;
 
+use common::volume::{Cp, EXFAT};
 use common::*;
 use std::path::Path;
 use std::process::Command;
@@ -14,85 +15,12 @@ fn ready() -> bool {
     have(&["mkfs.exfat", "mount.exfat-fuse", "losetup", "cp", "sync"]) && can_mount() && can_fuse()
 }
 
-/// A fresh exFAT volume: image, loop device, mkfs.exfat [-c CLUSTER],
-/// mounted with exfat-fuse. Dropped in reverse order: unmount, detach, delete.
-struct Volume {
-    mount: Mount,
-    _lo: Loop,
-    _img: Image,
-}
-
-fn volume(size: u64, cluster: Option<u64>) -> Volume {
-    let img = Image::new(size);
-    let lo = Loop::attach(&img.path);
-    let c = cluster.map(|c| c.to_string());
-    let mut args: Vec<&str> = vec![];
-    if let Some(c) = &c {
-        args.extend(["-c", c]);
-    }
-    args.push(&lo.dev);
-    run("mkfs.exfat", &args);
-    let mount = Mount::fuse("mount.exfat-fuse", &[], &lo.dev);
-    Volume {
-        mount,
-        _lo: lo,
-        _img: img,
-    }
-}
-
-/// `cp -r SRC/. DST/` that may fail for some entries (names or types the
-/// driver refuses), then sync: what a user's copy does.
-fn copy_tolerant(src: &Path, dst: &Path) {
-    let from = format!("{}/.", src.display());
-    let _ = Command::new("cp")
-        .args(["-r", &from, dst.to_str().unwrap()])
-        .output()
-        .expect("run cp");
-    run("sync", &[]);
-}
-
-/// Format, mount, copy `tree`, and compare with the model; `strict` copies
-/// must succeed for every entry.
-fn check(size: u64, cluster: Option<u64>, tree: &Path, label: &str, strict: bool) {
-    let vol = volume(size, cluster);
-    let before = free_bytes(vol.mount.path());
-    if strict {
-        copy_tree(tree, vol.mount.path());
-    } else {
-        copy_tolerant(tree, vol.mount.path());
-    }
-    let after = free_bytes(vol.mount.path());
-    let real_tree = before - after;
-    let spec = match cluster {
-        Some(c) => format!("exfat:{c}"),
-        None => "exfat:default".to_string(),
-    };
-    let v = usage_json(&[
-        "--volume",
-        &size.to_string(),
-        "--fs",
-        &spec,
-        tree.to_str().unwrap(),
-    ]);
-    let cfg = &v["configs"][0];
-    let c = cfg["cluster_bytes"].as_u64().unwrap();
-    let free_pred = cfg["free_bytes"].as_u64().unwrap();
-    let tree_pred = cfg["tree_bytes"].as_u64().unwrap();
-    eprintln!(
-        "ROW | {} | {} | {label} | {before} | {free_pred} | {real_tree} | {tree_pred} | {} |",
-        size,
-        c,
-        tree_pred as i64 - real_tree as i64
-    );
-    assert_eq!(
-        free_pred, before,
-        "free_bytes, {size} bytes, cluster {c}, {label}"
-    );
-    assert_eq!(
-        tree_pred, real_tree,
-        "tree_bytes, {size} bytes, cluster {c}, {label}"
-    );
-    assert_eq!(cfg["exact"], true);
+/// Format, mount, copy `tree`, and compare with the model: free_bytes and
+/// tree_bytes to the byte.
+fn check(size: u64, cluster: Option<u64>, tree: &Path, label: &str, copy: Cp) {
+    let row = EXFAT.row(size, cluster, tree, label, copy);
+    row.check(0.0);
+    assert!(row.exact, "{label}: exact");
 }
 
 /// 3000 files with long names (40 to 130 characters, some non-ASCII) in one
@@ -197,26 +125,15 @@ fn free_bytes_of_fresh_volumes() {
         (33 * G, None),
         (100 * G, Some(4096)),
     ] {
-        let vol = volume(size, cluster);
+        let vol = EXFAT.volume(size, cluster);
         let real = free_bytes(vol.mount.path());
-        let spec = cluster.map_or("exfat".to_string(), |c| format!("exfat:{c}"));
-        let v = usage_json(&[
-            "--volume",
-            &size.to_string(),
-            "--fs",
-            &spec,
-            empty.path().to_str().unwrap(),
-        ]);
-        let cfg = &v["configs"][0];
+        drop(vol);
+        let p = EXFAT.predict(size, cluster, empty.path());
         eprintln!(
-            "ROW | {size} | {} | (empty) | {real} | {} | - | - | - |",
-            cfg["cluster_bytes"], cfg["free_bytes"]
+            "exfat {size:>12} {:>8} (empty) free {real:>14} / {:>14}",
+            p.cluster, p.free
         );
-        assert_eq!(
-            cfg["free_bytes"].as_u64().unwrap(),
-            real,
-            "{size} {cluster:?}"
-        );
+        assert_eq!(p.free, real, "{size} {cluster:?}");
     }
 }
 
@@ -254,7 +171,7 @@ fn mixed_tree_small_volumes() {
     let t = tempdir();
     mixed_tree(t.path(), 300);
     for (size, cluster) in [(64 * M, None), (64 * M, Some(512)), (256 * M, Some(16384))] {
-        check(size, cluster, t.path(), "mixed_tree", true);
+        check(size, cluster, t.path(), "mixed_tree", Cp::All);
     }
 }
 
@@ -271,7 +188,7 @@ fn mixed_tree_large_volumes() {
         (G, Some(M)),
         (32 * G, None),
     ] {
-        check(size, cluster, t.path(), "mixed_tree", true);
+        check(size, cluster, t.path(), "mixed_tree", Cp::All);
     }
 }
 
@@ -287,7 +204,7 @@ fn wide_directories() {
         (G, Some(4096)),
         (32 * G, Some(128 << 10)),
     ] {
-        check(size, cluster, t.path(), "wide 3000+200", true);
+        check(size, cluster, t.path(), "wide 3000+200", Cp::All);
     }
 }
 
@@ -299,7 +216,7 @@ fn edge_cases() {
     let t = tempdir();
     edge_tree(t.path());
     for (size, cluster) in [(64 * M, Some(512)), (G, Some(4096)), (2 * G, Some(M))] {
-        check(size, cluster, t.path(), "edge_tree", false);
+        check(size, cluster, t.path(), "edge_tree", Cp::Tolerant);
     }
 }
 
@@ -321,7 +238,7 @@ fn root_directory_boundary() {
                 let name = format!("{i:02}{}", "x".repeat(14)); // 4 entries
                 write_file(&t.path().join(name), 1);
             }
-            check(64 * M, Some(cluster), t.path(), label, true);
+            check(64 * M, Some(cluster), t.path(), label, Cp::All);
         }
     }
 }
@@ -335,6 +252,6 @@ fn huge_clusters() {
     write_file(&t.path().join("a.bin"), 1);
     write_file(&t.path().join("d/b.bin"), 40 * M + 1);
     write_file(&t.path().join("d/e"), 0);
-    check(4 * G, Some(32 * M), t.path(), "3 files, 1 dir", true);
-    check(2 * G, Some(16 * M), t.path(), "3 files, 1 dir", true);
+    check(4 * G, Some(32 * M), t.path(), "3 files, 1 dir", Cp::All);
+    check(2 * G, Some(16 * M), t.path(), "3 files, 1 dir", Cp::All);
 }

@@ -5,6 +5,7 @@
 
 use crate::common;
 
+use common::volume::{Cp, EXT4};
 use common::*;
 use std::io::Write;
 use std::path::Path;
@@ -12,17 +13,6 @@ use std::path::Path;
 const K: u64 = 1024;
 const M: u64 = 1024 * K;
 const G: u64 = 1024 * M;
-
-/// `mkfs.ext4 -F -q [-b BLOCK] IMAGE`.
-fn mkfs(img: &Image, block: Option<u64>) {
-    let b = block.map(|b| b.to_string());
-    let mut args = vec!["-F", "-q"];
-    if let Some(b) = &b {
-        args.extend(["-b", b.as_str()]);
-    }
-    args.push(img.path_str());
-    run("mkfs.ext4", &args);
-}
 
 /// Free bytes and block size of the superblock, as `dumpe2fs -h` prints them.
 fn dumpe2fs_free(img: &Image) -> (u64, u64) {
@@ -39,95 +29,29 @@ fn dumpe2fs_free(img: &Image) -> (u64, u64) {
     (field("Free blocks:") * block, block)
 }
 
-fn spec(block: Option<u64>) -> String {
-    match block {
-        Some(b) => format!("ext4:{b}"),
-        None => "ext4:default".to_string(),
-    }
-}
-
-/// fsfit's (cluster, free_bytes, tree_bytes) for a tree on a volume.
-fn predict(tree: &Path, volume: u64, block: Option<u64>) -> (u64, u64, u64) {
-    let v = usage_json(&[
-        "--volume",
-        &volume.to_string(),
-        "--fs",
-        &spec(block),
-        tree.to_str().unwrap(),
-    ]);
-    let c = &v["configs"][0];
-    assert_eq!(c["fs"], "ext4");
-    assert_eq!(c["exact"], true);
-    (
-        c["cluster_bytes"].as_u64().unwrap(),
-        c["free_bytes"].as_u64().unwrap(),
-        c["tree_bytes"].as_u64().unwrap(),
-    )
-}
-
 /// Format, mount, copy `tree`, and compare with the model; `tolerance` is
-/// the largest relative tree error allowed; `cp_may_fail` for trees holding
-/// what ext4 refuses. Returns the relative tree error.
+/// the largest relative tree error allowed; `Cp::Tolerant` for trees holding
+/// what ext4 refuses (symlinks longer than a 1 KiB block: ENAMETOOLONG).
+/// Returns the relative tree error.
 fn check(
     label: &str,
     volume: u64,
     block: Option<u64>,
     tree: &Path,
     tolerance: f64,
-    cp_may_fail: bool,
+    copy: Cp,
 ) -> f64 {
-    let img = Image::new(volume);
-    mkfs(&img, block);
-    let (sb_free, real_block) = dumpe2fs_free(&img);
-    let lo = Loop::attach(&img.path);
-    let mnt = Mount::kernel(&lo.dev, "ext4", None);
-    let m = if cp_may_fail {
-        measure_allowing_failures(&mnt, tree)
-    } else {
-        measure(&mnt, tree)
-    };
-    let (cluster, free, tree_bytes) = predict(tree, volume, block);
-    let real = m.tree_bytes();
-    let err = (tree_bytes as f64 - real as f64) / real.max(1) as f64;
-    eprintln!(
-        "{label:<14} {:>9} {:>6}  free real {:>14} pred {:>14} ({:+})  tree real {:>11} pred {:>11} ({:+.3} %)",
-        volume,
-        cluster,
-        m.free_before,
-        free,
-        free as i64 - m.free_before as i64,
-        real,
-        tree_bytes,
-        err * 100.0
-    );
-    assert_eq!(cluster, real_block, "{label}: block size");
+    let formatted = EXT4.format(volume, block);
+    let (sb_free, real_block) = dumpe2fs_free(&formatted.img);
+    let row = formatted.mount().row(tree, label, copy);
+    assert!(row.exact, "{label}: exact");
+    assert_eq!(row.cluster, real_block, "{label}: block size");
     assert_eq!(
-        m.free_before, sb_free,
+        row.free_real, sb_free,
         "{label}: statvfs f_bfree is the superblock's"
     );
-    assert_eq!(free, m.free_before, "{label}: free_bytes");
-    assert!(
-        err.abs() <= tolerance,
-        "{label}: tree_bytes {tree_bytes} vs real {real} ({:+.3} %)",
-        err * 100.0
-    );
-    err
-}
-
-/// Like common::measure, but `cp -r` may fail for some entries (symlinks
-/// longer than a 1 KiB block: ENAMETOOLONG), as the model expects.
-fn measure_allowing_failures(mount: &Mount, tree: &Path) -> Measured {
-    let free_before = free_bytes(mount.path());
-    let from = format!("{}/.", tree.display());
-    let _ = std::process::Command::new("cp")
-        .args(["-r", &from, mount.path().to_str().unwrap()])
-        .output()
-        .unwrap();
-    run("sync", &[]);
-    Measured {
-        free_before,
-        free_after: free_bytes(mount.path()),
-    }
+    row.check(tolerance);
+    row.tree_err()
 }
 
 fn symlink(target_len: usize, at: &Path) {
@@ -282,14 +206,16 @@ fn free_space_matches_mkfs() {
     let mut bad = Vec::new();
     for &(volume, block) in cases {
         let img = Image::new(volume);
-        mkfs(&img, block);
+        EXT4.mkfs_image(&img, block);
         let (real, real_block) = dumpe2fs_free(&img);
         drop(img);
         let empty = tempfile::tempdir().unwrap();
-        let (cluster, free, _) = predict(empty.path(), volume, block);
+        let p = EXT4.predict(volume, block, empty.path());
+        assert!(p.exact);
+        let (cluster, free) = (p.cluster, p.free);
         eprintln!(
             "{volume:>12} {:>8}: real {real:>12} pred {free:>12} ({:+})",
-            spec(block),
+            EXT4.spec(block),
             free as i64 - real as i64
         );
         if free != real || cluster != real_block {
@@ -365,16 +291,16 @@ fn trees_on_real_volumes() {
     let mut worst: f64 = 0.0;
     let mut note = |e: f64| worst = worst.max(e.abs());
     for b in [1024, 2048, 4096] {
-        check("exact", 256 * M, Some(b), &exact, 0.0, true);
+        check("exact", 256 * M, Some(b), &exact, 0.0, Cp::Tolerant);
     }
-    note(check("mixed", 64 * M, None, &mixed, 0.01, false));
-    note(check("mixed", 64 * M, Some(4096), &mixed, 0.01, false));
-    note(check("mixed+edge", G, Some(1024), &both, 0.01, false));
-    note(check("mixed+edge", G, Some(2048), &both, 0.01, false));
-    note(check("mixed+edge", G, Some(4096), &both, 0.01, false));
-    note(check("mixed+edge", 16 * G, None, &both, 0.01, false));
-    note(check("200MB file", G, Some(1024), &big, 0.001, false));
-    note(check("600+120MB", 16 * G, None, &huge, 0.001, false));
+    note(check("mixed", 64 * M, None, &mixed, 0.01, Cp::All));
+    note(check("mixed", 64 * M, Some(4096), &mixed, 0.01, Cp::All));
+    note(check("mixed+edge", G, Some(1024), &both, 0.01, Cp::All));
+    note(check("mixed+edge", G, Some(2048), &both, 0.01, Cp::All));
+    note(check("mixed+edge", G, Some(4096), &both, 0.01, Cp::All));
+    note(check("mixed+edge", 16 * G, None, &both, 0.01, Cp::All));
+    note(check("200MB file", G, Some(1024), &big, 0.001, Cp::All));
+    note(check("600+120MB", 16 * G, None, &huge, 0.001, Cp::All));
     eprintln!("worst tree error {:.3} %", worst * 100.0);
 }
 
@@ -386,7 +312,7 @@ fn block_64k_mounts_or_not() {
         return;
     }
     let img = Image::new(256 * M);
-    mkfs(&img, Some(65536));
+    EXT4.mkfs_image(&img, Some(65536));
     let lo = Loop::attach(&img.path);
     let dir = tempfile::tempdir().unwrap();
     let ok = std::process::Command::new("mount")
@@ -401,8 +327,8 @@ fn block_64k_mounts_or_not() {
             .arg(dir.path())
             .status();
         let empty = tempfile::tempdir().unwrap();
-        let (_, pred, _) = predict(empty.path(), 256 * M, Some(65536));
-        assert_eq!(free, pred);
+        let pred = EXT4.predict(256 * M, Some(65536), empty.path());
+        assert_eq!(free, pred.free);
         eprintln!("NOTE: this kernel mounts ext4 with 64 KiB blocks");
     } else {
         eprintln!("NOTE: this kernel refuses ext4 with 64 KiB blocks (block > page size)");

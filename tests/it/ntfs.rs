@@ -4,9 +4,9 @@
 //! `fsfit usage --json`: free_bytes to the byte, tree_bytes within 1 %.
 use crate::common;
 
+use common::volume::{Cp, Row, NTFS};
 use common::*;
 use std::path::Path;
-use std::process::Command;
 use std::sync::Mutex;
 
 const M: u64 = 1 << 20;
@@ -19,40 +19,6 @@ fn ready() -> bool {
     have(&["mkntfs", "ntfs-3g", "losetup", "cp", "sync", "umount"]) && can_mount() && can_fuse()
 }
 
-/// A fresh NTFS volume: image formatted by mkntfs, loop device, ntfs-3g
-/// mount. Fields drop in order: unmount, detach, delete the image.
-struct Volume {
-    mount: Mount,
-    _lo: Loop,
-    _img: Image,
-}
-
-fn volume(size: u64, cluster: Option<u64>) -> Volume {
-    let img = Image::new(size);
-    let c = cluster.map(|c| c.to_string());
-    let mut args = vec!["-F", "-Q", "-q"];
-    if let Some(c) = &c {
-        args.extend(["-c", c]);
-    }
-    args.push(img.path_str());
-    let out = Command::new("mkntfs")
-        .args(&args)
-        .output()
-        .expect("run mkntfs");
-    assert!(
-        out.status.success(),
-        "mkntfs {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let lo = Loop::attach(&img.path);
-    let mount = Mount::fuse("ntfs-3g", &[], &lo.dev);
-    Volume {
-        mount,
-        _lo: lo,
-        _img: img,
-    }
-}
-
 /// statvfs `f_frsize`: ntfs-3g reports the cluster size.
 fn frsize(path: &Path) -> u64 {
     let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
@@ -61,70 +27,20 @@ fn frsize(path: &Path) -> u64 {
     s.f_frsize as u64
 }
 
-struct Row {
-    free_real: u64,
-    free_pred: u64,
-    tree_real: u64,
-    tree_pred: u64,
-}
-
-impl Row {
-    fn err_pct(&self) -> f64 {
-        (self.tree_pred as f64 - self.tree_real as f64) / self.tree_real.max(1) as f64 * 100.0
-    }
-}
-
 /// Format, mount, copy `tree`, and compare with the model: free_bytes must
-/// match exactly, tree_bytes within `tol_pct` percent.
+/// match exactly, tree_bytes within `tol_pct` percent. ntfs-3g's statvfs
+/// f_frsize is the cluster size, so the volume says which config it is.
 fn check(size: u64, cluster: Option<u64>, tree: &Path, label: &str, tol_pct: f64) -> Row {
     let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let vol = volume(size, cluster);
+    let vol = NTFS.volume(size, cluster);
     let c = frsize(vol.mount.path());
     if let Some(want) = cluster {
         assert_eq!(c, want, "ntfs-3g f_frsize is the cluster size");
     }
-    let m = measure(&vol.mount, tree);
-    drop(vol);
-    let spec = match cluster {
-        Some(c) => format!("ntfs:{c}"),
-        None => "ntfs:default".to_string(),
-    };
-    let v = usage_json(&[
-        "--volume",
-        &size.to_string(),
-        "--fs",
-        &spec,
-        tree.to_str().unwrap(),
-    ]);
-    let cfg = config(&v, "ntfs", c);
-    assert_eq!(cfg["exact"], true);
-    let row = Row {
-        free_real: m.free_before,
-        free_pred: cfg["free_bytes"].as_u64().unwrap(),
-        tree_real: m.tree_bytes(),
-        tree_pred: cfg["tree_bytes"].as_u64().unwrap(),
-    };
-    eprintln!(
-        "ntfs {label:<14} vol {:>6} MiB  cluster {:>5}  free real {:>12} pred {:>12}  tree real {:>10} pred {:>10}  err {:+.3}%",
-        size / M,
-        c,
-        row.free_real,
-        row.free_pred,
-        row.tree_real,
-        row.tree_pred,
-        row.err_pct()
-    );
-    assert_eq!(
-        row.free_pred, row.free_real,
-        "{label}: free_bytes at {size} B, cluster {c}"
-    );
-    assert!(
-        row.err_pct().abs() <= tol_pct,
-        "{label}: tree_bytes at {size} B, cluster {c}: predicted {} real {} ({:+.3}%)",
-        row.tree_pred,
-        row.tree_real,
-        row.err_pct()
-    );
+    let row = vol.row(tree, label, Cp::All);
+    assert_eq!(row.cluster, c, "{label}: the config of this volume");
+    assert!(row.exact, "{label}: exact");
+    row.check(tol_pct / 100.0);
     row
 }
 

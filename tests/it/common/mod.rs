@@ -3,6 +3,8 @@
 //! undoes what it set up when dropped, also when a test panics.
 #![allow(dead_code)]
 
+pub mod volume;
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -213,28 +215,6 @@ pub fn copy_tree(src: &Path, dst: &Path) {
     let from = format!("{}/.", src.display());
     run("cp", &["-r", &from, dst.to_str().unwrap()]);
     run("sync", &[]);
-}
-
-/// Free space before and after copying `tree` onto a mounted volume.
-pub struct Measured {
-    pub free_before: u64,
-    pub free_after: u64,
-}
-
-impl Measured {
-    pub fn tree_bytes(&self) -> u64 {
-        self.free_before - self.free_after
-    }
-}
-
-pub fn measure(mount: &Mount, tree: &Path) -> Measured {
-    let free_before = free_bytes(mount.path());
-    copy_tree(tree, mount.path());
-    let free_after = free_bytes(mount.path());
-    Measured {
-        free_before,
-        free_after,
-    }
 }
 
 /// Deterministic, incompressible-enough contents, never all zeros.
