@@ -5,6 +5,7 @@
 use crate::fs::Limits;
 use crate::scan::{Dir, Entry, Kind};
 use serde::Serialize;
+use std::collections::hash_map::Entry as Entry_;
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
@@ -117,12 +118,16 @@ impl Findings {
         f
     }
 
-    fn hit(&mut self, kind: usize, path: impl FnOnce() -> String) {
+    /// Count a finding and keep its path if it is among the first
+    /// [`EXAMPLES`] in sorted order: which examples are kept must not depend
+    /// on the order walker threads meet the entries (issue #8 item 10).
+    fn hit(&mut self, kind: usize, rel: &Path, e: &Entry) {
         *self.counts.slot(kind) += 1;
         let ex = self.examples.entry(KINDS[kind]).or_default();
-        if ex.len() < EXAMPLES {
-            ex.push(path());
+        if ex.len() >= EXAMPLES && !sorts_before(rel, e, ex.last().unwrap()) {
+            return;
         }
+        keep_first(ex, show(rel, e));
     }
 
     pub fn merge(&mut self, o: &Findings) {
@@ -135,12 +140,33 @@ impl Findings {
         for (k, v) in &o.examples {
             let ex = self.examples.entry(k).or_default();
             for p in v {
-                if ex.len() < EXAMPLES {
-                    ex.push(p.clone());
+                if ex.len() >= EXAMPLES && p >= ex.last().unwrap() {
+                    break;
                 }
+                keep_first(ex, p.clone());
             }
         }
     }
+}
+
+/// Insert `p` into the sorted list `ex`, keeping only the first [`EXAMPLES`].
+fn keep_first(ex: &mut Vec<String>, p: String) {
+    if let Err(at) = ex.binary_search(&p) {
+        ex.insert(at, p);
+        ex.truncate(EXAMPLES);
+    }
+}
+
+/// Would `show(rel, e)` sort before `last`? Answered without building the
+/// path when both parts are UTF-8 (the common case: most hits do not make it
+/// into a full list, and odd_mtime hits about half of all files).
+fn sorts_before(rel: &Path, e: &Entry, last: &str) -> bool {
+    let (Some(r), Some(n)) = (rel.to_str(), e.name.to_str()) else {
+        return show(rel, e).as_str() < last;
+    };
+    let sep: &[u8] = if r.is_empty() { b"" } else { b"/" };
+    let joined = r.as_bytes().iter().chain(sep).chain(n.as_bytes());
+    joined.cmp(last.as_bytes().iter()) == std::cmp::Ordering::Less
 }
 
 /// 1980-01-01 00:00:00 UTC: the DOS epoch.
@@ -183,11 +209,24 @@ impl DirFacts {
         let mut collisions = Vec::new();
         let mut bad_name = Vec::new();
         if want_windows {
+            // Of names that fold together, the smallest is kept and the
+            // others collide, whatever order the listing gave them in.
             let mut seen: HashMap<String, usize> = HashMap::with_capacity(dir.entries.len());
             for (i, e) in dir.entries.iter().enumerate() {
                 let folded = e.name.to_string_lossy().to_uppercase();
-                if seen.insert(folded, i).is_some() {
-                    collisions.push(i);
+                match seen.entry(folded) {
+                    Entry_::Vacant(v) => {
+                        v.insert(i);
+                    }
+                    Entry_::Occupied(mut o) => {
+                        let kept = *o.get();
+                        if e.name < dir.entries[kept].name {
+                            o.insert(i);
+                            collisions.push(kept);
+                        } else {
+                            collisions.push(i);
+                        }
+                    }
                 }
                 bad_name.push(windows_bad_name(e));
             }
@@ -208,26 +247,25 @@ fn show(rel: &Path, e: &Entry) -> String {
 /// Judge one directory's entries against one filesystem's limits.
 pub fn judge(dir: &Dir, facts: &DirFacts, limits: &Limits, out: &mut Findings) {
     for (i, e) in dir.entries.iter().enumerate() {
-        let path = || show(dir.rel, e);
         if e.kind == Kind::File && e.size > limits.max_file_bytes {
-            out.hit(0, path);
+            out.hit(0, dir.rel, e);
         }
         if limits.windows_names && facts.bad_name[i] {
-            out.hit(1, path);
+            out.hit(1, dir.rel, e);
         }
         let too_long = limits.name_max_utf16.is_some_and(|m| e.utf16_len > m)
             || limits
                 .name_max_bytes
                 .is_some_and(|m| e.byte_len() > m as usize);
         if too_long {
-            out.hit(3, path);
+            out.hit(3, dir.rel, e);
         }
         if let Some(max) = limits.path_max {
             // "D:\" + the path; MAX_PATH counts the terminating NUL.
             let sep = usize::from(facts.rel_len > 0);
             let len = 3 + facts.rel_len + sep + e.utf16_len as usize + 1;
             if len > max as usize {
-                out.hit(4, path);
+                out.hit(4, dir.rel, e);
             }
         }
         let unsupported = match e.kind {
@@ -236,20 +274,20 @@ pub fn judge(dir: &Dir, facts: &DirFacts, limits: &Limits, out: &mut Findings) {
             _ => false,
         };
         if unsupported {
-            out.hit(5, path);
+            out.hit(5, dir.rel, e);
         }
         if matches!(e.kind, Kind::File | Kind::Dir) {
             if limits.from_1980 && e.mtime < DOS_EPOCH {
-                out.hit(6, path);
+                out.hit(6, dir.rel, e);
             }
             if limits.mtime_2s && e.kind == Kind::File && e.mtime.rem_euclid(2) == 1 {
-                out.hit(7, path);
+                out.hit(7, dir.rel, e);
             }
         }
     }
     if limits.case_insensitive {
         for &i in &facts.collisions {
-            out.hit(2, || show(dir.rel, &dir.entries[i]));
+            out.hit(2, dir.rel, &dir.entries[i]);
         }
     }
 }
@@ -337,5 +375,51 @@ mod tests {
         judge(&dir, &facts, &limits, &mut f);
         // 3 + 200 + 1 + 60 + 1 = 265 > 260; 3 + 200 + 1 + 5 + 1 = 210.
         assert_eq!(f.counts.path_too_long, 1);
+    }
+
+    #[test]
+    fn examples_do_not_depend_on_order() {
+        // 30 odd-second files met in two orders, split between two "threads".
+        let names: Vec<String> = (0..30).map(|i| format!("f{:02}", (i * 7) % 30)).collect();
+        let entries: Vec<Entry> = names
+            .iter()
+            .map(|n| Entry::new(OsString::from(n), Kind::File, 1, 1_700_000_001))
+            .collect();
+        let mut limits = crate::fs::POSIX_LIMITS;
+        limits.mtime_2s = true;
+        let run = |parts: &[&[Entry]]| {
+            let mut total = Findings::new(&limits);
+            for p in parts {
+                let dir = Dir::new(Path::new("d"), false, p);
+                let facts = DirFacts::new(&dir, false);
+                let mut f = Findings::new(&limits);
+                judge(&dir, &facts, &limits, &mut f);
+                total.merge(&f);
+            }
+            total
+        };
+        let mut rev = entries.clone();
+        rev.reverse();
+        let a = run(&[&entries[..13], &entries[13..]]);
+        let b = run(&[&rev[..5], &rev[5..]]);
+        let want: Vec<String> = (0..EXAMPLES).map(|i| format!("d/f{i:02}")).collect();
+        assert_eq!(a.examples["odd_mtime"], want);
+        assert_eq!(b.examples["odd_mtime"], want);
+        assert_eq!(a.counts.odd_mtime, Some(30));
+        // The larger of two names that fold together is the one that collides.
+        for order in [["Readme", "README"], ["README", "Readme"]] {
+            let es: Vec<Entry> = order.iter().map(|n| file(n)).collect();
+            let dir = Dir::new(Path::new(""), true, &es);
+            let facts = DirFacts::new(&dir, true);
+            let mut f = Findings::new(&limits_ci());
+            judge(&dir, &facts, &limits_ci(), &mut f);
+            assert_eq!(f.examples["case_collision"], vec!["Readme".to_string()]);
+        }
+    }
+
+    fn limits_ci() -> Limits {
+        let mut l = crate::fs::POSIX_LIMITS;
+        l.case_insensitive = true;
+        l
     }
 }

@@ -266,14 +266,10 @@ fn threads_do_not_change_the_answer() {
     let t = tempfile::tempdir().unwrap();
     common::mixed_tree(t.path(), 500);
     let p = t.path().to_str().unwrap();
-    // Everything but the time of the run and the order examples were met in.
+    // Everything but the time of the run: which examples are kept and their
+    // order must not depend on which walker thread met a file first (#8).
     let normal = |mut v: serde_json::Value| {
         v.as_object_mut().unwrap().remove("date");
-        for c in v["configs"].as_array_mut().unwrap() {
-            for (_, ex) in c["problem_examples"].as_object_mut().unwrap() {
-                ex.as_array_mut().unwrap().sort_by_key(|x| x.to_string());
-            }
-        }
         v
     };
     let one = normal(usage_json(&["--threads", "1", p]));
