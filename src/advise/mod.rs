@@ -16,11 +16,6 @@ use serde::Serialize;
 
 pub const SCHEMA: &str = "fsfit.advise/1";
 
-/// Preference when speed was not measured: journaled and native first.
-const PREFERENCE: [&str; 10] = [
-    "ext4", "ntfs", "exfat", "fat32", "fat16", "fat12", "btrfs", "xfs", "f2fs", "udf",
-];
-
 #[derive(Clone, Debug, Serialize)]
 pub struct Candidate {
     pub fs: String,
@@ -71,7 +66,7 @@ pub struct Advice {
 pub fn allowed(systems: &[&systems::System]) -> Vec<&'static str> {
     fs::names()
         .into_iter()
-        .filter(|f| systems.iter().all(|s| s.read_write.contains(f)))
+        .filter(|f| systems.iter().all(|s| s.reads_writes(f)))
         .collect()
 }
 
@@ -160,9 +155,9 @@ pub fn advise(
         if !ok_fs.contains(&c.fs.as_str()) {
             let why: Vec<String> = systems
                 .iter()
-                .filter(|s| !s.read_write.contains(&c.fs.as_str()))
+                .filter(|s| !s.reads_writes(&c.fs))
                 .map(|s| {
-                    if s.read_only.contains(&c.fs.as_str()) {
+                    if s.only_reads(&c.fs) {
                         format!("{} only reads {}", s.name, c.fs)
                     } else {
                         format!("{} cannot read {}", s.name, c.fs)
@@ -189,12 +184,8 @@ pub fn advise(
         }
     }
     let speed_measured = good.iter().any(|c| c.est_copy_seconds.is_some());
-    let pref = |fs: &str| {
-        PREFERENCE
-            .iter()
-            .position(|p| *p == fs)
-            .unwrap_or(PREFERENCE.len())
-    };
+    // Preference when speed was not measured (FsInfo::preference, 1 best).
+    let pref = |fs: &str| fs::by_name(fs).map_or(u8::MAX, |f| f.info().preference);
     let default_of =
         |fs: &str| fs::by_name(fs).map(|f: &dyn Filesystem| f.default_cluster(usage.volume_bytes));
     // Lower is better: problems first, then the overhead limit, then speed or preference.
@@ -262,9 +253,8 @@ pub fn advise(
                     .into(),
             ),
         }
-        let note = systems::robustness(&c.fs);
-        if !note.is_empty() {
-            why.push(format!("{}: {note}", c.fs));
+        if let Some(f) = fs::by_name(&c.fs) {
+            why.push(format!("{}: {}", c.fs, f.info().robustness));
         }
         if let Some(r) = &runner_up {
             let mut parts = Vec::new();
@@ -310,51 +300,82 @@ pub fn advise(
 /// How to format it on each system, with this cluster size and label.
 pub fn commands(fs_name: &str, cluster: u64, label: &str) -> Commands {
     let dev = "/dev/sdX1";
-    let linux = match fs::by_name(fs_name).and_then(|f| f.mkfs(cluster)) {
-        Some(mut argv) => {
-            let label_flag = match fs_name {
-                "fat12" | "fat16" | "fat32" => vec!["-n".to_string(), label.to_string()],
-                "f2fs" => vec!["-l".to_string(), label.to_string()],
-                "udf" => vec![format!("--label={label}")],
-                _ => vec!["-L".to_string(), label.to_string()],
-            };
+    let f = fs::by_name(fs_name);
+    let linux = match f.and_then(|f| f.mkfs(cluster).map(|argv| (f, argv))) {
+        Some((f, mut argv)) => {
             argv.retain(|a| a != "-q");
-            argv.extend(label_flag);
+            argv.extend(fs::label_args(f.info(), label));
             argv.push(dev.to_string());
             format!("sudo {}", argv.join(" "))
         }
         None => format!("(fsfit does not know how to make {fs_name})"),
     };
-    let win_fs = match fs_name {
-        "fat12" | "fat16" => Some("FAT"),
-        "fat32" => Some("FAT32"),
-        "exfat" => Some("exFAT"),
-        "ntfs" => Some("NTFS"),
-        "udf" => Some("UDF"),
-        _ => None,
-    };
-    let windows = match win_fs {
-        Some(f) => {
-            let mut s = format!("format X: /FS:{f} /A:{} /Q /V:{label}", short(cluster));
-            if fs_name == "fat32" {
-                s.push_str("   (Windows' format refuses FAT32 over 32 GB: use Linux or a third-party tool)");
+    let formats = f.map(|f| f.info().formats);
+    let windows = match formats.and_then(|x| x.windows.map(|w| (w, x.windows_note))) {
+        Some((w, note)) => {
+            let mut s = format!("format X: /FS:{w} /A:{} /Q /V:{label}", short(cluster));
+            if let Some(note) = note {
+                s.push_str(&format!("   ({note})"));
             }
             s
         }
         None => format!("Windows cannot format {fs_name}"),
     };
-    let macos = match fs_name {
-        "exfat" => format!("sudo newfs_exfat -b {cluster} -v {label} /dev/diskNsM   (diskutil eraseVolume ExFAT {label} diskNsM picks its own cluster)"),
-        "fat32" | "fat16" | "fat12" => format!(
-            "sudo newfs_msdos -F {} -c {} -v {label} /dev/diskNsM",
-            fs_name.trim_start_matches("fat"),
-            (cluster / 512).max(1)
-        ),
-        _ => format!("macOS cannot format {fs_name}"),
+    let macos = match formats.and_then(|x| x.macos) {
+        Some(t) => t
+            .replace("{cluster}", &cluster.to_string())
+            .replace("{sectors}", &(cluster / 512).max(1).to_string())
+            .replace("{label}", label),
+        None => format!("macOS cannot format {fs_name}"),
     };
     Commands {
         linux,
         windows,
         macos,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The commands as they were before the registry held them.
+    #[test]
+    fn format_commands_per_system() {
+        let c = commands("exfat", 32768, "DATA");
+        assert_eq!(c.linux, "sudo mkfs.exfat -c 32768 -L DATA /dev/sdX1");
+        assert_eq!(c.windows, "format X: /FS:exFAT /A:32K /Q /V:DATA");
+        assert_eq!(
+            c.macos,
+            "sudo newfs_exfat -b 32768 -v DATA /dev/diskNsM   \
+             (diskutil eraseVolume ExFAT DATA diskNsM picks its own cluster)"
+        );
+        let c = commands("fat32", 4096, "DATA");
+        assert_eq!(c.linux, "sudo mkfs.fat -F 32 -s 8 -n DATA /dev/sdX1");
+        assert_eq!(
+            c.windows,
+            "format X: /FS:FAT32 /A:4K /Q /V:DATA   \
+             (Windows' format refuses FAT32 over 32 GB: use Linux or a third-party tool)"
+        );
+        assert_eq!(c.macos, "sudo newfs_msdos -F 32 -c 8 -v DATA /dev/diskNsM");
+        let c = commands("fat12", 512, "X");
+        assert_eq!(c.windows, "format X: /FS:FAT /A:512 /Q /V:X");
+        assert_eq!(c.macos, "sudo newfs_msdos -F 12 -c 1 -v X /dev/diskNsM");
+        let c = commands("udf", 2048, "DATA");
+        assert_eq!(
+            c.linux,
+            "sudo mkudffs --media-type=hd --blocksize=2048 --label=DATA /dev/sdX1"
+        );
+        assert_eq!(c.windows, "format X: /FS:UDF /A:2K /Q /V:DATA");
+        assert_eq!(c.macos, "macOS cannot format udf");
+        let c = commands("f2fs", 4096, "DATA");
+        assert_eq!(c.linux, "sudo mkfs.f2fs -f -l DATA /dev/sdX1");
+        assert_eq!(c.windows, "Windows cannot format f2fs");
+        let c = commands("ntfs", 4096, "DATA");
+        assert_eq!(c.linux, "sudo mkntfs -Q -F -c 4096 -L DATA /dev/sdX1");
+        assert_eq!(c.windows, "format X: /FS:NTFS /A:4K /Q /V:DATA");
+        assert_eq!(c.macos, "macOS cannot format ntfs");
+        let c = commands("nosuchfs", 4096, "DATA");
+        assert_eq!(c.linux, "(fsfit does not know how to make nosuchfs)");
     }
 }

@@ -2,63 +2,65 @@
 //! each row with where it comes from. Conservative: "many devices" is not
 //! "every device", so a filesystem is listed only where it is the rule.
 
-/// A system `--for` can name.
+/// A system `--for` can name. Which filesystems it reads and writes is kept
+/// by each filesystem ([`crate::fs::FsInfo::read_write_on`]); `source` says
+/// where those lists come from.
 pub struct System {
     pub name: &'static str,
-    /// Filesystems it reads and writes without extra software.
-    pub read_write: &'static [&'static str],
-    /// Filesystems it only reads.
-    pub read_only: &'static [&'static str],
     pub source: &'static str,
+}
+
+impl System {
+    /// It reads and writes `fs` without extra software.
+    pub fn reads_writes(&self, fs: &str) -> bool {
+        crate::fs::by_name(fs).is_some_and(|f| f.info().read_write_on.contains(&self.name))
+    }
+
+    /// It reads `fs` but cannot write it.
+    pub fn only_reads(&self, fs: &str) -> bool {
+        crate::fs::by_name(fs).is_some_and(|f| f.info().read_only_on.contains(&self.name))
+    }
+
+    /// The filesystems it reads and writes, in registry order.
+    pub fn read_write(&self) -> Vec<&'static str> {
+        crate::fs::names()
+            .into_iter()
+            .filter(|f| self.reads_writes(f))
+            .collect()
+    }
 }
 
 pub const SYSTEMS: &[System] = &[
     System {
         name: "windows",
-        read_write: &["fat12", "fat16", "fat32", "exfat", "ntfs", "udf"],
-        read_only: &[],
         source: "Microsoft, 'File systems supported by Windows': FAT, exFAT, NTFS, UDF (2.01 writable since Vista); no ext4/btrfs/XFS/F2FS driver",
     },
     System {
         name: "macos",
-        read_write: &["fat12", "fat16", "fat32", "exfat"],
-        read_only: &["ntfs", "udf"],
         source: "Apple, Disk Utility 'File system formats': MS-DOS (FAT) and ExFAT read/write; NTFS read-only; UDF read (writing only on optical media)",
     },
     System {
         name: "linux",
-        read_write: &["fat12", "fat16", "fat32", "exfat", "ntfs", "ext4", "udf", "btrfs", "xfs", "f2fs"],
-        read_only: &[],
         source: "Linux kernel: vfat, exfat (5.7+), ntfs3 (5.15+), ext4, udf, btrfs, xfs, f2fs drivers",
     },
     System {
         name: "android",
-        read_write: &["fat32", "exfat"],
-        read_only: &[],
         source: "Android compatibility: removable storage is FAT32, exFAT on SDXC-capable devices (vold); NTFS and ext4 only on some builds",
     },
     System {
         name: "camera",
-        read_write: &["fat16", "fat32", "exfat"],
-        read_only: &[],
         source: "SD Association: SD (<=2 GB) FAT16, SDHC FAT32, SDXC exFAT; cameras format and expect these (DCF)",
     },
     System {
         name: "tv",
-        read_write: &["fat32", "exfat"],
-        read_only: &[],
         source: "TV makers' USB playback specs (Samsung, LG, Sony): FAT32 and exFAT everywhere, NTFS on some models only",
     },
     System {
         name: "car",
-        read_write: &["fat32", "exfat"],
-        read_only: &[],
         source: "Car audio manuals (Toyota, VW, Ford SYNC): FAT32 universally, exFAT on newer head units; many accept FAT32 only",
     },
     System {
         name: "console",
-        read_write: &["fat32", "exfat"],
-        read_only: &[],
         source: "PlayStation 4/5 and Nintendo Switch storage: FAT32 and exFAT; Xbox media playback adds NTFS",
     },
 ];
@@ -71,47 +73,40 @@ pub fn names() -> Vec<&'static str> {
     SYSTEMS.iter().map(|s| s.name).collect()
 }
 
-/// Robustness notes per filesystem, shown beside the recommendation.
-pub fn robustness(fs: &str) -> &'static str {
-    match fs {
-        "fat12" | "fat16" | "fat32" => {
-            "no journal: unplugging mid-write can corrupt the FAT (run fsck.fat / chkdsk after)"
-        }
-        "exfat" => {
-            "no journal (one FAT copy, a dirty bit): unplugging mid-write can lose recent files"
-        }
-        "ntfs" => "journaled metadata: survives unplugging better than FAT/exFAT",
-        "ext4" => "journaled, checksummed metadata",
-        "btrfs" => "copy-on-write with checksums on data and metadata",
-        "xfs" => "journaled metadata",
-        "f2fs" => "log-structured, designed for flash; checkpointed",
-        "udf" => "no journal on hard-disk media; few fsck tools",
-        _ => "",
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn every_listed_filesystem_exists() {
-        for s in SYSTEMS {
-            for f in s.read_write.iter().chain(s.read_only) {
-                assert!(crate::fs::by_name(f).is_some(), "{} lists {f}", s.name);
+    fn every_listed_system_exists() {
+        for f in crate::fs::all() {
+            let i = f.info();
+            for s in i.read_write_on.iter().chain(i.read_only_on) {
+                assert!(by_name(s).is_some(), "{} lists {s}", i.name);
             }
+            for s in i.read_only_on {
+                assert!(!i.read_write_on.contains(s), "{} lists {s} twice", i.name);
+            }
+        }
+        for s in SYSTEMS {
             assert!(!s.source.is_empty());
         }
     }
 
     #[test]
+    fn linux_reads_and_writes_everything() {
+        assert_eq!(by_name("linux").unwrap().read_write(), crate::fs::names());
+    }
+
+    #[test]
     fn camera_and_tv_leave_fat32_and_exfat() {
+        let tv = by_name("tv").unwrap();
         let both: Vec<_> = by_name("camera")
             .unwrap()
-            .read_write
-            .iter()
-            .filter(|f| by_name("tv").unwrap().read_write.contains(f))
+            .read_write()
+            .into_iter()
+            .filter(|f| tv.reads_writes(f))
             .collect();
-        assert_eq!(both, [&"fat32", &"exfat"]);
+        assert_eq!(both, ["fat32", "exfat"]);
     }
 }

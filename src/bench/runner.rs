@@ -85,9 +85,10 @@ fn plan(opts: &Options, volume: u64) -> (Vec<Planned>, Vec<Skipped>) {
         for &f in fs::all() {
             wanted.push((f, f.default_cluster(volume), false));
         }
-        if let Some(ex) = fs::by_name("exfat") {
-            for c in [4096, 32768, 131072, 1 << 20] {
-                wanted.push((ex, c, false));
+        // Every default first, then the extra clusters each filesystem asks for.
+        for &f in fs::all() {
+            for c in f.bench_sweep(volume) {
+                wanted.push((f, c, false));
             }
         }
     } else {

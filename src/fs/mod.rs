@@ -11,6 +11,8 @@ pub mod ntfs;
 pub mod udf;
 pub mod xfs;
 
+use crate::info::bytes::Dev;
+use crate::info::VolumeInfo;
 use crate::scan::Dir;
 
 /// The size-on-disk figures of one config, as the JSON contract names them.
@@ -121,12 +123,95 @@ pub const POSIX_LIMITS: Limits = Limits {
     mtime_2s: false,
 };
 
-pub trait Filesystem: Sync {
+/// How the kernel and FUSE mount a filesystem.
+#[derive(Clone, Copy, Debug)]
+pub struct Drivers {
+    /// The kernel driver's filesystem type (`mount -t`), if one exists.
+    pub kernel: Option<&'static str>,
+    /// The modules that driver lives in (`modprobe` loads their dependencies).
+    pub kernel_modules: &'static [&'static str],
+    /// A FUSE driver, if one exists.
+    pub fuse: Option<FuseDriver>,
+}
+
+/// A FUSE driver: program and options (device and directory appended).
+#[derive(Clone, Copy, Debug)]
+pub struct FuseDriver {
+    pub program: &'static str,
+    pub args: &'static [&'static str],
+    /// Too slow for anything but tiny runs: bench leaves it out unless named.
+    pub slow: bool,
+}
+
+/// How to format it on Windows and macOS (Linux: [`Filesystem::mkfs`] plus
+/// [`FsInfo::label_flag`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Formats {
+    /// The `/FS:` value of Windows' `format`, if Windows formats it.
+    pub windows: Option<&'static str>,
+    /// A caveat printed after the Windows command.
+    pub windows_note: Option<&'static str>,
+    /// The macOS command, if macOS formats it: `{cluster}` (bytes),
+    /// `{sectors}` (512-byte sectors per cluster) and `{label}` are filled in.
+    pub macos: Option<&'static str>,
+}
+
+/// How `fsfit info` recognises it on disk.
+#[derive(Clone, Copy, Debug)]
+pub struct Signature {
+    /// Probes run by ascending `order`: strong signatures first, so a weak
+    /// one (FAT's bare 0x55AA) cannot claim another filesystem's volume.
+    pub order: u8,
+    /// A weak signature: when its parse fails, the bytes may be a partition
+    /// table instead, and info says so.
+    pub weak: bool,
+}
+
+/// Everything fsfit knows about one filesystem that is plain data. Each
+/// `src/fs/<name>/mod.rs` fills one; advise, info, bench and report read it
+/// through [`Filesystem::info`] and never spell a filesystem's name.
+#[derive(Clone, Copy, Debug)]
+pub struct FsInfo {
     /// The name used on the command line and in JSON (`exfat`, `fat32`, ...).
-    fn name(&self) -> &'static str;
+    pub name: &'static str,
+    /// The name people write (`exFAT`, `FAT32`).
+    pub title: &'static str,
     /// True only where tests check the model against real volumes.
-    fn exact(&self) -> bool;
-    fn limits(&self) -> Limits;
+    pub exact: bool,
+    pub limits: Limits,
+    pub drivers: Drivers,
+    /// Mount options worth comparing in bench and crash runs (`sync`,
+    /// `dirsync`, `data=journal`, ...).
+    pub mount_options: &'static [&'static str],
+    /// The Linux mkfs tool's label option: `-L` takes the label as the next
+    /// argument, an option ending in `=` (`--label=`) takes it glued on.
+    pub label_flag: &'static str,
+    pub formats: Formats,
+    /// What survives unplugging mid-write, shown beside a recommendation.
+    pub robustness: &'static str,
+    /// The systems (`advise --for` names) that read and write it out of the
+    /// box, and those that only read it.
+    pub read_write_on: &'static [&'static str],
+    pub read_only_on: &'static [&'static str],
+    /// Rank when speed was not measured: journaled and native first (1 best).
+    pub preference: u8,
+    pub signature: Signature,
+}
+
+pub trait Filesystem: Sync {
+    /// The static facts: name, limits, drivers, format commands, notes.
+    fn info(&self) -> &'static FsInfo;
+    /// The name used on the command line and in JSON (`exfat`, `fat32`, ...).
+    fn name(&self) -> &'static str {
+        self.info().name
+    }
+    /// True only where tests check the model against real volumes.
+    fn exact(&self) -> bool {
+        self.info().exact
+    }
+    fn limits(&self) -> Limits {
+        self.info().limits
+    }
     /// Smallest and largest cluster (block) size the Linux mkfs tool accepts.
     fn cluster_range(&self) -> (u64, u64);
     /// The cluster size the Linux mkfs tool picks for this volume size.
@@ -135,6 +220,11 @@ pub trait Filesystem: Sync {
     /// cluster plus the sweep that matters for this filesystem.
     fn sweep(&self, volume: u64) -> Vec<u64> {
         vec![self.default_cluster(volume)]
+    }
+    /// Clusters `fsfit bench` adds to every filesystem's default when the
+    /// user names no config (a bench run is minutes per config, so few).
+    fn bench_sweep(&self, _volume: u64) -> Vec<u64> {
+        Vec::new()
     }
     /// The model for one config, or why the mkfs tool refuses it.
     fn model(&self, volume: u64, cluster: u64) -> Result<Box<dyn Model>, String>;
@@ -148,15 +238,31 @@ pub trait Filesystem: Sync {
     }
     /// The Linux kernel driver's filesystem type (`mount -t`), if one exists.
     fn kernel_driver(&self) -> Option<&'static str> {
-        None
+        self.info().drivers.kernel
     }
     /// A FUSE driver: program and options (device and directory appended).
     fn fuse_driver(&self) -> Option<(&'static str, &'static [&'static str])> {
-        None
+        self.info().drivers.fuse.map(|f| (f.program, f.args))
     }
     /// The FUSE driver is too slow for anything but tiny runs.
     fn fuse_is_slow(&self) -> bool {
-        false
+        self.info().drivers.fuse.is_some_and(|f| f.slow)
+    }
+
+    // What `fsfit info` needs to recognise it.
+
+    /// Its on-disk signature is at the start of `dev` (`head` holds the first
+    /// 4 KiB, or fewer on a short device): the parsed volume, or the error
+    /// naming what is corrupt. None: not this filesystem.
+    fn probe(&self, dev: &mut Dev, head: &[u8]) -> Option<Result<VolumeInfo, String>>;
+}
+
+/// The Linux mkfs arguments that set the volume label.
+pub fn label_args(info: &FsInfo, label: &str) -> Vec<String> {
+    if info.label_flag.ends_with('=') {
+        vec![format!("{}{label}", info.label_flag)]
+    } else {
+        vec![info.label_flag.to_string(), label.to_string()]
     }
 }
 
@@ -246,3 +352,6 @@ pub fn powers_of_two(lo: u64, hi: u64) -> Vec<u64> {
     }
     v
 }
+
+#[cfg(test)]
+mod tests;

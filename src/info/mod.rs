@@ -16,7 +16,7 @@ pub mod part;
 pub use frag::{fragmentation, FragReport};
 pub use part::partitions;
 
-use crate::fs::{btrfs, exfat, ext4, f2fs, fat, ntfs, udf, xfs};
+use crate::fs::{self, Filesystem};
 use bytes::Dev;
 use serde::Serialize;
 use std::path::Path;
@@ -71,30 +71,14 @@ pub fn probe(read_at: ReadAt) -> Result<VolumeInfo, String> {
         return Err("nothing to read: the volume is empty".into());
     }
     // Strong signatures first; FAT (only 0x55AA and a sane BPB) last.
-    if bytes::has(&head, 3, b"EXFAT   ") {
-        return exfat::probe::parse(&mut dev, &head);
-    }
-    if bytes::has(&head, 3, b"NTFS    ") {
-        return ntfs::probe::parse(&mut dev, &head);
-    }
-    if bytes::has(&head, 0, b"XFSB") {
-        return xfs::probe::parse(&mut dev, &head);
-    }
-    let at1k = dev.read(1024, 1024)?;
-    if ext4::probe::is_ext(&at1k) {
-        return ext4::probe::parse(&mut dev);
-    }
-    if f2fs::probe::is_f2fs(&at1k) {
-        return f2fs::probe::parse(&mut dev);
-    }
-    if btrfs::probe::is_btrfs(&mut dev)? {
-        return btrfs::probe::parse(&mut dev);
-    }
-    if let Some(vsd_len) = udf::probe::recognize(&mut dev)? {
-        return udf::probe::parse(&mut dev, vsd_len);
-    }
-    if bytes::has(&head, 510, &[0x55, 0xAA]) {
-        return fat::probe::parse(&mut dev, &head).map_err(|e| explain_table(&mut dev, e));
+    let mut order: Vec<&dyn Filesystem> = fs::all().to_vec();
+    order.sort_by_key(|f| f.info().signature.order);
+    for f in order {
+        match f.probe(&mut dev, &head) {
+            None => {}
+            Some(Err(e)) if f.info().signature.weak => return Err(explain_table(&mut dev, e)),
+            Some(found) => return found,
+        }
     }
     if head.len() < 512 {
         return Err(format!(

@@ -18,7 +18,9 @@
 
 pub mod probe;
 
-use super::{Acc, Filesystem, Limits, Model, POSIX_LIMITS};
+use super::{Acc, Drivers, Filesystem, Formats, FsInfo, Model, Signature, POSIX_LIMITS};
+use crate::info::bytes::Dev;
+use crate::info::VolumeInfo;
 use crate::scan::{Dir, Kind};
 
 pub struct Btrfs;
@@ -178,6 +180,35 @@ impl Model for Volume {
     }
 }
 
+pub const INFO: FsInfo = FsInfo {
+    name: "btrfs",
+    title: "Btrfs",
+    exact: false,
+    // 16 EiB files (u64 offsets), 255-byte names, everything POSIX.
+    limits: POSIX_LIMITS,
+    drivers: Drivers {
+        kernel: Some("btrfs"),
+        kernel_modules: &["btrfs"],
+        fuse: None,
+    },
+    // flushoncommit: data is written before the commit that names it.
+    mount_options: &["sync", "flushoncommit"],
+    label_flag: "-L",
+    formats: Formats {
+        windows: None,
+        windows_note: None,
+        macos: None,
+    },
+    robustness: "copy-on-write with checksums on data and metadata",
+    read_write_on: &["linux"],
+    read_only_on: &[],
+    preference: 7,
+    signature: Signature {
+        order: 60,
+        weak: false,
+    },
+};
+
 impl Filesystem for Btrfs {
     fn mkfs(&self, cluster: u64) -> Option<Vec<String>> {
         Some(super::argv(&[
@@ -188,18 +219,16 @@ impl Filesystem for Btrfs {
             &cluster.to_string(),
         ]))
     }
-    fn kernel_driver(&self) -> Option<&'static str> {
-        Some("btrfs")
+    fn info(&self) -> &'static FsInfo {
+        &INFO
     }
-    fn name(&self) -> &'static str {
-        "btrfs"
-    }
-    fn exact(&self) -> bool {
-        false
-    }
-    fn limits(&self) -> Limits {
-        // 16 EiB files (u64 offsets), 255-byte names, everything POSIX.
-        POSIX_LIMITS
+    fn probe(&self, dev: &mut Dev, _head: &[u8]) -> Option<Result<VolumeInfo, String>> {
+        // The superblock at 64 KiB.
+        match probe::is_btrfs(dev) {
+            Ok(true) => Some(probe::parse(dev)),
+            Ok(false) => None,
+            Err(e) => Some(Err(e)),
+        }
     }
     fn cluster_range(&self) -> (u64, u64) {
         // mkfs.btrfs -s: the sector size must be the page size (4 KiB here).

@@ -12,7 +12,11 @@
 
 pub mod probe;
 
-use super::{powers_of_two, Acc, Filesystem, Limits, Model};
+use super::{
+    powers_of_two, Acc, Drivers, Filesystem, Formats, FsInfo, FuseDriver, Limits, Model, Signature,
+};
+use crate::info::bytes::{self, Dev};
+use crate::info::VolumeInfo;
 use crate::scan::{Dir, Entry, Kind};
 
 pub struct Exfat;
@@ -313,43 +317,72 @@ thread_local! {
     static DIGEST: std::cell::RefCell<super::Digest> = std::cell::RefCell::default();
 }
 
+pub const INFO: FsInfo = FsInfo {
+    name: "exfat",
+    title: "exFAT",
+    // tests/it/exfat.rs: mkfs.exfat + exfat-fuse, free_bytes and tree_bytes
+    // to the byte.
+    exact: true,
+    limits: Limits {
+        // exFAT spec 7.6.7: DataLength is 64-bit; in practice the volume.
+        max_file_bytes: u64::MAX,
+        // exFAT spec 7.2: names compare through the up-case table.
+        case_insensitive: true,
+        // exFAT spec 7.7.3: the forbidden characters.
+        windows_names: true,
+        name_max_utf16: Some(NAME_MAX_UTF16),
+        name_max_bytes: None,
+        path_max: Some(260),
+        symlinks: false,
+        special_files: false,
+        // exFAT spec 7.4 Timestamp fields: 1980 to 2107.
+        from_1980: true,
+        // exFAT spec 7.4 10msIncrement fields: 10 ms steps.
+        mtime_2s: false,
+    },
+    drivers: Drivers {
+        kernel: Some("exfat"),
+        kernel_modules: &["exfat"],
+        fuse: Some(FuseDriver {
+            program: "mount.exfat-fuse",
+            args: &[],
+            slow: false,
+        }),
+    },
+    mount_options: &["sync", "dirsync"],
+    label_flag: "-L",
+    formats: Formats {
+        windows: Some("exFAT"),
+        windows_note: None,
+        macos: Some(
+            "sudo newfs_exfat -b {cluster} -v {label} /dev/diskNsM   \
+             (diskutil eraseVolume ExFAT {label} diskNsM picks its own cluster)",
+        ),
+    },
+    robustness:
+        "no journal (one FAT copy, a dirty bit): unplugging mid-write can lose recent files",
+    read_write_on: &[
+        "windows", "macos", "linux", "android", "camera", "tv", "car", "console",
+    ],
+    read_only_on: &[],
+    preference: 3,
+    signature: Signature {
+        order: 10,
+        weak: false,
+    },
+};
+
 impl Filesystem for Exfat {
     fn mkfs(&self, cluster: u64) -> Option<Vec<String>> {
         // exfatprogs mkfs.exfat: -c cluster size in bytes.
         Some(super::argv(&["mkfs.exfat", "-c", &cluster.to_string()]))
     }
-    fn kernel_driver(&self) -> Option<&'static str> {
-        Some("exfat")
+    fn info(&self) -> &'static FsInfo {
+        &INFO
     }
-    fn fuse_driver(&self) -> Option<(&'static str, &'static [&'static str])> {
-        Some(("mount.exfat-fuse", &[]))
-    }
-    fn name(&self) -> &'static str {
-        "exfat"
-    }
-    fn exact(&self) -> bool {
-        // tests/it/exfat.rs: mkfs.exfat + exfat-fuse, free_bytes and tree_bytes
-        // to the byte.
-        true
-    }
-    fn limits(&self) -> Limits {
-        Limits {
-            // exFAT spec 7.6.7: DataLength is 64-bit; in practice the volume.
-            max_file_bytes: u64::MAX,
-            // exFAT spec 7.2: names compare through the up-case table.
-            case_insensitive: true,
-            // exFAT spec 7.7.3: the forbidden characters.
-            windows_names: true,
-            name_max_utf16: Some(NAME_MAX_UTF16),
-            name_max_bytes: None,
-            path_max: Some(260),
-            symlinks: false,
-            special_files: false,
-            // exFAT spec 7.4 Timestamp fields: 1980 to 2107.
-            from_1980: true,
-            // exFAT spec 7.4 10msIncrement fields: 10 ms steps.
-            mtime_2s: false,
-        }
+    fn probe(&self, dev: &mut Dev, head: &[u8]) -> Option<Result<VolumeInfo, String>> {
+        // The boot sector's OEM name.
+        bytes::has(head, 3, b"EXFAT   ").then(|| probe::parse(dev, head))
     }
     fn cluster_range(&self) -> (u64, u64) {
         // mkfs/mkfs.c: -c from the 512-byte sector to EXFAT_MAX_CLUSTER_SIZE.
@@ -357,6 +390,11 @@ impl Filesystem for Exfat {
     }
     fn default_cluster(&self, volume: u64) -> u64 {
         default_cluster(volume)
+    }
+    fn bench_sweep(&self, _volume: u64) -> Vec<u64> {
+        // The clusters people argue about (seeds 000-004): 4K like NTFS,
+        // 32K, the 128K Windows picks for big sticks, and 1M.
+        vec![4096, 32768, 131072, 1 << 20]
     }
     fn sweep(&self, volume: u64) -> Vec<u64> {
         let mut v = powers_of_two(512, 32 << 20);

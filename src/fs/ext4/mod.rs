@@ -16,7 +16,9 @@
 
 pub mod probe;
 
-use super::{Acc, Filesystem, Limits, Model, POSIX_LIMITS};
+use super::{Acc, Drivers, Filesystem, Formats, FsInfo, Limits, Model, Signature, POSIX_LIMITS};
+use crate::info::bytes::Dev;
+use crate::info::VolumeInfo;
 use crate::scan::{Dir, Kind};
 use crate::units::iec;
 use std::cell::RefCell;
@@ -920,6 +922,39 @@ impl Model for Ext4Model {
     }
 }
 
+pub const INFO: FsInfo = FsInfo {
+    name: "ext4",
+    title: "ext4",
+    exact: true,
+    limits: Limits {
+        // super.c ext4_max_size with extents: 2^32 − 1 blocks of 4 KiB
+        // (the default block size from 512 MiB up).
+        max_file_bytes: ((1u64 << 32) - 1) * 4096,
+        name_max_bytes: Some(NAME_MAX as u32),
+        ..POSIX_LIMITS
+    },
+    drivers: Drivers {
+        kernel: Some("ext4"),
+        kernel_modules: &["ext4"],
+        fuse: None,
+    },
+    mount_options: &["sync", "dirsync", "data=journal", "data=writeback"],
+    label_flag: "-L",
+    formats: Formats {
+        windows: None,
+        windows_note: None,
+        macos: None,
+    },
+    robustness: "journaled, checksummed metadata",
+    read_write_on: &["linux"],
+    read_only_on: &[],
+    preference: 1,
+    signature: Signature {
+        order: 40,
+        weak: false,
+    },
+};
+
 impl Filesystem for Ext4 {
     fn mkfs(&self, cluster: u64) -> Option<Vec<String>> {
         Some(super::argv(&[
@@ -930,22 +965,14 @@ impl Filesystem for Ext4 {
             &cluster.to_string(),
         ]))
     }
-    fn kernel_driver(&self) -> Option<&'static str> {
-        Some("ext4")
+    fn info(&self) -> &'static FsInfo {
+        &INFO
     }
-    fn name(&self) -> &'static str {
-        "ext4"
-    }
-    fn exact(&self) -> bool {
-        true
-    }
-    fn limits(&self) -> Limits {
-        Limits {
-            // super.c ext4_max_size with extents: 2^32 − 1 blocks of 4 KiB
-            // (the default block size from 512 MiB up).
-            max_file_bytes: ((1u64 << 32) - 1) * 4096,
-            name_max_bytes: Some(NAME_MAX as u32),
-            ..POSIX_LIMITS
+    fn probe(&self, dev: &mut Dev, _head: &[u8]) -> Option<Result<VolumeInfo, String>> {
+        // The superblock at 1 KiB (ext2 and ext3 too).
+        match dev.read(1024, 1024) {
+            Ok(sb) => probe::is_ext(&sb).then(|| probe::parse(dev)),
+            Err(e) => Some(Err(e)),
         }
     }
     fn cluster_range(&self) -> (u64, u64) {

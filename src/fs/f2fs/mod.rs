@@ -7,7 +7,9 @@
 
 pub mod probe;
 
-use super::{Acc, Filesystem, Limits, Model, POSIX_LIMITS};
+use super::{Acc, Drivers, Filesystem, Formats, FsInfo, Limits, Model, Signature, POSIX_LIMITS};
+use crate::info::bytes::Dev;
+use crate::info::VolumeInfo;
 use crate::scan::{Dir, Kind};
 
 pub struct F2fs;
@@ -397,25 +399,51 @@ impl Model for F2fsModel {
     }
 }
 
+pub const INFO: FsInfo = FsInfo {
+    name: "f2fs",
+    title: "F2FS",
+    // No f2fs driver here: free space matches mkfs.f2fs, the per-file rules
+    // match sload.f2fs, but the kernel's own writes are not measured.
+    exact: false,
+    limits: Limits {
+        max_file_bytes: MAX_FILE,
+        ..POSIX_LIMITS
+    },
+    drivers: Drivers {
+        kernel: Some("f2fs"),
+        kernel_modules: &["f2fs"],
+        fuse: None,
+    },
+    // fsync_mode=strict: fsync also writes the node chain (POSIX order).
+    mount_options: &["sync", "fsync_mode=strict"],
+    label_flag: "-l",
+    formats: Formats {
+        windows: None,
+        windows_note: None,
+        macos: None,
+    },
+    robustness: "log-structured, designed for flash; checkpointed",
+    read_write_on: &["linux"],
+    read_only_on: &[],
+    preference: 9,
+    signature: Signature {
+        order: 50,
+        weak: false,
+    },
+};
+
 impl Filesystem for F2fs {
     fn mkfs(&self, _cluster: u64) -> Option<Vec<String>> {
         Some(super::argv(&["mkfs.f2fs", "-f", "-q"]))
     }
-    fn kernel_driver(&self) -> Option<&'static str> {
-        Some("f2fs")
+    fn info(&self) -> &'static FsInfo {
+        &INFO
     }
-    fn name(&self) -> &'static str {
-        "f2fs"
-    }
-    fn exact(&self) -> bool {
-        // No f2fs driver here: free space matches mkfs.f2fs, the per-file rules
-        // match sload.f2fs, but the kernel's own writes are not measured.
-        false
-    }
-    fn limits(&self) -> Limits {
-        Limits {
-            max_file_bytes: MAX_FILE,
-            ..POSIX_LIMITS
+    fn probe(&self, dev: &mut Dev, _head: &[u8]) -> Option<Result<VolumeInfo, String>> {
+        // The superblock at 1 KiB.
+        match dev.read(1024, 1024) {
+            Ok(sb) => probe::is_f2fs(&sb).then(|| probe::parse(dev)),
+            Err(e) => Some(Err(e)),
         }
     }
     fn cluster_range(&self) -> (u64, u64) {

@@ -11,7 +11,9 @@
 
 pub mod probe;
 
-use super::{Acc, Filesystem, Limits, Model};
+use super::{Acc, Drivers, Filesystem, Formats, FsInfo, FuseDriver, Limits, Model, Signature};
+use crate::info::bytes::{self, Dev};
+use crate::info::VolumeInfo;
 use crate::scan::{Dir, Entry, Kind};
 use crate::units::{iec, short};
 use std::cell::RefCell;
@@ -88,6 +90,95 @@ pub static FAT16: Fat = Fat {
 pub static FAT32: Fat = Fat {
     bits: 32,
     names: NameRule::Win95,
+};
+
+/// What FAT12, FAT16 and FAT32 share; each fills in its name and formats.
+const FAT_INFO: FsInfo = FsInfo {
+    name: "",
+    title: "",
+    // tests/it/fat.rs: free and tree bytes against mkfs.fat 4.2 + mcopy images.
+    exact: true,
+    limits: Limits {
+        max_file_bytes: MAX_FILE,
+        case_insensitive: true,
+        windows_names: true,
+        name_max_utf16: Some(LFN_MAX),
+        name_max_bytes: None,
+        path_max: Some(260),
+        symlinks: false,
+        special_files: false,
+        from_1980: true,
+        mtime_2s: true,
+    },
+    drivers: Drivers {
+        kernel: Some("vfat"),
+        kernel_modules: &["vfat", "fat"],
+        fuse: Some(FuseDriver {
+            program: "fusefat",
+            args: &["-o", "rw+"],
+            slow: true,
+        }),
+    },
+    // flush: vfat writes back early when the last file handle closes.
+    mount_options: &["sync", "flush", "dirsync"],
+    label_flag: "-n",
+    formats: Formats {
+        windows: None,
+        windows_note: None,
+        macos: None,
+    },
+    robustness:
+        "no journal: unplugging mid-write can corrupt the FAT (run fsck.fat / chkdsk after)",
+    read_write_on: &["windows", "macos", "linux"],
+    read_only_on: &[],
+    preference: 0,
+    signature: Signature {
+        order: 90,
+        weak: true,
+    },
+};
+
+pub const FAT12_INFO: FsInfo = FsInfo {
+    name: "fat12",
+    title: "FAT12",
+    formats: Formats {
+        windows: Some("FAT"),
+        windows_note: None,
+        macos: Some("sudo newfs_msdos -F 12 -c {sectors} -v {label} /dev/diskNsM"),
+    },
+    preference: 6,
+    ..FAT_INFO
+};
+
+pub const FAT16_INFO: FsInfo = FsInfo {
+    name: "fat16",
+    title: "FAT16",
+    formats: Formats {
+        windows: Some("FAT"),
+        windows_note: None,
+        macos: Some("sudo newfs_msdos -F 16 -c {sectors} -v {label} /dev/diskNsM"),
+    },
+    // SD cards up to 2 GB (SD Association).
+    read_write_on: &["windows", "macos", "linux", "camera"],
+    preference: 5,
+    ..FAT_INFO
+};
+
+pub const FAT32_INFO: FsInfo = FsInfo {
+    name: "fat32",
+    title: "FAT32",
+    formats: Formats {
+        windows: Some("FAT32"),
+        windows_note: Some(
+            "Windows' format refuses FAT32 over 32 GB: use Linux or a third-party tool",
+        ),
+        macos: Some("sudo newfs_msdos -F 32 -c {sectors} -v {label} /dev/diskNsM"),
+    },
+    read_write_on: &[
+        "windows", "macos", "linux", "android", "camera", "tv", "car", "console",
+    ],
+    preference: 4,
+    ..FAT_INFO
 };
 
 /// The volume mkfs.fat lays out.
@@ -673,41 +764,18 @@ impl Filesystem for Fat {
             &spc,
         ]))
     }
-    fn kernel_driver(&self) -> Option<&'static str> {
-        Some("vfat")
-    }
-    fn fuse_driver(&self) -> Option<(&'static str, &'static [&'static str])> {
-        Some(("fusefat", &["-o", "rw+"]))
-    }
-    fn fuse_is_slow(&self) -> bool {
-        true
-    }
-    fn name(&self) -> &'static str {
+    fn info(&self) -> &'static FsInfo {
         match self.bits {
-            12 => "fat12",
-            16 => "fat16",
-            _ => "fat32",
+            12 => &FAT12_INFO,
+            16 => &FAT16_INFO,
+            _ => &FAT32_INFO,
         }
     }
 
-    fn exact(&self) -> bool {
-        // tests/it/fat.rs: free and tree bytes against mkfs.fat 4.2 + mcopy images.
-        true
-    }
-
-    fn limits(&self) -> Limits {
-        Limits {
-            max_file_bytes: MAX_FILE,
-            case_insensitive: true,
-            windows_names: true,
-            name_max_utf16: Some(LFN_MAX),
-            name_max_bytes: None,
-            path_max: Some(260),
-            symlinks: false,
-            special_files: false,
-            from_1980: true,
-            mtime_2s: true,
-        }
+    fn probe(&self, dev: &mut Dev, head: &[u8]) -> Option<Result<VolumeInfo, String>> {
+        // Only the boot sector's 0x55AA: probed last. The BPB says which of
+        // FAT12/16/32 it is, so whichever of the three probes first answers.
+        bytes::has(head, 510, &[0x55, 0xAA]).then(|| probe::parse(dev, head))
     }
 
     fn cluster_range(&self) -> (u64, u64) {

@@ -19,7 +19,12 @@
 
 pub mod probe;
 
-use super::{powers_of_two, round_up, Acc, Filesystem, Limits, Model, Sizes};
+use super::{
+    powers_of_two, round_up, Acc, Drivers, Filesystem, Formats, FsInfo, FuseDriver, Limits, Model,
+    Signature, Sizes,
+};
+use crate::info::bytes::{self, Dev};
+use crate::info::VolumeInfo;
 use crate::scan::{Dir, Kind};
 
 pub struct Ntfs;
@@ -501,6 +506,53 @@ impl Model for NtfsModel {
     }
 }
 
+pub const INFO: FsInfo = FsInfo {
+    name: "ntfs",
+    title: "NTFS",
+    exact: true,
+    limits: Limits {
+        // NTFS file sizes are 64-bit (layout.h ATTR_RECORD data_size).
+        max_file_bytes: u64::MAX,
+        // Windows' view: case-insensitive names, Win32 name rules,
+        // MAX_PATH (ntfs-3g itself stores POSIX names).
+        case_insensitive: true,
+        windows_names: true,
+        name_max_utf16: Some(255),
+        name_max_bytes: None,
+        path_max: Some(260),
+        // ntfs-3g stores symlinks, FIFOs, sockets and devices as interix
+        // files (dir.c __ntfs_create).
+        symlinks: true,
+        special_files: true,
+        from_1980: false,
+        mtime_2s: false,
+    },
+    drivers: Drivers {
+        kernel: Some("ntfs3"),
+        kernel_modules: &["ntfs3"],
+        fuse: Some(FuseDriver {
+            program: "ntfs-3g",
+            args: &[],
+            slow: false,
+        }),
+    },
+    mount_options: &["sync"],
+    label_flag: "-L",
+    formats: Formats {
+        windows: Some("NTFS"),
+        windows_note: None,
+        macos: None,
+    },
+    robustness: "journaled metadata: survives unplugging better than FAT/exFAT",
+    read_write_on: &["windows", "linux"],
+    read_only_on: &["macos"],
+    preference: 2,
+    signature: Signature {
+        order: 20,
+        weak: false,
+    },
+};
+
 impl Filesystem for Ntfs {
     fn mkfs(&self, cluster: u64) -> Option<Vec<String>> {
         // mkntfs: -Q quick (no zeroing), -F force on a non-partition, -c cluster size.
@@ -513,36 +565,12 @@ impl Filesystem for Ntfs {
             &cluster.to_string(),
         ]))
     }
-    fn kernel_driver(&self) -> Option<&'static str> {
-        Some("ntfs3")
+    fn info(&self) -> &'static FsInfo {
+        &INFO
     }
-    fn fuse_driver(&self) -> Option<(&'static str, &'static [&'static str])> {
-        Some(("ntfs-3g", &[]))
-    }
-    fn name(&self) -> &'static str {
-        "ntfs"
-    }
-    fn exact(&self) -> bool {
-        true
-    }
-    fn limits(&self) -> Limits {
-        Limits {
-            // NTFS file sizes are 64-bit (layout.h ATTR_RECORD data_size).
-            max_file_bytes: u64::MAX,
-            // Windows' view: case-insensitive names, Win32 name rules,
-            // MAX_PATH (ntfs-3g itself stores POSIX names).
-            case_insensitive: true,
-            windows_names: true,
-            name_max_utf16: Some(255),
-            name_max_bytes: None,
-            path_max: Some(260),
-            // ntfs-3g stores symlinks, FIFOs, sockets and devices as interix
-            // files (dir.c __ntfs_create).
-            symlinks: true,
-            special_files: true,
-            from_1980: false,
-            mtime_2s: false,
-        }
+    fn probe(&self, dev: &mut Dev, head: &[u8]) -> Option<Result<VolumeInfo, String>> {
+        // The boot sector's OEM name.
+        bytes::has(head, 3, b"NTFS    ").then(|| probe::parse(dev, head))
     }
     fn cluster_range(&self) -> (u64, u64) {
         // 512-byte sectors: 1 to 128 sectors, at most 64 KiB

@@ -7,7 +7,11 @@
 
 pub mod probe;
 
-use super::{powers_of_two, round_up, Acc, Filesystem, Limits, Model};
+use super::{
+    powers_of_two, round_up, Acc, Drivers, Filesystem, Formats, FsInfo, Limits, Model, Signature,
+};
+use crate::info::bytes::Dev;
+use crate::info::VolumeInfo;
 use crate::scan::{Dir, Entry, Kind};
 use std::ffi::OsStr;
 use std::path::Path;
@@ -204,6 +208,49 @@ impl Model for UdfModel {
     }
 }
 
+pub const INFO: FsInfo = FsInfo {
+    name: "udf",
+    title: "UDF",
+    // No udf driver here: free space matches mkudffs, the per-file rules
+    // match udfclient, but the kernel's own writes are not measured.
+    exact: false,
+    limits: Limits {
+        max_file_bytes: MAX_FILE,
+        case_insensitive: false,
+        // Windows reads UDF and refuses what its name rules forbid.
+        windows_names: true,
+        name_max_utf16: None,
+        // UDF_NAME_LEN; non-Latin-1 names are also limited to 127 UTF-16 units.
+        name_max_bytes: Some(NAME_LEN as u32),
+        path_max: None,
+        symlinks: true,
+        special_files: true,
+        from_1980: false,
+        mtime_2s: false,
+    },
+    drivers: Drivers {
+        kernel: Some("udf"),
+        kernel_modules: &["udf"],
+        fuse: None,
+    },
+    mount_options: &["sync"],
+    label_flag: "--label=",
+    formats: Formats {
+        windows: Some("UDF"),
+        windows_note: None,
+        macos: None,
+    },
+    robustness: "no journal on hard-disk media; few fsck tools",
+    read_write_on: &["windows", "linux"],
+    // macOS writes UDF only on optical media.
+    read_only_on: &["macos"],
+    preference: 10,
+    signature: Signature {
+        order: 70,
+        weak: false,
+    },
+};
+
 impl Filesystem for Udf {
     fn mkfs(&self, cluster: u64) -> Option<Vec<String>> {
         Some(super::argv(&[
@@ -212,31 +259,15 @@ impl Filesystem for Udf {
             &format!("--blocksize={cluster}"),
         ]))
     }
-    fn kernel_driver(&self) -> Option<&'static str> {
-        Some("udf")
+    fn info(&self) -> &'static FsInfo {
+        &INFO
     }
-    fn name(&self) -> &'static str {
-        "udf"
-    }
-    fn exact(&self) -> bool {
-        // No udf driver here: free space matches mkudffs, the per-file rules
-        // match udfclient, but the kernel's own writes are not measured.
-        false
-    }
-    fn limits(&self) -> Limits {
-        Limits {
-            max_file_bytes: MAX_FILE,
-            case_insensitive: false,
-            // Windows reads UDF and refuses what its name rules forbid.
-            windows_names: true,
-            name_max_utf16: None,
-            // UDF_NAME_LEN; non-Latin-1 names are also limited to 127 UTF-16 units.
-            name_max_bytes: Some(NAME_LEN as u32),
-            path_max: None,
-            symlinks: true,
-            special_files: true,
-            from_1980: false,
-            mtime_2s: false,
+    fn probe(&self, dev: &mut Dev, _head: &[u8]) -> Option<Result<VolumeInfo, String>> {
+        // The volume recognition sequence from 32 KiB.
+        match probe::recognize(dev) {
+            Ok(Some(vsd_len)) => Some(probe::parse(dev, vsd_len)),
+            Ok(None) => None,
+            Err(e) => Some(Err(e)),
         }
     }
     fn cluster_range(&self) -> (u64, u64) {

@@ -12,7 +12,9 @@
 
 pub mod probe;
 
-use super::{Acc, Filesystem, Limits, Model, POSIX_LIMITS};
+use super::{Acc, Drivers, Filesystem, Formats, FsInfo, Limits, Model, Signature, POSIX_LIMITS};
+use crate::info::bytes::{self, Dev};
+use crate::info::VolumeInfo;
 use crate::scan::{Dir, Kind};
 
 pub struct Xfs;
@@ -339,6 +341,39 @@ impl Model for Volume {
     }
 }
 
+pub const INFO: FsInfo = FsInfo {
+    name: "xfs",
+    title: "XFS",
+    // tests/it/btrfs_xfs.rs: free space exact, tree_bytes within 1 %.
+    exact: true,
+    limits: Limits {
+        // XFS_MAXIOFFSET: 8 EiB - 1.
+        max_file_bytes: (1u64 << 63) - 1,
+        ..POSIX_LIMITS
+    },
+    drivers: Drivers {
+        kernel: Some("xfs"),
+        kernel_modules: &["xfs"],
+        fuse: None,
+    },
+    // wsync: namespace changes are synchronous (like dirsync).
+    mount_options: &["sync", "wsync"],
+    label_flag: "-L",
+    formats: Formats {
+        windows: None,
+        windows_note: None,
+        macos: None,
+    },
+    robustness: "journaled metadata",
+    read_write_on: &["linux"],
+    read_only_on: &[],
+    preference: 8,
+    signature: Signature {
+        order: 30,
+        weak: false,
+    },
+};
+
 impl Filesystem for Xfs {
     fn mkfs(&self, cluster: u64) -> Option<Vec<String>> {
         Some(super::argv(&[
@@ -349,22 +384,12 @@ impl Filesystem for Xfs {
             &format!("size={cluster}"),
         ]))
     }
-    fn kernel_driver(&self) -> Option<&'static str> {
-        Some("xfs")
+    fn info(&self) -> &'static FsInfo {
+        &INFO
     }
-    fn name(&self) -> &'static str {
-        "xfs"
-    }
-    fn exact(&self) -> bool {
-        // tests/it/btrfs_xfs.rs: free space exact, tree_bytes within 1 %.
-        true
-    }
-    fn limits(&self) -> Limits {
-        Limits {
-            // XFS_MAXIOFFSET: 8 EiB - 1.
-            max_file_bytes: (1u64 << 63) - 1,
-            ..POSIX_LIMITS
-        }
+    fn probe(&self, dev: &mut Dev, head: &[u8]) -> Option<Result<VolumeInfo, String>> {
+        // The superblock's magic at byte 0.
+        bytes::has(head, 0, b"XFSB").then(|| probe::parse(dev, head))
     }
     fn cluster_range(&self) -> (u64, u64) {
         // mkfs.xfs: 512-byte blocks only without CRCs (crc=0); 64 KiB max.
