@@ -2,6 +2,7 @@
 //! column per config, MB/s or files/s, relative to the baseline, flags.
 
 use crate::bench::results::BenchReport;
+use crate::bench::workloads::{unit_of, Unit};
 use crate::units::{iec, short};
 use std::fmt::Write;
 
@@ -24,14 +25,6 @@ const MARKS: [(&str, &str, &str); 4] = [
         "no device counters: nothing checks where the bytes went",
     ),
 ];
-
-/// Workloads whose figure is files per second rather than MB/s.
-fn per_file(name: &str) -> bool {
-    matches!(
-        name,
-        "tiny-write" | "tiny-read" | "scan" | "delete" | "single-delete"
-    )
-}
 
 pub fn bench(r: &BenchReport) -> String {
     let mut o = String::new();
@@ -89,10 +82,9 @@ pub fn bench(r: &BenchReport) -> String {
                 None => "-".to_string(),
                 Some(w) if w.error.is_some() => "failed".to_string(),
                 Some(w) => {
-                    let v = if per_file(n) {
-                        format!("{:.0} f/s", w.files_per_s)
-                    } else {
-                        format!("{:.1} MB/s", w.mb_per_s)
+                    let v = match unit_of(n) {
+                        Unit::FilesPerS => format!("{:.0} f/s", w.files_per_s),
+                        Unit::MbPerS => format!("{:.1} MB/s", w.mb_per_s),
                     };
                     let rel = w
                         .relative_pct

@@ -5,7 +5,7 @@
 //! answers FIEMAP, so the reader can see whether it really was fragmented.
 
 use super::files::{self, BLOCK};
-use super::{Ctx, Outcome, Phase, Workload};
+use super::{Ctx, Outcome, Phase, Unit, Workload};
 use std::path::PathBuf;
 
 const HOLE: u64 = 1 << 20;
@@ -116,6 +116,9 @@ impl Workload for FragWrite {
     fn name(&self) -> &'static str {
         "fragmented-write"
     }
+    fn unit(&self) -> Unit {
+        Unit::MbPerS
+    }
     fn family(&self) -> &'static str {
         "frag"
     }
@@ -154,6 +157,9 @@ impl Workload for FragWrite {
 impl Workload for FragRead {
     fn name(&self) -> &'static str {
         "fragmented-read"
+    }
+    fn unit(&self) -> Unit {
+        Unit::MbPerS
     }
     fn family(&self) -> &'static str {
         "frag"

@@ -69,8 +69,38 @@ pub enum Phase {
     Delete,
 }
 
+/// What a workload's figure counts; reports ask the workload, never its name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unit {
+    /// Decimal megabytes (10^6 bytes) per second: the bytes moved.
+    MbPerS,
+    /// Files per second: where the per-file cost is the point (tiny files,
+    /// scans, deletes), so bytes would say little.
+    FilesPerS,
+}
+
+impl Unit {
+    /// `MB/s` or `files/s`.
+    pub fn label(self) -> &'static str {
+        match self {
+            Unit::MbPerS => "MB/s",
+            Unit::FilesPerS => "files/s",
+        }
+    }
+
+    /// The rate of a run that moved `files` and `bytes` in `seconds`.
+    pub fn rate(self, files: u64, bytes: u64, seconds: f64) -> f64 {
+        match self {
+            Unit::MbPerS => bytes as f64 / 1e6 / seconds,
+            Unit::FilesPerS => files as f64 / seconds,
+        }
+    }
+}
+
 pub trait Workload: Sync {
     fn name(&self) -> &'static str;
+    /// What its figure counts.
+    fn unit(&self) -> Unit;
     /// Workloads of one family share files; the runner removes them after the
     /// family's last selected workload.
     fn family(&self) -> &'static str;
@@ -106,7 +136,43 @@ pub fn by_name(name: &str) -> Option<&'static dyn Workload> {
     all().into_iter().find(|w| w.name() == name)
 }
 
+/// The unit of a workload named in a results file; MB/s for a name this
+/// fsfit does not know (a file from another version).
+pub fn unit_of(name: &str) -> Unit {
+    by_name(name).map_or(Unit::MbPerS, |w| w.unit())
+}
+
 /// `n` scaled, at least `min`.
 pub fn scaled(n: u64, scale: f64, min: u64) -> u64 {
     ((n as f64 * scale).round() as u64).max(min)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn per_file_workloads_count_files_per_second() {
+        let per_file: Vec<&str> = all()
+            .into_iter()
+            .filter(|w| w.unit() == Unit::FilesPerS)
+            .map(|w| w.name())
+            .collect();
+        assert_eq!(
+            per_file,
+            ["single-delete", "tiny-write", "tiny-read", "scan", "delete"]
+        );
+        assert_eq!(unit_of("tiny-read").label(), "files/s");
+        assert_eq!(unit_of("no-such-workload").label(), "MB/s");
+        assert_eq!(Unit::MbPerS.rate(1, 4_000_000, 2.0), 2.0);
+        assert_eq!(Unit::FilesPerS.rate(10, 4_000_000, 2.0), 5.0);
+    }
+
+    #[test]
+    fn every_workload_describes_itself() {
+        for w in all() {
+            assert!(!w.describe(1.0).is_empty(), "{}", w.name());
+            assert!(by_name(w.name()).is_some());
+        }
+    }
 }

@@ -5,7 +5,7 @@
 
 use super::files::{self, BLOCK};
 use super::sets::{mix, spread_sizes, write_set, FileSpec, Sync};
-use super::{scaled, Ctx, Outcome, Phase, Workload};
+use super::{scaled, Ctx, Outcome, Phase, Unit, Workload};
 use std::collections::HashMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -93,6 +93,9 @@ impl Workload for Scan {
     fn name(&self) -> &'static str {
         "scan"
     }
+    fn unit(&self) -> Unit {
+        Unit::FilesPerS
+    }
     fn family(&self) -> &'static str {
         "scan"
     }
@@ -126,6 +129,9 @@ impl Workload for Scan {
 impl Workload for DupSearch {
     fn name(&self) -> &'static str {
         "dupsearch"
+    }
+    fn unit(&self) -> Unit {
+        Unit::MbPerS
     }
     fn family(&self) -> &'static str {
         "scan"
@@ -195,6 +201,9 @@ impl Workload for DupSearch {
 impl Workload for Delete {
     fn name(&self) -> &'static str {
         "delete"
+    }
+    fn unit(&self) -> Unit {
+        Unit::FilesPerS
     }
     fn family(&self) -> &'static str {
         "scan"

@@ -4,7 +4,7 @@
 //! 001 tests 5-6). Sizes are at --scale 1.
 
 use super::files::{self, BLOCK};
-use super::{scaled, Ctx, Outcome, Phase, Workload};
+use super::{scaled, Ctx, Outcome, Phase, Unit, Workload};
 use std::path::PathBuf;
 
 const GIB: u64 = 1 << 30;
@@ -54,6 +54,8 @@ pub struct Set {
     pub read: &'static str,
     pub what: &'static str,
     pub sync: Sync,
+    /// Both the write and the read: tiny files count files per second.
+    pub unit: Unit,
     pub layout: fn(f64) -> Vec<FileSpec>,
 }
 
@@ -102,6 +104,7 @@ pub static SMALL: Set = Set {
     read: "small-read",
     what: "small files, sizes spread 512 B-512 KiB",
     sync: Sync::AtEnd,
+    unit: Unit::MbPerS,
     layout: small,
 };
 pub static TINY: Set = Set {
@@ -110,6 +113,7 @@ pub static TINY: Set = Set {
     read: "tiny-read",
     what: "files of 1 KiB",
     sync: Sync::AtEnd,
+    unit: Unit::FilesPerS,
     layout: tiny,
 };
 pub static MEDIUM: Set = Set {
@@ -118,6 +122,7 @@ pub static MEDIUM: Set = Set {
     read: "medium-read",
     what: "medium files",
     sync: Sync::PerFile,
+    unit: Unit::MbPerS,
     layout: medium,
 };
 pub static LARGE: Set = Set {
@@ -126,6 +131,7 @@ pub static LARGE: Set = Set {
     read: "large-read",
     what: "large files",
     sync: Sync::PerFile,
+    unit: Unit::MbPerS,
     layout: large,
 };
 
@@ -224,6 +230,9 @@ impl Workload for Write {
     fn name(&self) -> &'static str {
         self.0.write
     }
+    fn unit(&self) -> Unit {
+        self.0.unit
+    }
     fn family(&self) -> &'static str {
         self.0.family
     }
@@ -249,6 +258,9 @@ impl Workload for Write {
 impl Workload for Read {
     fn name(&self) -> &'static str {
         self.0.read
+    }
+    fn unit(&self) -> Unit {
+        self.0.unit
     }
     fn family(&self) -> &'static str {
         self.0.family

@@ -2,7 +2,7 @@
 //! 1 (000 copies a 5.3 GB ISO with rsync; 002 a 1 GB file).
 
 use super::files::{self, BLOCK};
-use super::{Ctx, Outcome, Phase, Workload};
+use super::{Ctx, Outcome, Phase, Unit, Workload};
 use std::path::PathBuf;
 
 const ID: u64 = 42;
@@ -35,6 +35,9 @@ pub static ALL: [&'static dyn Workload; 3] = [&SingleWrite, &SingleRead, &Single
 impl Workload for SingleWrite {
     fn name(&self) -> &'static str {
         "single-write"
+    }
+    fn unit(&self) -> Unit {
+        Unit::MbPerS
     }
     fn family(&self) -> &'static str {
         "single"
@@ -74,6 +77,9 @@ impl Workload for SingleRead {
     fn name(&self) -> &'static str {
         "single-read"
     }
+    fn unit(&self) -> Unit {
+        Unit::MbPerS
+    }
     fn family(&self) -> &'static str {
         "single"
     }
@@ -108,6 +114,9 @@ impl Workload for SingleRead {
 impl Workload for SingleDelete {
     fn name(&self) -> &'static str {
         "single-delete"
+    }
+    fn unit(&self) -> Unit {
+        Unit::FilesPerS
     }
     fn family(&self) -> &'static str {
         "single"

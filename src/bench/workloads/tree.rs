@@ -2,7 +2,7 @@
 //! (003 copies such a tree to a card), syncfs at the end.
 
 use super::sets::{self, spread_sizes, FileSpec, Sync};
-use super::{files, Ctx, Outcome, Phase, Workload};
+use super::{files, Ctx, Outcome, Phase, Unit, Workload};
 use std::path::PathBuf;
 
 fn layout(scale: f64) -> Vec<FileSpec> {
@@ -35,6 +35,9 @@ pub static ALL: [&'static dyn Workload; 1] = [&TreeWrite];
 impl Workload for TreeWrite {
     fn name(&self) -> &'static str {
         "tree-write"
+    }
+    fn unit(&self) -> Unit {
+        Unit::MbPerS
     }
     fn family(&self) -> &'static str {
         "tree"

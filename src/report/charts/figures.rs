@@ -5,6 +5,7 @@
 use super::{accessible, bars, byte_unit, cluster_label, lines, num, Bar, BarSeries, Bars, Chart};
 use super::{Curve, Lines, Point};
 use crate::bench::results::{BenchReport, ConfigResult, WorkloadResult};
+use crate::bench::workloads::{unit_of, Unit};
 use crate::report::html::{Named, UsageDoc};
 
 /// Width of the charts that sit beside a table, and of the sweep panels.
@@ -14,21 +15,9 @@ const WIDE_WIDTH: u32 = 680;
 const PANEL_WIDTH: u32 = 580;
 const PANEL_HEIGHT: u32 = 360;
 
-/// Workloads whose figure is files per second rather than MB/s (as the
-/// bench table shows them).
-pub fn per_file(name: &str) -> bool {
-    matches!(
-        name,
-        "tiny-write" | "tiny-read" | "scan" | "delete" | "single-delete"
-    )
-}
-
+/// `MB/s` or `files/s`: each workload says which its figure is.
 pub fn unit(name: &str) -> &'static str {
-    if per_file(name) {
-        "files/s"
-    } else {
-        "MB/s"
-    }
+    unit_of(name).label()
 }
 
 /// Is this a write workload (its device writes measure amplification)?
@@ -55,19 +44,14 @@ fn rate(w: &WorkloadResult, seconds: f64) -> Option<f64> {
     if seconds <= 0.0 {
         return None;
     }
-    Some(if per_file(&w.name) {
-        w.files as f64 / seconds
-    } else {
-        w.bytes as f64 / 1e6 / seconds
-    })
+    Some(unit_of(&w.name).rate(w.files, w.bytes, seconds))
 }
 
 /// The median figure: MB/s or files/s.
 pub fn throughput(w: &WorkloadResult) -> f64 {
-    if per_file(&w.name) {
-        w.files_per_s
-    } else {
-        w.mb_per_s
+    match unit_of(&w.name) {
+        Unit::FilesPerS => w.files_per_s,
+        Unit::MbPerS => w.mb_per_s,
     }
 }
 
