@@ -1,6 +1,6 @@
 //! CSV: one row per config, a header first, RFC 4180 quoting.
 
-use crate::usage::{problems::KINDS, UsageReport};
+use crate::usage::{problems::Problem, UsageReport};
 
 fn field(s: &str) -> String {
     if s.contains([',', '"', '\n', '\r']) {
@@ -14,9 +14,9 @@ pub fn usage(r: &UsageReport) -> String {
     let mut out = String::from(
         "fs,cluster_bytes,default_cluster,volume_bytes,free_bytes,apparent_bytes,tree_bytes,data_bytes,slack_bytes,metadata_bytes,overhead_pct,fits,exact",
     );
-    for k in KINDS {
+    for p in Problem::ALL {
         out.push(',');
-        out.push_str(k);
+        out.push_str(p.key());
     }
     out.push('\n');
     for c in &r.configs {
@@ -36,9 +36,9 @@ pub fn usage(r: &UsageReport) -> String {
             c.exact.to_string(),
         ];
         out.push_str(&row.join(","));
-        for k in KINDS {
+        for p in Problem::ALL {
             out.push(',');
-            out.push_str(&c.problems.get(k).to_string());
+            out.push_str(&c.problems.get(p).to_string());
         }
         out.push('\n');
     }

@@ -741,10 +741,10 @@ fn sweeps_section(o: &mut Out, sweeps: Vec<figures::Sweep>) {
 
 /// Finding kinds in the contract's order, then any others.
 fn kinds(c: &UsageConfig) -> Vec<String> {
-    let mut v: Vec<String> = crate::usage::problems::KINDS
+    let mut v: Vec<String> = crate::usage::problems::Problem::ALL
         .iter()
-        .filter(|k| c.problems.contains_key(**k))
-        .map(|k| k.to_string())
+        .filter(|k| c.problems.contains_key(k.key()))
+        .map(|k| k.key().to_string())
         .collect();
     for k in c.problems.keys() {
         if !v.contains(k) {

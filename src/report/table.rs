@@ -134,7 +134,7 @@ pub fn usage(r: &UsageReport) -> String {
         }
     }
     let mut any = false;
-    for k in problems::KINDS {
+    for k in problems::Problem::ALL {
         let mut counts: Vec<(u64, Vec<&str>, &crate::usage::ConfigReport)> = Vec::new();
         for c in &firsts {
             let n = c.problems.get(k);
@@ -156,9 +156,9 @@ pub fn usage(r: &UsageReport) -> String {
                 "  {}: {} {}",
                 names.join(", "),
                 thousands(n),
-                problems::describe(k)
+                k.describe()
             );
-            for p in c.problem_examples.get(k).into_iter().flatten() {
+            for p in c.problem_examples.get(k.key()).into_iter().flatten() {
                 let _ = writeln!(o, "      {}", p.escape_debug());
             }
         }

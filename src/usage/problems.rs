@@ -12,35 +12,83 @@ use std::path::Path;
 /// Example paths kept per finding.
 pub const EXAMPLES: usize = 10;
 
-/// The finding kinds, in the order the contract lists them, then the added ones.
-pub const KINDS: [&str; 8] = [
-    "too_large",
-    "bad_name",
-    "case_collision",
-    "name_too_long",
-    "path_too_long",
-    "unsupported_type",
-    "before_1980",
-    "odd_mtime",
-];
+/// What a filesystem cannot store as it is: the keys of the JSON `problems`
+/// object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Problem {
+    TooLarge,
+    BadName,
+    CaseCollision,
+    NameTooLong,
+    PathTooLong,
+    UnsupportedType,
+    /// Only for filesystems with DOS timestamps.
+    Before1980,
+    /// Only for FAT12/16/32.
+    OddMtime,
+}
 
-/// What each finding means, for the human output.
-pub fn describe(kind: &str) -> &'static str {
-    match kind {
-        "too_large" => "files over the filesystem's size limit",
-        "bad_name" => {
-            "names Windows forbids (\" * : < > ? \\ |, control characters, trailing dot or space, CON/NUL/..., not UTF-8)"
+impl Problem {
+    /// In the order the contract lists them, then the added ones.
+    pub const ALL: [Problem; 8] = [
+        Problem::TooLarge,
+        Problem::BadName,
+        Problem::CaseCollision,
+        Problem::NameTooLong,
+        Problem::PathTooLong,
+        Problem::UnsupportedType,
+        Problem::Before1980,
+        Problem::OddMtime,
+    ];
+
+    /// The JSON key (and CSV column).
+    pub fn key(self) -> &'static str {
+        match self {
+            Problem::TooLarge => "too_large",
+            Problem::BadName => "bad_name",
+            Problem::CaseCollision => "case_collision",
+            Problem::NameTooLong => "name_too_long",
+            Problem::PathTooLong => "path_too_long",
+            Problem::UnsupportedType => "unsupported_type",
+            Problem::Before1980 => "before_1980",
+            Problem::OddMtime => "odd_mtime",
         }
-        "case_collision" => "names that differ only in case from another in the same folder",
-        "name_too_long" => "names over 255 characters",
-        "path_too_long" => "paths over Windows' 260-character limit",
-        "unsupported_type" => "symlinks, FIFOs, sockets or devices it cannot store",
-        "before_1980" => "modification times before 1980, which FAT/exFAT cannot hold",
-        "odd_mtime" => {
-            "odd-second modification times FAT rounds to 2 s (use rsync --modify-window=1)"
-        }
-        _ => "",
     }
+
+    pub fn from_key(key: &str) -> Option<Problem> {
+        Problem::ALL.into_iter().find(|p| p.key() == key)
+    }
+
+    /// What it means, for the human output.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Problem::TooLarge => "files over the filesystem's size limit",
+            Problem::BadName => {
+                "names Windows forbids (\" * : < > ? \\ |, control characters, trailing dot or space, CON/NUL/..., not UTF-8)"
+            }
+            Problem::CaseCollision => {
+                "names that differ only in case from another in the same folder"
+            }
+            Problem::NameTooLong => "names over 255 characters",
+            Problem::PathTooLong => "paths over Windows' 260-character limit",
+            Problem::UnsupportedType => "symlinks, FIFOs, sockets or devices it cannot store",
+            Problem::Before1980 => "modification times before 1980, which FAT/exFAT cannot hold",
+            Problem::OddMtime => {
+                "odd-second modification times FAT rounds to 2 s (use rsync --modify-window=1)"
+            }
+        }
+    }
+
+    /// It stops a plain copy (the timestamp findings are only notes).
+    pub fn blocking(self) -> bool {
+        !matches!(self, Problem::Before1980 | Problem::OddMtime)
+    }
+}
+
+/// What a finding named by its JSON key means ("" for a key this fsfit does
+/// not know, from a file of another version).
+pub fn describe(key: &str) -> &'static str {
+    Problem::from_key(key).map_or("", Problem::describe)
 }
 
 /// Counts per finding; the JSON `problems` object.
@@ -61,41 +109,39 @@ pub struct Counts {
 }
 
 impl Counts {
-    fn slot(&mut self, kind: usize) -> &mut u64 {
-        match kind {
-            0 => &mut self.too_large,
-            1 => &mut self.bad_name,
-            2 => &mut self.case_collision,
-            3 => &mut self.name_too_long,
-            4 => &mut self.path_too_long,
-            5 => &mut self.unsupported_type,
-            6 => self.before_1980.get_or_insert(0),
-            _ => self.odd_mtime.get_or_insert(0),
+    fn slot(&mut self, p: Problem) -> &mut u64 {
+        match p {
+            Problem::TooLarge => &mut self.too_large,
+            Problem::BadName => &mut self.bad_name,
+            Problem::CaseCollision => &mut self.case_collision,
+            Problem::NameTooLong => &mut self.name_too_long,
+            Problem::PathTooLong => &mut self.path_too_long,
+            Problem::UnsupportedType => &mut self.unsupported_type,
+            Problem::Before1980 => self.before_1980.get_or_insert(0),
+            Problem::OddMtime => self.odd_mtime.get_or_insert(0),
         }
     }
 
-    pub fn get(&self, kind: &str) -> u64 {
-        match kind {
-            "too_large" => self.too_large,
-            "bad_name" => self.bad_name,
-            "case_collision" => self.case_collision,
-            "name_too_long" => self.name_too_long,
-            "path_too_long" => self.path_too_long,
-            "unsupported_type" => self.unsupported_type,
-            "before_1980" => self.before_1980.unwrap_or(0),
-            "odd_mtime" => self.odd_mtime.unwrap_or(0),
-            _ => 0,
+    pub fn get(&self, p: Problem) -> u64 {
+        match p {
+            Problem::TooLarge => self.too_large,
+            Problem::BadName => self.bad_name,
+            Problem::CaseCollision => self.case_collision,
+            Problem::NameTooLong => self.name_too_long,
+            Problem::PathTooLong => self.path_too_long,
+            Problem::UnsupportedType => self.unsupported_type,
+            Problem::Before1980 => self.before_1980.unwrap_or(0),
+            Problem::OddMtime => self.odd_mtime.unwrap_or(0),
         }
     }
 
     /// Findings that stop a plain copy (not the timestamp notes).
     pub fn blocking(&self) -> u64 {
-        self.too_large
-            + self.bad_name
-            + self.case_collision
-            + self.name_too_long
-            + self.path_too_long
-            + self.unsupported_type
+        Problem::ALL
+            .into_iter()
+            .filter(|p| p.blocking())
+            .map(|p| self.get(p))
+            .sum()
     }
 }
 
@@ -121,9 +167,9 @@ impl Findings {
     /// Count a finding and keep its path if it is among the first
     /// [`EXAMPLES`] in sorted order: which examples are kept must not depend
     /// on the order walker threads meet the entries (issue #8 item 10).
-    fn hit(&mut self, kind: usize, rel: &Path, e: &Entry) {
+    fn hit(&mut self, kind: Problem, rel: &Path, e: &Entry) {
         *self.counts.slot(kind) += 1;
-        let ex = self.examples.entry(KINDS[kind]).or_default();
+        let ex = self.examples.entry(kind.key()).or_default();
         if ex.len() >= EXAMPLES && !sorts_before(rel, e, ex.last().unwrap()) {
             return;
         }
@@ -131,10 +177,10 @@ impl Findings {
     }
 
     pub fn merge(&mut self, o: &Findings) {
-        for (i, k) in KINDS.iter().enumerate() {
-            let n = o.counts.get(k);
+        for p in Problem::ALL {
+            let n = o.counts.get(p);
             if n > 0 {
-                *self.counts.slot(i) += n;
+                *self.counts.slot(p) += n;
             }
         }
         for (k, v) in &o.examples {
@@ -248,24 +294,24 @@ fn show(rel: &Path, e: &Entry) -> String {
 pub fn judge(dir: &Dir, facts: &DirFacts, limits: &Limits, out: &mut Findings) {
     for (i, e) in dir.entries.iter().enumerate() {
         if e.kind == Kind::File && e.size > limits.max_file_bytes {
-            out.hit(0, dir.rel, e);
+            out.hit(Problem::TooLarge, dir.rel, e);
         }
         if limits.windows_names && facts.bad_name[i] {
-            out.hit(1, dir.rel, e);
+            out.hit(Problem::BadName, dir.rel, e);
         }
         let too_long = limits.name_max_utf16.is_some_and(|m| e.utf16_len > m)
             || limits
                 .name_max_bytes
                 .is_some_and(|m| e.byte_len() > m as usize);
         if too_long {
-            out.hit(3, dir.rel, e);
+            out.hit(Problem::NameTooLong, dir.rel, e);
         }
         if let Some(max) = limits.path_max {
             // "D:\" + the path; MAX_PATH counts the terminating NUL.
             let sep = usize::from(facts.rel_len > 0);
             let len = 3 + facts.rel_len + sep + e.utf16_len as usize + 1;
             if len > max as usize {
-                out.hit(4, dir.rel, e);
+                out.hit(Problem::PathTooLong, dir.rel, e);
             }
         }
         let unsupported = match e.kind {
@@ -274,20 +320,20 @@ pub fn judge(dir: &Dir, facts: &DirFacts, limits: &Limits, out: &mut Findings) {
             _ => false,
         };
         if unsupported {
-            out.hit(5, dir.rel, e);
+            out.hit(Problem::UnsupportedType, dir.rel, e);
         }
         if matches!(e.kind, Kind::File | Kind::Dir) {
             if limits.from_1980 && e.mtime < DOS_EPOCH {
-                out.hit(6, dir.rel, e);
+                out.hit(Problem::Before1980, dir.rel, e);
             }
             if limits.mtime_2s && e.kind == Kind::File && e.mtime.rem_euclid(2) == 1 {
-                out.hit(7, dir.rel, e);
+                out.hit(Problem::OddMtime, dir.rel, e);
             }
         }
     }
     if limits.case_insensitive {
         for &i in &facts.collisions {
-            out.hit(2, dir.rel, &dir.entries[i]);
+            out.hit(Problem::CaseCollision, dir.rel, &dir.entries[i]);
         }
     }
 }
@@ -415,6 +461,24 @@ mod tests {
             judge(&dir, &facts, &limits_ci(), &mut f);
             assert_eq!(f.examples["case_collision"], vec!["Readme".to_string()]);
         }
+    }
+
+    #[test]
+    fn every_problem_is_a_json_key_of_counts() {
+        let mut c = Counts::default();
+        for (i, p) in Problem::ALL.into_iter().enumerate() {
+            *c.slot(p) = i as u64 + 1;
+            assert_eq!(Problem::from_key(p.key()), Some(p));
+            assert!(!p.describe().is_empty());
+        }
+        let v = serde_json::to_value(&c).unwrap();
+        let obj = v.as_object().unwrap();
+        assert_eq!(obj.len(), Problem::ALL.len());
+        for p in Problem::ALL {
+            assert_eq!(obj[p.key()].as_u64(), Some(c.get(p)), "{}", p.key());
+        }
+        assert_eq!(c.blocking(), 1 + 2 + 3 + 4 + 5 + 6);
+        assert_eq!(describe("no_such_kind"), "");
     }
 
     fn limits_ci() -> Limits {
