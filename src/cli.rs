@@ -1,7 +1,48 @@
-//! Command-line definitions (clap) and nothing else.
+//! Command-line definitions (clap) and nothing else: values are parsed here
+//! (sizes, filesystem specs), checked against each other in src/cmd/.
 
+use crate::usage::FsSpec;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
+
+/// A size such as 64G (GiB), 64GB (10^9), 512M, 4096.
+pub fn size(s: &str) -> Result<u64, String> {
+    crate::units::parse_size(s)
+}
+
+/// The size of a volume to plan: at least 1 MiB.
+pub fn volume_size(s: &str) -> Result<u64, String> {
+    let n = size(s)?;
+    if n < 1 << 20 {
+        return Err("too small to plan (at least 1M)".into());
+    }
+    Ok(n)
+}
+
+/// `exfat`, `exfat:4K,32K`, `fat32:default`.
+pub fn fs_spec(s: &str) -> Result<FsSpec, String> {
+    crate::usage::parse_fs_spec(s)
+}
+
+/// The tree to walk (usage, advise).
+#[derive(Args, Debug)]
+pub struct TreeArgs {
+    /// Files or directories to measure [default: .]
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+
+    /// Walker threads [default: one per core].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub threads: Option<u64>,
+}
+
+/// The volume being planned (usage, advise).
+#[derive(Args, Debug)]
+pub struct VolumeArgs {
+    /// Size of the volume being planned: 64G (GiB), 64GB (10^9), 512M, ...
+    #[arg(long, value_name = "SIZE", default_value = "64G", value_parser = volume_size)]
+    pub volume: u64,
+}
 
 #[derive(Parser, Debug)]
 #[command(
@@ -113,9 +154,8 @@ pub struct ReportArgs {
 
 #[derive(Args, Debug)]
 pub struct AdviseArgs {
-    /// Files or directories to store [default: .]
-    #[arg(value_name = "PATH")]
-    pub paths: Vec<PathBuf>,
+    #[command(flatten)]
+    pub tree: TreeArgs,
 
     /// Results of `fsfit bench --json` on the drive, to rank by speed.
     #[arg(long, value_name = "FILE.json")]
@@ -126,9 +166,8 @@ pub struct AdviseArgs {
     #[arg(long = "for", value_name = "SYSTEM,...", value_delimiter = ',')]
     pub systems: Vec<String>,
 
-    /// Size of the volume: 64G (GiB), 64GB (10^9), ...
-    #[arg(long, value_name = "SIZE", default_value = "64G")]
-    pub volume: String,
+    #[command(flatten)]
+    pub volume: VolumeArgs,
 
     /// Most space overhead (size on disk over apparent size) to accept, in %.
     #[arg(long, value_name = "PCT", default_value = "10")]
@@ -141,10 +180,6 @@ pub struct AdviseArgs {
     /// Print the ranked candidates as JSON (fsfit.advise/1).
     #[arg(long)]
     pub json: bool,
-
-    /// Walker threads [default: one per core].
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024))]
-    pub threads: Option<u64>,
 }
 
 #[derive(Args, Debug)]
@@ -154,8 +189,8 @@ pub struct BenchArgs {
     pub image: Option<PathBuf>,
 
     /// Size of the image [default: 4G, more if the workloads need it].
-    #[arg(long, value_name = "SIZE", conflicts_with_all = ["device", "dir"])]
-    pub size: Option<String>,
+    #[arg(long, value_name = "SIZE", conflicts_with_all = ["device", "dir"], value_parser = size)]
+    pub size: Option<u64>,
 
     /// Benchmark on this drive or partition: EVERYTHING ON IT IS ERASED.
     #[arg(long, value_name = "DEV", conflicts_with = "dir")]
@@ -175,8 +210,8 @@ pub struct BenchArgs {
 
     /// Configs: `exfat`, `exfat:4K,32K`, repeatable [default: every filesystem
     /// this host can format and mount, plus exFAT at 4K, 32K, 128K and 1M].
-    #[arg(long = "fs", value_name = "FS[:CLUSTER,...]")]
-    pub fs: Vec<String>,
+    #[arg(long = "fs", value_name = "FS[:CLUSTER,...]", value_parser = fs_spec)]
+    pub fs: Vec<FsSpec>,
 
     /// Which driver mounts each filesystem.
     #[arg(long, value_enum, default_value = "auto")]
@@ -217,20 +252,18 @@ pub struct BenchArgs {
 
 #[derive(Args, Debug)]
 pub struct UsageArgs {
-    /// Files or directories to measure [default: .]
-    #[arg(value_name = "PATH")]
-    pub paths: Vec<PathBuf>,
+    #[command(flatten)]
+    pub tree: TreeArgs,
 
     /// A filesystem, optionally with cluster sizes: `exfat`, `exfat:4K,32K`,
     /// `fat32:default`. Repeatable. Filesystems: fat12 fat16 fat32 exfat ntfs
     /// ext4 udf btrfs xfs f2fs. Without it: every filesystem at its default
     /// cluster plus the sweep that matters for it.
-    #[arg(long = "fs", value_name = "FS[:CLUSTER,...]")]
-    pub fs: Vec<String>,
+    #[arg(long = "fs", value_name = "FS[:CLUSTER,...]", value_parser = fs_spec)]
+    pub fs: Vec<FsSpec>,
 
-    /// Size of the volume being planned: 64G (GiB), 64GB (10^9), 512M, ...
-    #[arg(long, value_name = "SIZE", default_value = "64G")]
-    pub volume: String,
+    #[command(flatten)]
+    pub volume: VolumeArgs,
 
     /// Print the fsfit.usage/1 JSON object.
     #[arg(long, conflicts_with = "csv")]
@@ -239,10 +272,6 @@ pub struct UsageArgs {
     /// Print one CSV row per config.
     #[arg(long)]
     pub csv: bool,
-
-    /// Walker threads [default: one per core].
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024))]
-    pub threads: Option<u64>,
 
     /// Also descend into other filesystems mounted below PATH.
     #[arg(long)]

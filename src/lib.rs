@@ -8,10 +8,14 @@
 pub mod advise;
 pub mod bench;
 pub mod cli;
+pub mod cmd;
 pub mod device;
+pub mod error;
 pub mod fs;
 pub mod info;
 pub mod report;
 pub mod scan;
 pub mod units;
 pub mod usage;
+
+pub use error::{Error, Result};

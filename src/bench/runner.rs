@@ -498,7 +498,8 @@ impl ConfigRun<'_> {
             res.error.get_or_insert(format!("unmount: {e}"));
         }
         match outcome {
-            Err(e) if e == "interrupted" => Err(e),
+            // Stop the whole run: the caller reports the interruption.
+            Err(e) if CANCEL.load(Ordering::SeqCst) => Err(e),
             Err(e) => {
                 res.error = Some(e);
                 Ok(res)
@@ -738,7 +739,19 @@ fn relate(results: &mut [ConfigResult], baseline: usize) {
     }
 }
 
-pub fn run(opts: &Options) -> Result<BenchReport, String> {
+/// Run every config. Stopped by Ctrl-C (CANCEL set), whatever error the
+/// interrupted step returned, it is an interruption.
+pub fn run(opts: &Options) -> Result<BenchReport, crate::Error> {
+    run_configs(opts).map_err(|e| {
+        if CANCEL.load(Ordering::SeqCst) {
+            crate::Error::Interrupted
+        } else {
+            crate::Error::Work(e)
+        }
+    })
+}
+
+fn run_configs(opts: &Options) -> Result<BenchReport, String> {
     let prepared = prepare_target(opts)?;
     let data = Data::new(0x000f_5f17);
     let mut report = BenchReport {

@@ -48,12 +48,12 @@ pub fn columns(rows: &[Vec<String>], left: impl Fn(usize) -> bool) -> String {
 
 /// Write a file atomically: a temporary file beside it, synced, then renamed
 /// over it, so a reader never sees half of it and a failure leaves no debris.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> crate::Result<()> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
-    let fail = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
+    let fail = |e: std::io::Error| crate::Error::io(path, e);
     let mut tmp = tempfile::Builder::new()
         .prefix(".fsfit-")
         .tempfile_in(dir)

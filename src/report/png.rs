@@ -67,8 +67,8 @@ pub fn rasterise(svg: &str, opt: &usvg::Options) -> Result<Vec<u8>, String> {
 
 /// Write `NN-id.svg` and `NN-id.png` for every chart into `dir` (made if
 /// missing). Returns the files written and a warning, if any.
-pub fn write(dir: &Path, charts: &[Chart]) -> Result<(Vec<PathBuf>, Option<String>), String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot make {}: {e}", dir.display()))?;
+pub fn write(dir: &Path, charts: &[Chart]) -> crate::Result<(Vec<PathBuf>, Option<String>)> {
+    std::fs::create_dir_all(dir).map_err(|e| crate::Error::io(dir, e))?;
     let (opt, warning) = options();
     let mut written = Vec::new();
     for (i, c) in charts.iter().enumerate() {

@@ -23,10 +23,17 @@ pub struct Config {
 }
 
 /// A `--fs` argument: `exfat`, `exfat:4K,32K`, `fat32:default`.
+#[derive(Clone)]
 pub struct FsSpec {
     pub fs: &'static dyn Filesystem,
     /// None: the default cluster.
     pub clusters: Vec<Option<u64>>,
+}
+
+impl std::fmt::Debug for FsSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{:?}", self.fs.name(), self.clusters)
+    }
 }
 
 pub fn parse_fs_spec(s: &str) -> Result<FsSpec, String> {

@@ -1,0 +1,127 @@
+//! `fsfit bench`: format, mount and measure every config.
+
+use crate::bench::{self, workloads::Workload, TargetSpec};
+use crate::cli::BenchArgs;
+use crate::{report, Error, Result};
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+
+pub struct Options {
+    pub bench: bench::Options,
+    /// Print the workloads and stop.
+    pub list: bool,
+    pub json: Option<PathBuf>,
+    pub report: Option<PathBuf>,
+}
+
+impl Options {
+    pub fn new(a: &BenchArgs, quiet: bool) -> Result<Options> {
+        let scale = if a.quick { bench::QUICK_SCALE } else { a.scale };
+        if !(scale > 0.0 && scale <= 100.0) {
+            return Err(Error::input(format!(
+                "--scale {scale}: choose a number above 0 and at most 100"
+            )));
+        }
+        let target = target(a);
+        if !a.list && !matches!(target, TargetSpec::Dir(_)) && unsafe { libc::geteuid() } != 0 {
+            return Err(Error::input(
+                "fsfit bench formats and mounts volumes: run it as root (sudo), or use --dir on a mounted directory",
+            ));
+        }
+        Ok(Options {
+            bench: bench::Options {
+                target,
+                specs: a.fs.clone(),
+                driver: a.driver,
+                workloads: workloads(&a.workloads)?,
+                scale,
+                repeat: a.repeat,
+                quiet,
+                baseline: a.baseline.clone(),
+                command: std::env::args().collect(),
+            },
+            list: a.list,
+            json: a.json.clone(),
+            report: a.report.clone(),
+        })
+    }
+}
+
+/// The named workloads (all when none is named), in the canonical order so
+/// reads follow their writes.
+fn workloads(names: &[String]) -> Result<Vec<&'static dyn Workload>> {
+    let all = bench::workloads::all();
+    if names.is_empty() {
+        return Ok(all);
+    }
+    let mut v = Vec::new();
+    for n in names {
+        let w = bench::workloads::by_name(n.trim()).ok_or_else(|| {
+            Error::input(format!(
+                "unknown workload '{n}' (choose from {})",
+                all.iter().map(|w| w.name()).collect::<Vec<_>>().join(", ")
+            ))
+        })?;
+        v.push(w);
+    }
+    Ok(all
+        .iter()
+        .copied()
+        .filter(|w| v.iter().any(|x| x.name() == w.name()))
+        .collect())
+}
+
+fn target(a: &BenchArgs) -> TargetSpec {
+    if let Some(d) = &a.dir {
+        TargetSpec::Dir(d.clone())
+    } else if let Some(dev) = &a.device {
+        TargetSpec::Device {
+            dev: dev.clone(),
+            yes_erase: a.yes_erase.clone(),
+            allow_fixed: a.allow_fixed,
+        }
+    } else if let Some(p) = &a.image {
+        TargetSpec::Image {
+            path: p.clone(),
+            size: a.size,
+        }
+    } else {
+        TargetSpec::TempImage { size: a.size }
+    }
+}
+
+pub fn run(o: &Options) -> Result<()> {
+    if o.list {
+        // Every workload, not only the selected ones.
+        for w in bench::workloads::all() {
+            println!("{:<17} {}", w.name(), w.describe(o.bench.scale));
+        }
+        return Ok(());
+    }
+    let _ = ctrlc::set_handler(|| {
+        if bench::CANCEL.swap(true, Ordering::SeqCst) {
+            eprintln!("\nfsfit: still cleaning up; run `fsfit cleanup` if it is killed");
+        } else {
+            eprintln!("\nfsfit: stopping after cleaning up...");
+        }
+    });
+    let results = bench::run(&o.bench)?;
+    if let Some(path) = &o.json {
+        report::write_atomic(path, report::json::bench(&results).as_bytes())?;
+    }
+    print!("{}", report::bench_table::bench(&results));
+    if let Some(path) = &o.report {
+        let mut inputs = report::html::Inputs::default();
+        let source = match &o.json {
+            Some(j) => format!("{} (this run)", j.display()),
+            None => "fsfit bench (this run)".to_string(),
+        };
+        inputs.add(
+            "this run",
+            &source,
+            report::html::Input::Bench(Box::new(results)),
+        );
+        super::report::write(&inputs, path, None)?;
+    }
+    Ok(())
+}

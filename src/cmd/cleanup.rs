@@ -1,0 +1,17 @@
+//! `fsfit cleanup`: release what a killed run left behind.
+
+use crate::{device, Error, Result};
+
+pub fn run() -> Result<()> {
+    let said = device::state::cleanup();
+    if said.is_empty() {
+        println!("nothing to clean up");
+    }
+    for l in &said {
+        println!("{l}");
+    }
+    if said.iter().any(|l| l.starts_with("could not")) {
+        return Err(Error::work("some things could not be released (see above)"));
+    }
+    Ok(())
+}

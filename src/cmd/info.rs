@@ -1,0 +1,49 @@
+//! `fsfit info`: what is on a drive, an image or a mounted directory now.
+
+use crate::cli::InfoArgs;
+use crate::{info, report, Error, Result};
+use std::path::PathBuf;
+
+pub struct Options {
+    /// Exists (a device, an image file or a directory).
+    pub target: PathBuf,
+    pub json: bool,
+    pub max_files: usize,
+}
+
+impl Options {
+    pub fn new(a: &InfoArgs) -> Result<Options> {
+        if std::fs::symlink_metadata(&a.target).is_err() {
+            return Err(Error::input(format!(
+                "{}: no such file, device or directory",
+                a.target.display()
+            )));
+        }
+        Ok(Options {
+            target: a.target.clone(),
+            json: a.json,
+            max_files: a.max_files,
+        })
+    }
+}
+
+pub fn run(o: &Options) -> Result<()> {
+    let r = info::inspect::inspect(&o.target, o.max_files).map_err(Error::Work)?;
+    if o.json {
+        let mut s = serde_json::to_string_pretty(&r).expect("info serializes");
+        s.push('\n');
+        print!("{s}");
+    } else {
+        print!("{}", report::info::text(&r));
+    }
+    if r.volume.is_none() && r.partitions.is_empty() && r.mounted.is_none() {
+        return Err(Error::work(format!(
+            "{}: {}",
+            o.target.display(),
+            r.volume_error
+                .as_deref()
+                .unwrap_or("no filesystem recognised")
+        )));
+    }
+    Ok(())
+}

@@ -1,0 +1,42 @@
+//! One file per subcommand: each turns its arguments into checked options
+//! (bad input fails here, before anything is done: exit 2), then runs and
+//! prints. main.rs only parses, calls [`run`] and maps the error's kind to
+//! the exit status.
+
+pub mod advise;
+pub mod bench;
+pub mod cleanup;
+pub mod info;
+pub mod report;
+pub mod usage;
+
+mod progress;
+
+use crate::cli::{Cli, Command};
+use crate::Result;
+
+/// Run the subcommand the command line asked for.
+pub fn run(cli: &Cli) -> Result<()> {
+    match &cli.cmd {
+        Command::Usage(a) => usage::run(&usage::Options::new(a)?, cli.quiet),
+        Command::Bench(a) => bench::run(&bench::Options::new(a, cli.quiet)?),
+        Command::Cleanup => cleanup::run(),
+        Command::Advise(a) => advise::run(&advise::Options::new(a)?, cli.quiet),
+        Command::Info(a) => info::run(&info::Options::new(a)?),
+        Command::Report(a) => report::run(&report::Options::new(a)?),
+    }
+}
+
+/// Write to stdout; a closed pipe (`fsfit usage | head`) is not an error.
+pub fn print(out: &str) -> Result<()> {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(out.as_bytes())
+        .and_then(|_| stdout.flush())
+    {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(crate::Error::work(format!("cannot write the output: {e}"))),
+    }
+}

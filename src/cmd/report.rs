@@ -1,0 +1,50 @@
+//! `fsfit report`: one HTML page (and optionally PNG charts) from results files.
+
+use crate::cli::ReportArgs;
+use crate::report::{self, html};
+use crate::{Error, Result};
+use std::path::{Path, PathBuf};
+
+/// The results files, read and checked, and where to write.
+pub struct Options {
+    pub inputs: html::Inputs,
+    pub output: PathBuf,
+    pub png: Option<PathBuf>,
+}
+
+impl Options {
+    pub fn new(a: &ReportArgs) -> Result<Options> {
+        let mut inputs = html::Inputs::default();
+        for f in &a.files {
+            let input = html::load(f).map_err(Error::Input)?;
+            let label = f
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| f.display().to_string());
+            inputs.add(&label, &f.display().to_string(), input);
+        }
+        Ok(Options {
+            inputs,
+            output: a.output.clone(),
+            png: a.png.clone(),
+        })
+    }
+}
+
+pub fn run(o: &Options) -> Result<()> {
+    write(&o.inputs, &o.output, o.png.as_deref())
+}
+
+/// The HTML page (atomically), and with `png` every chart as SVG and PNG.
+pub fn write(inputs: &html::Inputs, path: &Path, png: Option<&Path>) -> Result<()> {
+    let command: Vec<String> = std::env::args().collect();
+    let page = html::render(inputs, &command);
+    report::write_atomic(path, page.html.as_bytes())?;
+    if let Some(dir) = png {
+        let (_, warning) = report::png::write(dir, &page.charts)?;
+        if let Some(w) = warning {
+            eprintln!("fsfit: warning: {w}");
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,137 @@
+//! `fsfit usage`: walk the tree once, print the size on disk of every config.
+
+use super::progress::Spinner;
+use crate::cli::{TreeArgs, UsageArgs};
+use crate::report;
+use crate::usage::{self, FsSpec, UsageReport};
+use crate::{Error, Result};
+use std::path::PathBuf;
+use std::sync::atomic::AtomicU64;
+use std::sync::Arc;
+
+/// What to print on stdout.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Format {
+    Table,
+    Json,
+    Csv,
+}
+
+/// The tree to walk, checked: every path exists.
+#[derive(Debug)]
+pub struct Walk {
+    pub paths: Vec<PathBuf>,
+    pub threads: usize,
+    pub cross_mounts: bool,
+}
+
+impl Walk {
+    pub fn new(a: &TreeArgs, cross_mounts: bool) -> Result<Walk> {
+        let paths = if a.paths.is_empty() {
+            vec![PathBuf::from(".")]
+        } else {
+            a.paths.clone()
+        };
+        for p in &paths {
+            if let Err(e) = std::fs::metadata(p) {
+                return Err(Error::input(format!("{}: {e}", p.display())));
+            }
+        }
+        let threads = a
+            .threads
+            .map(|t| t as usize)
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        Ok(Walk {
+            paths,
+            threads,
+            cross_mounts,
+        })
+    }
+}
+
+#[derive(Debug)]
+pub struct Options {
+    pub walk: Walk,
+    /// Empty: every filesystem at its default cluster plus its sweep.
+    pub specs: Vec<FsSpec>,
+    pub volume: u64,
+    pub format: Format,
+    pub report: Option<PathBuf>,
+}
+
+impl Options {
+    pub fn new(a: &UsageArgs) -> Result<Options> {
+        let format = match (a.json, a.csv) {
+            (true, _) => Format::Json,
+            (_, true) => Format::Csv,
+            _ => Format::Table,
+        };
+        Ok(Options {
+            walk: Walk::new(&a.tree, a.cross_mounts)?,
+            specs: a.fs.clone(),
+            volume: a.volume.volume,
+            format,
+            report: a.report.clone(),
+        })
+    }
+}
+
+pub fn run(o: &Options, quiet: bool) -> Result<()> {
+    let r = walk(&o.walk, &o.specs, o.volume, quiet)?;
+    if let Some(path) = &o.report {
+        // Read back through the JSON contract, as `fsfit report` would.
+        let input = report::html::parse(report::json::usage(&r).as_bytes()).map_err(Error::Work)?;
+        let mut inputs = report::html::Inputs::default();
+        inputs.add("this run", "fsfit usage (this run)", input);
+        super::report::write(&inputs, path, None)?;
+    }
+    super::print(&match o.format {
+        Format::Json => report::json::usage(&r),
+        Format::Csv => report::csv::usage(&r),
+        Format::Table => report::table::usage(&r),
+    })
+}
+
+/// Walk the tree once for every planned config; warnings go to stderr.
+pub fn walk(w: &Walk, specs: &[FsSpec], volume: u64, quiet: bool) -> Result<UsageReport> {
+    let (configs, refused) = usage::plan(specs, volume).map_err(Error::Input)?;
+    let counter = Arc::new(AtomicU64::new(0));
+    let spinner = Spinner::start(quiet, counter.clone());
+    let result = usage::run(
+        &w.paths,
+        configs,
+        refused,
+        volume,
+        &usage::UsageOptions {
+            threads: w.threads,
+            cross_mounts: w.cross_mounts,
+        },
+        &counter,
+    );
+    drop(spinner);
+    let r = result.map_err(Error::Input)?;
+    warn(&r);
+    Ok(r)
+}
+
+/// What could not be read or stored as it is, on stderr.
+fn warn(r: &UsageReport) {
+    for e in &r.errors {
+        eprintln!("fsfit: warning: {}: {}", e.path.display(), e.message);
+    }
+    if r.tree.errors > r.errors.len() as u64 {
+        eprintln!(
+            "fsfit: warning: {} more entries could not be read",
+            r.tree.errors - r.errors.len() as u64
+        );
+    }
+    if r.tree.non_utf8_names > 0 {
+        eprintln!("fsfit: warning: {} names are not valid UTF-8 (FAT, exFAT, NTFS and UDF cannot store them as they are)", r.tree.non_utf8_names);
+    }
+    if r.tree.control_char_names > 0 {
+        eprintln!(
+            "fsfit: warning: {} names hold a newline or another control character",
+            r.tree.control_char_names
+        );
+    }
+}
