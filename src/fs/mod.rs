@@ -1,6 +1,9 @@
-//! Everything fsfit knows about each filesystem, one file per filesystem, all
-//! behind the [`Filesystem`] trait. Adding a filesystem means adding a file
-//! here and a line to [`all`].
+//! Everything fsfit knows about each filesystem, one folder per filesystem
+//! (`src/fs/<name>/`): its static facts in an [`FsInfo`] and its behaviour
+//! (model, clusters, mkfs, on-disk probe) behind the [`Filesystem`] trait.
+//! advise, info, bench and report loop over [`all`] and never spell a
+//! filesystem's name (tests.rs checks). docs/adding-a-filesystem.md walks
+//! through adding one, starting from the unregistered [`skeleton`].
 
 pub mod btrfs;
 pub mod exfat;
@@ -8,6 +11,7 @@ pub mod ext4;
 pub mod f2fs;
 pub mod fat;
 pub mod ntfs;
+pub mod skeleton;
 pub mod udf;
 pub mod xfs;
 

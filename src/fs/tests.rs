@@ -16,76 +16,86 @@ fn every_filesystem_fills_every_part() {
     for f in all() {
         let i = f.info();
         let n = i.name;
-        assert!(!n.is_empty() && n == n.to_ascii_lowercase(), "name {n:?}");
         assert!(names.insert(n), "{n} registered twice");
-        assert_eq!(f.name(), n);
         assert!(by_name(n).is_some_and(|g| g.name() == n), "{n}: by_name");
-        assert!(!i.title.is_empty(), "{n}: title");
-        assert!(!i.robustness.is_empty(), "{n}: robustness note");
-        assert!(i.label_flag.starts_with('-'), "{n}: label flag");
-        assert!(!i.read_write_on.is_empty(), "{n}: no system writes it");
-        assert!(
-            i.preference > 0 && ranks.insert(i.preference),
-            "{n}: preference"
-        );
-        assert!(i.signature.order > 0, "{n}: signature order");
-
-        // Drivers: at least one, and the kernel one names its modules.
-        let d = i.drivers;
-        assert!(d.kernel.is_some() || d.fuse.is_some(), "{n}: no driver");
-        assert_eq!(
-            d.kernel.is_some(),
-            !d.kernel_modules.is_empty(),
-            "{n}: modules"
-        );
-        assert!(d.kernel.is_none_or(|k| !k.is_empty()), "{n}: kernel type");
-        assert!(d.fuse.is_none_or(|u| !u.program.is_empty()), "{n}: FUSE");
-        assert!(i.mount_options.contains(&"sync"), "{n}: mount options");
-        assert!(i
-            .mount_options
-            .iter()
-            .all(|o| !o.is_empty() && !o.contains(',')));
-
-        // Format commands: Linux always; Windows and macOS where they exist.
-        let fm = i.formats;
-        assert!(fm.windows.is_none_or(|w| !w.is_empty()), "{n}: Windows");
-        assert!(
-            fm.windows_note.is_none() || fm.windows.is_some(),
-            "{n}: note"
-        );
-        assert!(fm.macos.is_none_or(|m| m.contains("{label}")), "{n}: macOS");
-
-        // Behaviour: clusters and models, at the largest of a few volume
-        // sizes the filesystem makes (FAT12 stops at 256 MiB).
-        let (lo, hi) = f.cluster_range();
-        assert!(lo > 0 && lo <= hi, "{n}: cluster range");
-        let vol = [64 * GIB, 4 * GIB, GIB / 4, GIB / 32]
-            .into_iter()
-            .find(|&v| f.model(v, f.default_cluster(v)).is_ok());
-        let Some(vol) = vol else {
-            panic!("{n}: no model at its default cluster for any volume size")
-        };
-        let def = f.default_cluster(vol);
-        assert!((lo..=hi).contains(&def), "{n}: default {def} outside range");
-        assert!(f.sweep(vol).contains(&def), "{n}: sweep lacks the default");
-        for c in f.sweep(vol).into_iter().chain(f.bench_sweep(vol)) {
-            assert!((lo..=hi).contains(&c), "{n}: sweep cluster {c}");
-        }
-        for c in [def].into_iter().chain(f.bench_sweep(vol)) {
-            assert!(f.model(vol, c).is_ok(), "{n}: no model at {c}");
-            let argv = f.mkfs(c).unwrap_or_default();
-            assert!(!argv.is_empty() && !argv[0].is_empty(), "{n}: mkfs");
-        }
-
-        // Probe: a zeroed volume is nobody's.
-        let zeros = vec![0u8; 1 << 20];
-        let mut read = crate::info::bytes::slice_reader(&zeros);
-        let mut dev = Dev::new(&mut read);
-        assert!(
-            f.probe(&mut dev, &zeros[..4096]).is_none(),
-            "{n}: claims zeros"
-        );
+        assert!(ranks.insert(i.preference), "{n}: preference not unique");
+        check_parts(*f);
     }
+}
+
+/// The template passes the same checks, so copying it starts from green.
+#[test]
+fn the_skeleton_fills_every_part() {
+    check_parts(&skeleton::Skeleton);
+}
+
+fn check_parts(f: &dyn Filesystem) {
+    let i = f.info();
+    let n = i.name;
+    assert!(!n.is_empty() && n == n.to_ascii_lowercase(), "name {n:?}");
+    assert_eq!(f.name(), n);
+    assert!(!i.title.is_empty(), "{n}: title");
+    assert!(!i.robustness.is_empty(), "{n}: robustness note");
+    assert!(i.label_flag.starts_with('-'), "{n}: label flag");
+    assert!(!i.read_write_on.is_empty(), "{n}: no system writes it");
+    assert!(i.preference > 0, "{n}: preference");
+    assert!(i.signature.order > 0, "{n}: signature order");
+
+    // Drivers: at least one, and the kernel one names its modules.
+    let d = i.drivers;
+    assert!(d.kernel.is_some() || d.fuse.is_some(), "{n}: no driver");
+    assert_eq!(
+        d.kernel.is_some(),
+        !d.kernel_modules.is_empty(),
+        "{n}: modules"
+    );
+    assert!(d.kernel.is_none_or(|k| !k.is_empty()), "{n}: kernel type");
+    assert!(d.fuse.is_none_or(|u| !u.program.is_empty()), "{n}: FUSE");
+    assert!(i.mount_options.contains(&"sync"), "{n}: mount options");
+    assert!(i
+        .mount_options
+        .iter()
+        .all(|o| !o.is_empty() && !o.contains(',')));
+
+    // Format commands: Linux always; Windows and macOS where they exist.
+    let fm = i.formats;
+    assert!(fm.windows.is_none_or(|w| !w.is_empty()), "{n}: Windows");
+    assert!(
+        fm.windows_note.is_none() || fm.windows.is_some(),
+        "{n}: note"
+    );
+    assert!(fm.macos.is_none_or(|m| m.contains("{label}")), "{n}: macOS");
+
+    // Behaviour: clusters and models, at the largest of a few volume
+    // sizes the filesystem makes (FAT12 stops at 256 MiB).
+    let (lo, hi) = f.cluster_range();
+    assert!(lo > 0 && lo <= hi, "{n}: cluster range");
+    let vol = [64 * GIB, 4 * GIB, GIB / 4, GIB / 32]
+        .into_iter()
+        .find(|&v| f.model(v, f.default_cluster(v)).is_ok());
+    let Some(vol) = vol else {
+        panic!("{n}: no model at its default cluster for any volume size")
+    };
+    let def = f.default_cluster(vol);
+    assert!((lo..=hi).contains(&def), "{n}: default {def} outside range");
+    assert!(f.sweep(vol).contains(&def), "{n}: sweep lacks the default");
+    for c in f.sweep(vol).into_iter().chain(f.bench_sweep(vol)) {
+        assert!((lo..=hi).contains(&c), "{n}: sweep cluster {c}");
+    }
+    for c in [def].into_iter().chain(f.bench_sweep(vol)) {
+        assert!(f.model(vol, c).is_ok(), "{n}: no model at {c}");
+        let argv = f.mkfs(c).unwrap_or_default();
+        assert!(!argv.is_empty() && !argv[0].is_empty(), "{n}: mkfs");
+    }
+
+    // Probe: a zeroed volume is nobody's.
+    let zeros = vec![0u8; 1 << 20];
+    let mut read = crate::info::bytes::slice_reader(&zeros);
+    let mut dev = Dev::new(&mut read);
+    assert!(
+        f.probe(&mut dev, &zeros[..4096]).is_none(),
+        "{n}: claims zeros"
+    );
 }
 
 #[test]
