@@ -21,19 +21,20 @@ fn listed(fstype: &str) -> bool {
         .unwrap_or(false)
 }
 
-/// Does the running kernel mount `fstype` (loading its module if needed)?
-pub fn kernel_has(fstype: &str) -> bool {
+/// Does the running kernel mount `fstype`, loading `modules` (the
+/// registry's [`crate::fs::Drivers::kernel_modules`]) if it is not there yet?
+pub fn kernel_has(fstype: &str, modules: &[&str]) -> bool {
     if listed(fstype) {
         return true;
     }
-    let loaded = std::process::Command::new("modprobe")
-        .args(["-q", fstype])
-        .stdin(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .status()
-        .map(|s| s.success())
-        .unwrap_or(false);
-    loaded && listed(fstype)
+    for m in modules {
+        let _ = std::process::Command::new("modprobe")
+            .args(["-q", m])
+            .stdin(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status();
+    }
+    listed(fstype)
 }
 
 pub fn fuse_has(program: &str) -> bool {
@@ -118,7 +119,8 @@ fn package_version(program: &str) -> Option<String> {
 
 /// A mountable driver for `fs` as chosen, with the label the results record.
 pub fn choose(fs: &dyn Filesystem, choice: Choice) -> Result<(Driver, String), String> {
-    let kernel = fs.kernel_driver().filter(|t| kernel_has(t));
+    let modules = fs.info().drivers.kernel_modules;
+    let kernel = fs.kernel_driver().filter(|t| kernel_has(t, modules));
     let fuse = fs.fuse_driver().filter(|(p, _)| fuse_has(p));
     let use_kernel = match choice {
         Choice::Kernel => true,
@@ -130,7 +132,11 @@ pub fn choose(fs: &dyn Filesystem, choice: Choice) -> Result<(Driver, String), S
             return Err(format!(
                 "this kernel has no {} driver (not in /proc/filesystems, modprobe {} failed)",
                 fs.name(),
-                fs.kernel_driver().unwrap_or("-")
+                if modules.is_empty() {
+                    "-".to_string()
+                } else {
+                    modules.join(" ")
+                }
             ));
         };
         let label = format!("kernel:{t} {}", kernel_release());
