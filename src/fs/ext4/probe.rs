@@ -254,6 +254,7 @@ pub fn parse(dev: &mut Dev) -> Result<VolumeInfo, String> {
         free_bytes: free.map(|n| n * block),
         used_bytes: free.map(|n| (blocks - n) * block),
         details: d,
+        ..Default::default()
     })
 }
 
