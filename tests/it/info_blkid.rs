@@ -7,7 +7,7 @@
 //! label, a cp850 label, a small FAT32, a sub-1 MiB exFAT, UDF volume set
 //! identifiers of each of libblkid's three UUID kinds, truncated images
 //! and foreign volumes.
-mod common;
+use crate::common;
 
 use common::{have, run, Image};
 use serde_json::Value;
