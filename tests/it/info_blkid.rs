@@ -492,6 +492,18 @@ fn udf_agrees_with_blkid() {
     }
     run("udflabel", &[img.path_str(), "Ünïcode"]);
     agree("udflabel non-ASCII", &img.path, None);
+    // The label is the Logical Volume Identifier alone: emptied, the
+    // volume has none, though the PVD's Volume Identifier remains.
+    run("udflabel", &["--lvid=", img.path_str()]);
+    let v = agree("udflabel --lvid= (empty)", &img.path, None);
+    assert_eq!(v["label"], Value::Null, "{v:#}");
+    assert_eq!(detail(&v, "volume identifier").as_deref(), Some("Ünïcode"));
+    run(
+        "udflabel",
+        &["--lvid=Logical", "--vid=Other", img.path_str()],
+    );
+    let v = agree("udflabel --lvid --vid differ", &img.path, None);
+    assert_eq!(v["label"], "Logical");
 }
 
 // ------------------------------------------- truncated and foreign images

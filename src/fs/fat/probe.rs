@@ -225,42 +225,24 @@ pub fn parse_with(dev: &mut Dev, head: &[u8], opts: &ProbeOptions) -> Result<Vol
                 p.clusters + 1
             ))
         } else {
-            let sector = p.first_data_sector + (rc - 2) * p.spc;
-            Ok((sector * p.bps, cluster_bytes))
+            Ok(Root::Chain(rc))
         }
     } else {
         d.push(kv("root entries", p.root_ent));
-        Ok(((p.rsvd + p.nfats * p.fat_sectors) * p.bps, p.root_ent * 32))
+        Ok(Root::Fixed {
+            off: (p.rsvd + p.nfats * p.fat_sectors) * p.bps,
+            len: p.root_ent * 32,
+        })
     };
     // The label is the root directory's volume-label entry and nothing
     // else (what Windows, the Linux kernel and blkid show): when it is
     // missing, the volume has no label, whatever BS_VolLab still says.
     let mut label_error = None;
-    let dir_label = match root {
-        Ok((off, len)) => {
-            let want = len.min(64 << 10) as usize;
-            match dev.read(off, want) {
-                Ok(buf) => {
-                    let found = root_label(&buf);
-                    if found.is_none() && buf.len() < want.min(32 * 16) {
-                        label_error = Some(format!(
-                            "the root directory could not be read: only {} of its bytes \
-                             are inside the file or device (offset {off})",
-                            buf.len()
-                        ));
-                    }
-                    found
-                }
-                Err(e) => {
-                    d.push(kv("root directory", format!("unreadable: {e}")));
-                    label_error = Some(format!("the root directory could not be read: {e}"));
-                    None
-                }
-            }
-        }
+    let dir_label = match root.and_then(|r| root_dir_label(dev, &p, r)) {
+        Ok(l) => l,
         Err(e) => {
-            label_error = Some(format!("the root directory could not be found: {e}"));
-            d.push(kv("root directory", e));
+            d.push(kv("root directory", format!("unreadable: {e}")));
+            label_error = Some(format!("the root directory could not be read: {e}"));
             None
         }
     };
@@ -373,14 +355,84 @@ fn count_fat(dev: &mut Dev, p: &Bpb, bits: u32, d: &mut Vec<(String, String)>) -
     Some(free)
 }
 
+/// Where the root directory is.
+enum Root {
+    /// FAT12/16: a fixed region after the FATs.
+    Fixed { off: u64, len: u64 },
+    /// FAT32: a cluster chain from this cluster.
+    Chain(u64),
+}
+
+/// Clusters of a FAT32 root directory followed looking for the label (as
+/// libblkid's vfat.c does): Windows puts a label set on a used volume in
+/// the first free entry, which may be clusters in.
+const MAX_ROOT_CLUSTERS: u32 = 100;
+
+/// The raw label of the root directory; an error when the directory ends
+/// (file or device too short) before its end-of-directory mark or label.
+fn root_dir_label(dev: &mut Dev, p: &Bpb, root: Root) -> Result<Option<Vec<u8>>, String> {
+    let short = |got: usize, off: u64| {
+        format!("only {got} of its bytes at offset {off} are inside the file or device")
+    };
+    match root {
+        Root::Fixed { off, len } => {
+            let want = len.min(64 << 10) as usize;
+            let buf = dev.read(off, want)?;
+            match scan_dir(&buf) {
+                Scan::Label(l) => Ok(Some(l)),
+                Scan::End => Ok(None),
+                Scan::More if buf.len() < want => Err(short(buf.len(), off)),
+                Scan::More => Ok(None),
+            }
+        }
+        Root::Chain(first) => {
+            let cluster_bytes = p.bps * p.spc;
+            let mut c = first;
+            for _ in 0..MAX_ROOT_CLUSTERS {
+                if c < 2 || c > p.clusters + 1 {
+                    return Err(format!(
+                        "its cluster chain reaches cluster {c}, outside 2..={}",
+                        p.clusters + 1
+                    ));
+                }
+                let off = (p.first_data_sector + (c - 2) * p.spc) * p.bps;
+                let buf = dev.read(off, cluster_bytes as usize)?;
+                match scan_dir(&buf) {
+                    Scan::Label(l) => return Ok(Some(l)),
+                    Scan::End => return Ok(None),
+                    Scan::More if (buf.len() as u64) < cluster_bytes => {
+                        return Err(short(buf.len(), off))
+                    }
+                    Scan::More => {}
+                }
+                let e = dev.exact(p.rsvd * p.bps + c * 4, 4, "FAT entry of the root directory")?;
+                let next = u64::from(bytes::le32(&e, 0).unwrap_or(0) & 0x0FFF_FFFF);
+                if !(2..0x0FFF_FFF7).contains(&next) {
+                    return Ok(None); // end of chain (or a free or bad mark: stop)
+                }
+                c = next;
+            }
+            Ok(None)
+        }
+    }
+}
+
+enum Scan {
+    Label(Vec<u8>),
+    /// The end-of-directory entry (first byte 0x00).
+    End,
+    /// Neither in this part of the directory.
+    More,
+}
+
 /// The volume-label entry (ATTR_VOLUME_ID, not a long-name entry, no
-/// first cluster) of a root directory: what Windows and blkid show as the
+/// first cluster) in directory entries: what Windows and blkid show as the
 /// label. Its 11 bytes as stored, with a leading 0x05 (the escape for a
 /// name starting with byte 0xE5) restored. "NO NAME" counts as none.
-fn root_label(dir: &[u8]) -> Option<Vec<u8>> {
+fn scan_dir(dir: &[u8]) -> Scan {
     for e in dir.chunks_exact(32) {
         match e[0] {
-            0x00 => break,
+            0x00 => return Scan::End,
             0xE5 => continue,
             _ => {}
         }
@@ -395,12 +447,12 @@ fn root_label(dir: &[u8]) -> Option<Vec<u8>> {
                 name[0] = 0xE5;
             }
             if name == NO_NAME || name.iter().all(|&c| c == b' ' || c == 0) {
-                return None;
+                return Scan::End;
             }
-            return Some(name);
+            return Scan::Label(name);
         }
     }
-    None
+    Scan::More
 }
 
 /// What mkfs.fat and Windows write for "no label".
@@ -536,8 +588,37 @@ mod tests {
     }
 
     #[test]
-    fn fat32_layout_with_few_clusters_is_fat32_with_a_warning() {
-        // mkfs.fat -F 32 on 32 MiB: 512-byte clusters, ~65000 clusters.
+    fn fat32_label_found_clusters_into_the_root_directory() {
+        let mut img = small_fat32();
+        let (fat, data) = (32 * 512, 1040 * 512);
+        // Cluster 2 (the root's first) full of files, chained to cluster 3.
+        for i in 0..16 {
+            let e = data + 32 * i;
+            img[e..e + 11].copy_from_slice(b"FILE    TXT");
+            img[e + 11] = 0x20;
+            img[e + 26] = 9;
+        }
+        img[fat + 8..fat + 12].copy_from_slice(&3u32.to_le_bytes());
+        img[fat + 12..fat + 16].copy_from_slice(&0x0FFF_FFFFu32.to_le_bytes());
+        let e = data + 512;
+        img[e..e + 11].copy_from_slice(b"LATER      ");
+        img[e + 11] = 0x08;
+        let v = {
+            let mut r = bytes::slice_reader(&img);
+            parse(&mut Dev::new(&mut r), &img[..512]).unwrap()
+        };
+        assert_eq!(v.label.as_deref(), Some("LATER"), "{v:#?}");
+        // A chain that loops back on itself ends after a bounded walk.
+        img[fat + 12..fat + 16].copy_from_slice(&2u32.to_le_bytes());
+        img[e] = 0xE5;
+        let mut r = bytes::slice_reader(&img);
+        let v = parse(&mut Dev::new(&mut r), &img[..512]).unwrap();
+        assert_eq!((v.label, v.label_error), (None, None));
+    }
+
+    /// mkfs.fat -F 32 on 32 MiB: 512-byte clusters, 64496 of them; two FATs
+    /// of 504 sectors after 32 reserved; the root directory in cluster 2.
+    fn small_fat32() -> Vec<u8> {
         let mut b = vec![0u8; 512];
         b[0..3].copy_from_slice(&[0xEB, 0x58, 0x90]);
         b[11..13].copy_from_slice(&512u16.to_le_bytes());
@@ -552,8 +633,14 @@ mod tests {
         b[71..82].copy_from_slice(b"SMALL32    ");
         b[510] = 0x55;
         b[511] = 0xAA;
-        let mut img = b.clone();
-        img.resize(32 << 20, 0);
+        b.resize(32 << 20, 0);
+        b
+    }
+
+    #[test]
+    fn fat32_layout_with_few_clusters_is_fat32_with_a_warning() {
+        let img = small_fat32();
+        let b = img[..512].to_vec();
         let mut r = bytes::slice_reader(&img);
         let v = parse(&mut Dev::new(&mut r), &b).unwrap();
         assert_eq!(v.fs, "fat32", "{v:#?}");

@@ -150,14 +150,15 @@ pub fn parse(dev: &mut Dev, vsd_len: u64) -> Result<VolumeInfo, String> {
             format!("{}.{:02x}", rev >> 8, rev & 0xFF),
         ));
     }
-    let mut label = dstring(l.bytes(84, 128, "LogicalVolumeIdentifier")?);
+    // The label is the Logical Volume Identifier (what Windows, GRUB and
+    // libblkid show); an empty one is no label, whatever the PVD's Volume
+    // Identifier says (shown as a detail).
+    let label = dstring(l.bytes(84, 128, "LogicalVolumeIdentifier")?);
     let mut uuid = None;
     if let Some((_, p)) = &pvd {
         let pv = Fields { b: p, fs: FS };
         let vid = dstring(pv.bytes(24, 32, "VolumeIdentifier")?);
-        if label.is_none() {
-            label = vid.clone();
-        } else if vid != label {
+        if vid != label {
             if let Some(v) = vid {
                 d.push(kv("volume identifier", v));
             }
