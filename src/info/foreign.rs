@@ -114,15 +114,7 @@ pub fn deeper(dev: &mut Dev, head: &[u8]) -> Result<Option<String>, String> {
 /// the failure is worth reporting as a FAT error: a damaged FAT volume,
 /// not some other kind of volume.
 pub fn fat_like(head: &[u8]) -> bool {
-    let magic: [(usize, &[u8]); 6] = [
-        (0x36, b"FAT12   "),
-        (0x36, b"FAT16   "),
-        (0x36, b"FAT     "),
-        (0x52, b"FAT32   "),
-        (0x36, b"MSDOS"),
-        (0x52, b"MSWIN"),
-    ];
-    if magic.iter().any(|(o, m)| bytes::has(head, *o, m)) {
+    if crate::fs::fat::probe::has_type_string(head) {
         return true;
     }
     let jump =

@@ -1310,14 +1310,22 @@ fn corrupted_copies_are_errors_naming_the_field() {
         type Writes = Vec<(u64, Vec<u8>)>;
         let cases: Vec<(Writes, &str)> = match fs {
             "fat12" | "fat16" => vec![
-                (w(510, &[0, 0]), "no known filesystem"),
+                // Without 0x55AA, the type string alone still says FAT (as
+                // blkid and the kernel read it); without both, nothing.
+                (
+                    [w(510, &[0, 0]), w(0x36, &[0; 8])].concat(),
+                    "no known filesystem",
+                ),
                 (w(13, &[3]), "BPB_SecPerClus"),
                 (w(11, &[0, 0x30]), "BPB_BytsPerSec"),
                 ([w(19, &[0, 0]), w(32, &le32max)].concat(), "cannot map"),
                 (w(22, &[0xFF, 0xFF]), "no data region"),
             ],
             "fat32" => vec![
-                (w(510, &[0, 0]), "no known filesystem"),
+                (
+                    [w(510, &[0, 0]), w(0x52, &[0; 8])].concat(),
+                    "no known filesystem",
+                ),
                 (w(32, &le32max), "cannot map"),
                 (w(14, &[0, 0]), "BPB_RsvdSecCnt"),
             ],

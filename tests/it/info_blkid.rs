@@ -251,6 +251,12 @@ fn fat_agrees_with_blkid() {
     let v = agree("erased label", &img.path, None);
     assert_eq!(v["label"], Value::Null, "{v:#}");
     assert_eq!(v["boot_label"], "STALE");
+    // No 0x55AA boot signature (old and non-PC formatters): the FAT type
+    // string is enough for blkid and the kernel, and for fsfit.
+    let img = mkfs(16 * M, "mkfs.fat", &["-F", "16", "-n", "NOSIG"]);
+    patch(&img.path, 510, &[0, 0]);
+    let v = agree("no 0x55AA", &img.path, None);
+    assert_eq!(v["label"], "NOSIG");
     // An old dosfslabel wrote only the boot sector: same picture.
     let img = mkfs(16 * M, "mkfs.fat", &["-F", "16"]);
     let ext = 43;

@@ -455,6 +455,28 @@ fn scan_dir(dir: &[u8]) -> Scan {
     Scan::More
 }
 
+/// A FAT type string where the extended BPB keeps it (BS_FilSysType at
+/// 0x36 for FAT12/16, 0x52 for FAT32, or the OEM names old DOS wrote).
+/// libblkid and the kernel take these as FAT even without the 0x55AA
+/// boot signature, which some old and non-PC formatters leave out.
+pub fn has_type_string(head: &[u8]) -> bool {
+    let magic: [(usize, &[u8]); 6] = [
+        (0x36, b"FAT12   "),
+        (0x36, b"FAT16   "),
+        (0x36, b"FAT     "),
+        (0x52, b"FAT32   "),
+        (0x36, b"MSDOS"),
+        (0x52, b"MSWIN"),
+    ];
+    magic.iter().any(|(o, m)| bytes::has(head, *o, m))
+}
+
+/// The signatures that make a sector worth parsing as FAT: 0x55AA at 510
+/// or a FAT type string.
+pub fn has_signature(head: &[u8]) -> bool {
+    bytes::has(head, 510, &[0x55, 0xAA]) || has_type_string(head)
+}
+
 /// What mkfs.fat and Windows write for "no label".
 const NO_NAME: &[u8] = b"NO NAME    ";
 
