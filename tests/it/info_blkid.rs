@@ -257,6 +257,16 @@ fn fat_agrees_with_blkid() {
     patch(&img.path, 510, &[0, 0]);
     let v = agree("no 0x55AA", &img.path, None);
     assert_eq!(v["label"], "NOSIG");
+    // An unknown code page is bad input: exit 2, one line, nothing printed.
+    let out = common::fsfit()
+        .args(["info", "--codepage", "1252"])
+        .arg(&img.path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cp850") && err.lines().count() == 1, "{err}");
     // An old dosfslabel wrote only the boot sector: same picture.
     let img = mkfs(16 * M, "mkfs.fat", &["-F", "16"]);
     let ext = 43;
