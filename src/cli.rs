@@ -295,4 +295,10 @@ pub struct InfoArgs {
     /// At most this many files are asked for their extents (mounted path).
     #[arg(long, value_name = "N", default_value = "100000")]
     pub max_files: usize,
+
+    /// DOS code page of FAT labels: 437 (the Linux default), 850, 852,
+    /// 855, 857, 858, 860, 861, 862, 863, 865, 866, 737, 775, 869, 874.
+    /// Use the one of the system that wrote the label (Western Europe: 850).
+    #[arg(long, value_name = "CP", default_value = "437")]
+    pub codepage: String,
 }

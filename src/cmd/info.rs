@@ -9,6 +9,8 @@ pub struct Options {
     pub target: PathBuf,
     pub json: bool,
     pub max_files: usize,
+    /// How to read the volume (the FAT label code page).
+    pub probe: info::ProbeOptions,
 }
 
 impl Options {
@@ -19,16 +21,18 @@ impl Options {
                 a.target.display()
             )));
         }
+        let codepage = info::codepage::by_name(&a.codepage).map_err(Error::Input)?;
         Ok(Options {
             target: a.target.clone(),
             json: a.json,
             max_files: a.max_files,
+            probe: info::ProbeOptions { codepage },
         })
     }
 }
 
 pub fn run(o: &Options) -> Result<()> {
-    let r = info::inspect::inspect(&o.target, o.max_files).map_err(Error::Work)?;
+    let r = info::inspect::inspect_with(&o.target, o.max_files, &o.probe).map_err(Error::Work)?;
     if o.json {
         let mut s = serde_json::to_string_pretty(&r).expect("info serializes");
         s.push('\n');

@@ -16,7 +16,7 @@ pub mod udf;
 pub mod xfs;
 
 use crate::info::bytes::Dev;
-use crate::info::VolumeInfo;
+use crate::info::{ProbeOptions, VolumeInfo};
 use crate::scan::Dir;
 
 /// The size-on-disk figures of one config, as the JSON contract names them.
@@ -259,6 +259,18 @@ pub trait Filesystem: Sync {
     /// 4 KiB, or fewer on a short device): the parsed volume, or the error
     /// naming what is corrupt. None: not this filesystem.
     fn probe(&self, dev: &mut Dev, head: &[u8]) -> Option<Result<VolumeInfo, String>>;
+
+    /// `probe`, with how to read what the volume leaves to convention
+    /// (FAT: the code page of its label). Most filesystems need none.
+    fn probe_with(
+        &self,
+        dev: &mut Dev,
+        head: &[u8],
+        opts: &ProbeOptions,
+    ) -> Option<Result<VolumeInfo, String>> {
+        let _ = opts;
+        self.probe(dev, head)
+    }
 }
 
 /// The Linux mkfs arguments that set the volume label.

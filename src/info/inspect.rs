@@ -2,7 +2,9 @@
 //! turned into one report (partitions, the filesystem on each, statvfs and
 //! fragmentation for a mounted path).
 
-use crate::info::{fragmentation, partitions, probe, FragReport, Partition, VolumeInfo};
+use crate::info::{
+    fragmentation, partitions, probe_with, FragReport, Partition, ProbeOptions, VolumeInfo,
+};
 use serde::Serialize;
 use std::os::unix::fs::FileTypeExt;
 use std::path::Path;
@@ -70,13 +72,13 @@ fn partition_start(dev: &Path) -> Option<u64> {
 /// What is at the start of a file or device: a filesystem (or why not), or partitions.
 type Probed = (Option<VolumeInfo>, Option<String>, Vec<PartitionInfo>);
 
-fn probe_file(path: &Path, size: u64) -> Result<Probed, String> {
+fn probe_file(path: &Path, size: u64, opts: &ProbeOptions) -> Result<Probed, String> {
     let f = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut read = crate::info::file_reader(&f, 0);
     let parts =
         partitions(&mut read).map_err(|e| format!("{}: partition table: {e}", path.display()))?;
     if parts.is_empty() {
-        return match probe(&mut read) {
+        return match probe_with(&mut read, opts) {
             Ok(v) => Ok((Some(v), None, Vec::new())),
             Err(e) => Ok((None, Some(e), Vec::new())),
         };
@@ -90,8 +92,18 @@ fn probe_file(path: &Path, size: u64) -> Result<Probed, String> {
                 Some("starts beyond the end of the device".to_string()),
             )
         } else {
-            match probe(&mut r) {
-                Ok(v) => (Some(v), None),
+            match probe_with(&mut r, opts) {
+                Ok(mut v) => {
+                    // The device may go on past the partition (into the
+                    // next one): the partition's own size is the limit.
+                    if v.volume_bytes > p.size_bytes {
+                        v.warnings.push(format!(
+                            "the filesystem claims {} bytes but its partition holds only {}",
+                            v.volume_bytes, p.size_bytes
+                        ));
+                    }
+                    (Some(v), None)
+                }
                 Err(e) => (None, Some(e)),
             }
         };
@@ -105,6 +117,15 @@ fn probe_file(path: &Path, size: u64) -> Result<Probed, String> {
 }
 
 pub fn inspect(target: &Path, max_files: usize) -> Result<InfoReport, String> {
+    inspect_with(target, max_files, &ProbeOptions::default())
+}
+
+/// `inspect`, with probe options (the FAT label code page).
+pub fn inspect_with(
+    target: &Path,
+    max_files: usize,
+    opts: &ProbeOptions,
+) -> Result<InfoReport, String> {
     let md = std::fs::metadata(target).map_err(|e| format!("{}: {e}", target.display()))?;
     let name = target.to_string_lossy().into_owned();
     if md.is_dir() {
@@ -127,7 +148,7 @@ pub fn inspect(target: &Path, max_files: usize) -> Result<InfoReport, String> {
             .map(|m| m.file_type().is_block_device())
             .unwrap_or(false);
         let (volume, volume_error) = if is_block {
-            match crate::info::probe_path(src, 0) {
+            match crate::info::probe_path_with(src, 0, opts) {
                 Ok(v) => (Some(v), None),
                 Err(e) => (None, Some(e)),
             }
@@ -167,7 +188,7 @@ pub fn inspect(target: &Path, max_files: usize) -> Result<InfoReport, String> {
             target.display()
         ));
     };
-    let (volume, volume_error, parts) = probe_file(target, size)?;
+    let (volume, volume_error, parts) = probe_file(target, size, opts)?;
     let start = if kind == "device" {
         partition_start(target)
     } else {

@@ -9,6 +9,8 @@
 //! from disk is checked before it drives an allocation or a loop.
 
 pub mod bytes;
+pub mod codepage;
+pub mod foreign;
 pub mod frag;
 pub mod inspect;
 pub mod part;
@@ -22,7 +24,7 @@ use serde::Serialize;
 use std::path::Path;
 
 /// What a volume's own structures say about it.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
 pub struct VolumeInfo {
     /// "fat12" "fat16" "fat32" "exfat" "ntfs" "ext2" "ext3" "ext4" "udf"
     /// "btrfs" "xfs" "f2fs".
@@ -43,6 +45,43 @@ pub struct VolumeInfo {
     pub used_bytes: Option<u64>,
     /// Extra facts worth showing, in display order.
     pub details: Vec<(String, String)>,
+    /// The label's bytes as stored, in hex, where the filesystem stores a
+    /// label in a code page (FAT: 11 bytes, blank-padded).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label_bytes_hex: Option<String>,
+    /// The code page `label` was decoded with ("cp437").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label_codepage: Option<String>,
+    /// FAT: the boot sector's copy of the label (BS_VolLab), shown apart
+    /// because Windows, Linux and blkid take the label from the root
+    /// directory only; the copy goes stale when the label is erased or was
+    /// set by a tool that wrote only one of the two.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub boot_label: Option<String>,
+    /// Why the label is unknown (rather than absent): the structure that
+    /// holds it (FAT root directory, NTFS $Volume) could not be read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label_error: Option<String>,
+    /// Things the user should know: the volume is longer than the file or
+    /// device holding it, a layout outside the spec that operating systems
+    /// accept anyway, ...
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+/// How to read what the volume leaves to convention.
+#[derive(Debug, Clone, Copy)]
+pub struct ProbeOptions {
+    /// The OEM code page of FAT labels.
+    pub codepage: &'static codepage::CodePage,
+}
+
+impl Default for ProbeOptions {
+    fn default() -> Self {
+        ProbeOptions {
+            codepage: codepage::default_page(),
+        }
+    }
 }
 
 /// One partition of an MBR or GPT partition table.
@@ -65,7 +104,29 @@ pub type ReadAt<'a> = &'a mut dyn FnMut(u64, usize) -> std::io::Result<Vec<u8>>;
 
 /// Identify and parse a filesystem from the start of a volume.
 pub fn probe(read_at: ReadAt) -> Result<VolumeInfo, String> {
+    probe_with(read_at, &ProbeOptions::default())
+}
+
+/// `probe`, with options (the FAT label code page).
+pub fn probe_with(read_at: ReadAt, opts: &ProbeOptions) -> Result<VolumeInfo, String> {
     let mut dev = Dev::new(read_at);
+    let mut v = identify(&mut dev, opts)?;
+    // A volume that claims more than the file or device holds: an image
+    // cut short (a partial download or copy), or a partition table that
+    // gives the partition less than its filesystem spans.
+    let have = dev.size();
+    if have < v.volume_bytes {
+        v.warnings.push(format!(
+            "truncated: the volume claims {} bytes but only {have} are readable here \
+             ({} missing); what lies past the end (files, free space counts) cannot be read",
+            v.volume_bytes,
+            v.volume_bytes - have
+        ));
+    }
+    Ok(v)
+}
+
+fn identify(dev: &mut Dev, opts: &ProbeOptions) -> Result<VolumeInfo, String> {
     let head = dev.read(0, 4096)?;
     if head.is_empty() {
         return Err("nothing to read: the volume is empty".into());
@@ -73,12 +134,43 @@ pub fn probe(read_at: ReadAt) -> Result<VolumeInfo, String> {
     // Strong signatures first; FAT (only 0x55AA and a sane BPB) last.
     let mut order: Vec<&dyn Filesystem> = fs::all().to_vec();
     order.sort_by_key(|f| f.info().signature.order);
-    for f in order {
-        match f.probe(&mut dev, &head) {
-            None => {}
-            Some(Err(e)) if f.info().signature.weak => return Err(explain_table(&mut dev, e)),
-            Some(found) => return found,
+    let (weak, strong): (Vec<&dyn Filesystem>, Vec<&dyn Filesystem>) =
+        order.into_iter().partition(|f| f.info().signature.weak);
+    for f in strong {
+        if let Some(found) = f.probe_with(dev, &head, opts) {
+            return found;
         }
+    }
+    // Volumes fsfit does not read, several of which carry a FAT-like boot
+    // sector: name them rather than report a bogus BPB field.
+    let foreign = |what: String| {
+        format!("no filesystem fsfit knows: this is {what}, which fsfit does not read")
+    };
+    if let Some(what) = foreign::boot_sector(&head) {
+        return Err(foreign(what));
+    }
+    for f in weak {
+        match f.probe_with(dev, &head, opts) {
+            None => {}
+            Some(Ok(v)) => return Ok(v),
+            Some(Err(e)) => {
+                return match foreign::deeper(dev, &head)? {
+                    Some(what) => Err(foreign(what)),
+                    None if foreign::fat_like(&head) => Err(explain_table(dev, e)),
+                    None => Err(explain_table(
+                        dev,
+                        format!(
+                            "no filesystem fsfit knows: the first sector ends in 0x55AA, but \
+                             it is not a FAT boot sector ({e}) and no other known signature \
+                             is present"
+                        ),
+                    )),
+                }
+            }
+        }
+    }
+    if let Some(what) = foreign::deeper(dev, &head)? {
+        return Err(foreign(what));
     }
     if head.len() < 512 {
         return Err(format!(
@@ -87,9 +179,10 @@ pub fn probe(read_at: ReadAt) -> Result<VolumeInfo, String> {
         ));
     }
     Err(explain_table(
-        &mut dev,
-        "no known filesystem signature (looked for FAT, exFAT and NTFS boot sectors, \
-         ext2/3/4, XFS, btrfs and F2FS superblocks, and the UDF volume recognition sequence)"
+        dev,
+        "no filesystem fsfit knows: no known filesystem signature (looked for FAT, exFAT and NTFS boot \
+         sectors, ext2/3/4, XFS, btrfs and F2FS superblocks, and the UDF volume recognition \
+         sequence)"
             .into(),
     ))
 }
@@ -114,9 +207,18 @@ fn explain_table(dev: &mut Dev, err: String) -> String {
 /// Open a block device or image file read-only and probe it, `offset` bytes
 /// in (a partition inside a whole-disk image).
 pub fn probe_path(path: &Path, offset: u64) -> Result<VolumeInfo, String> {
+    probe_path_with(path, offset, &ProbeOptions::default())
+}
+
+/// `probe_path`, with options.
+pub fn probe_path_with(
+    path: &Path,
+    offset: u64,
+    opts: &ProbeOptions,
+) -> Result<VolumeInfo, String> {
     let f = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut read = file_reader(&f, offset);
-    probe(&mut read).map_err(|e| format!("{}: {e}", path.display()))
+    probe_with(&mut read, opts).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// `read_at` over a file or block device, `base` bytes in.
@@ -161,7 +263,7 @@ mod tests {
         assert!(probe_bytes(&[]).unwrap_err().contains("empty"));
         assert!(probe_bytes(&[0u8; 100]).unwrap_err().contains("too short"));
         let e = probe_bytes(&vec![0u8; 1 << 20]).unwrap_err();
-        assert!(e.contains("no known filesystem"), "{e}");
+        assert!(e.contains("no filesystem fsfit knows"), "{e}");
     }
 
     #[test]

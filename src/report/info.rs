@@ -22,12 +22,39 @@ fn volume(o: &mut String, indent: &str, v: &VolumeInfo) {
         v.sector_bytes,
         iec(v.volume_bytes)
     );
+    let label = match (&v.label, &v.label_error) {
+        (Some(l), _) => l.clone(),
+        (None, Some(_)) => "(unknown: see below)".into(),
+        (None, None) => "(none)".into(),
+    };
     let _ = writeln!(
         o,
-        "{indent}label {}  id {}",
-        v.label.as_deref().unwrap_or("(none)"),
+        "{indent}label {label}  id {}",
         v.uuid.as_deref().unwrap_or("(none)")
     );
+    if let Some(e) = &v.label_error {
+        let _ = writeln!(o, "{indent}label unknown: {e}");
+    }
+    if let Some(cp) = &v.label_codepage {
+        if let Some(hex) = &v.label_bytes_hex {
+            if v.label.as_ref().is_some_and(|l| !l.is_ascii()) {
+                let _ = writeln!(o, "{indent}label bytes {hex}, decoded as {cp} (--codepage)");
+            }
+        }
+    }
+    if let Some(b) = &v.boot_label {
+        if v.label.as_ref() != Some(b) {
+            let _ = writeln!(
+                o,
+                "{indent}boot sector label {b}: a stale copy the root directory does not \
+                 confirm (Windows and Linux show {})",
+                v.label.as_deref().unwrap_or("no label")
+            );
+        }
+    }
+    for w in &v.warnings {
+        let _ = writeln!(o, "{indent}warning: {w}");
+    }
     match (v.used_bytes, v.free_bytes) {
         (Some(u), Some(f)) => {
             let _ = writeln!(o, "{indent}used {}  free {}", iec(u), iec(f));
@@ -39,6 +66,51 @@ fn volume(o: &mut String, indent: &str, v: &VolumeInfo) {
     }
     for (k, val) in &v.details {
         let _ = writeln!(o, "{indent}{k}: {val}");
+    }
+}
+
+/// One line per partition, as `lsblk -f` shows a disk.
+fn table(o: &mut String, r: &InfoReport) {
+    let mut rows = vec![[
+        "PART".to_string(),
+        "FSTYPE".into(),
+        "LABEL".into(),
+        "UUID".into(),
+        "START".into(),
+        "SIZE".into(),
+        "ALIGNED".into(),
+    ]];
+    for p in &r.partitions {
+        let pp = &p.partition;
+        let v = p.volume.as_ref();
+        rows.push([
+            pp.index.to_string(),
+            v.map_or("?".into(), |v| v.fs.clone()),
+            v.and_then(|v| v.label.clone()).unwrap_or_default(),
+            v.and_then(|v| v.uuid.clone()).unwrap_or_default(),
+            pp.start_bytes.to_string(),
+            iec(pp.size_bytes),
+            if pp.aligned_4m {
+                "4 MiB".into()
+            } else if pp.aligned_1m {
+                "1 MiB".into()
+            } else {
+                "NO".into()
+            },
+        ]);
+    }
+    let widths: Vec<usize> = (0..7)
+        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+        .collect();
+    for row in rows {
+        let mut line = String::from("  ");
+        for (c, cell) in row.iter().enumerate() {
+            line.push_str(cell);
+            if c + 1 < row.len() {
+                line.push_str(&" ".repeat(widths[c] - cell.chars().count() + 2));
+            }
+        }
+        let _ = writeln!(o, "{}", line.trim_end());
     }
 }
 
@@ -73,6 +145,9 @@ pub fn text(r: &InfoReport) -> String {
         if r.partitions.is_empty() {
             let _ = writeln!(o, "  no filesystem recognised: {e}");
         }
+    }
+    if !r.partitions.is_empty() {
+        table(&mut o, r);
     }
     for p in &r.partitions {
         let pp = &p.partition;

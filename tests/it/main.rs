@@ -12,6 +12,7 @@ mod exfat;
 mod ext4;
 mod fat;
 mod info;
+mod info_blkid;
 mod ntfs;
 mod report;
 mod udf_f2fs;

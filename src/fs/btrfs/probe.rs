@@ -147,5 +147,6 @@ pub fn parse(dev: &mut Dev) -> Result<VolumeInfo, String> {
         free_bytes: free,
         used_bytes: free.map(|_| used),
         details: d,
+        ..Default::default()
     })
 }

@@ -66,9 +66,12 @@ pub fn parse(dev: &mut Dev, head: &[u8]) -> Result<VolumeInfo, String> {
     }
     let sector = 1u64 << bps_shift;
     let volume_length = f.le64(72, "VolumeLength")?;
-    if volume_length < (1 << 20) >> bps_shift {
+    // §3.1.5 asks for at least 1 MiB, but Windows formats smaller volumes
+    // and mounts them: accept any length that leaves room for the boot
+    // regions, and warn below.
+    if volume_length < 24 {
         return Err(format!(
-            "{FS}: VolumeLength is {volume_length} sectors, under the 1 MiB minimum"
+            "{FS}: VolumeLength is {volume_length} sectors, too short for the two boot regions (24)"
         ));
     }
     let volume_bytes = volume_length
@@ -169,10 +172,19 @@ pub fn parse(dev: &mut Dev, head: &[u8]) -> Result<VolumeInfo, String> {
         Err(e) => d.push(kv("boot checksum", format!("not verified: {e}"))),
     }
 
+    let mut warnings = vec![];
+    if volume_bytes < 1 << 20 {
+        warnings.push(format!(
+            "exfat: the volume is {volume_bytes} bytes, under the specification's 1 MiB \
+             minimum (Windows makes and mounts such volumes; some other drivers may refuse them)"
+        ));
+    }
+    let mut label_error = None;
     let (label, bitmap) = match root_dir(dev, &g, root) {
         Ok(r) => r,
         Err(e) => {
             d.push(kv("root directory", format!("unreadable: {e}")));
+            label_error = Some(format!("the root directory could not be read: {e}"));
             (None, None)
         }
     };
@@ -200,6 +212,9 @@ pub fn parse(dev: &mut Dev, head: &[u8]) -> Result<VolumeInfo, String> {
         free_bytes: free.map(|n| n * cluster_bytes),
         used_bytes: free.map(|n| (clusters - n) * cluster_bytes),
         details: d,
+        label_error,
+        warnings,
+        ..Default::default()
     })
 }
 

@@ -130,7 +130,10 @@ pub fn parse(dev: &mut Dev) -> Result<VolumeInfo, String> {
     }
     let volume_bytes = bytes::mul(FS, "s_blocks_count × block size", blocks, block)?;
     let first_data = f.le32(0x14, "s_first_data_block")?;
-    let want_first = u32::from(block == 1024);
+    // Block 0 holds the superblock only for 1 KiB blocks, and not with
+    // bigalloc, whose first cluster starts at block 0 (the kernel refuses
+    // anything else: "first data block should be 0 with bigalloc").
+    let want_first = u32::from(block == 1024 && ro_compat & RO_COMPAT_BIGALLOC == 0);
     if first_data != want_first {
         return Err(format!(
             "{FS}: s_first_data_block is {first_data}, expected {want_first} for {block}-byte blocks"
@@ -254,6 +257,7 @@ pub fn parse(dev: &mut Dev) -> Result<VolumeInfo, String> {
         free_bytes: free.map(|n| n * block),
         used_bytes: free.map(|n| (blocks - n) * block),
         details: d,
+        ..Default::default()
     })
 }
 

@@ -125,6 +125,7 @@ pub fn parse(dev: &mut Dev) -> Result<VolumeInfo, String> {
         free_bytes: free.map(|(f, _)| f * block),
         used_bytes: free.map(|(_, u)| u * block),
         details: d,
+        ..Default::default()
     })
 }
 

@@ -12,8 +12,8 @@
 pub mod probe;
 
 use super::{Acc, Drivers, Filesystem, Formats, FsInfo, FuseDriver, Limits, Model, Signature};
-use crate::info::bytes::{self, Dev};
-use crate::info::VolumeInfo;
+use crate::info::bytes::Dev;
+use crate::info::{ProbeOptions, VolumeInfo};
 use crate::scan::{Dir, Entry, Kind};
 use crate::units::{iec, short};
 use std::cell::RefCell;
@@ -775,7 +775,16 @@ impl Filesystem for Fat {
     fn probe(&self, dev: &mut Dev, head: &[u8]) -> Option<Result<VolumeInfo, String>> {
         // Only the boot sector's 0x55AA: probed last. The BPB says which of
         // FAT12/16/32 it is, so whichever of the three probes first answers.
-        bytes::has(head, 510, &[0x55, 0xAA]).then(|| probe::parse(dev, head))
+        probe::has_signature(head).then(|| probe::parse(dev, head))
+    }
+
+    fn probe_with(
+        &self,
+        dev: &mut Dev,
+        head: &[u8],
+        opts: &ProbeOptions,
+    ) -> Option<Result<VolumeInfo, String>> {
+        probe::has_signature(head).then(|| probe::parse_with(dev, head, opts))
     }
 
     fn cluster_range(&self) -> (u64, u64) {

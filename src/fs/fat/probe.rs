@@ -5,7 +5,7 @@
 //! only), "FAT32 FSInfo Sector Structure", "FAT Directory Structure".
 
 use crate::info::bytes::{self, kv, Dev, Fields};
-use crate::info::VolumeInfo;
+use crate::info::{ProbeOptions, VolumeInfo};
 
 const FS: &str = "fat";
 
@@ -109,10 +109,28 @@ fn fat_type(clusters: u64) -> (u32, &'static str) {
     }
 }
 
+/// The type operating systems give a volume. A FAT32 BPB layout
+/// (BPB_FATSz16 == 0) is FAT32 whatever its cluster count: Linux
+/// (fs/fat/inode.c), Windows and libblkid all go by the layout there, and
+/// mkfs.fat -F 32 makes such volumes on small media. Only FAT12 and FAT16
+/// are told apart by the count.
+fn os_type(p: &Bpb) -> (u32, &'static str) {
+    if p.fat32_layout {
+        (32, "fat32")
+    } else {
+        fat_type(p.clusters)
+    }
+}
+
 pub fn parse(dev: &mut Dev, head: &[u8]) -> Result<VolumeInfo, String> {
+    parse_with(dev, head, &ProbeOptions::default())
+}
+
+/// `parse`, decoding the label in `opts.codepage`.
+pub fn parse_with(dev: &mut Dev, head: &[u8], opts: &ProbeOptions) -> Result<VolumeInfo, String> {
     let p = bpb(head)?;
     let f = Fields { b: head, fs: FS };
-    let (bits, fs) = fat_type(p.clusters);
+    let (bits, fs) = os_type(&p);
     let cluster_bytes = p.bps * p.spc;
     // The FAT must have an entry for every cluster (+2 reserved entries).
     let fat_bytes = bytes::mul(FS, "FAT size in bytes", p.fat_sectors, p.bps)?;
@@ -123,27 +141,35 @@ pub fn parse(dev: &mut Dev, head: &[u8]) -> Result<VolumeInfo, String> {
             p.fat_sectors, p.clusters
         ));
     }
-    if bits == 32 && (!p.fat32_layout || p.root_ent != 0) {
+    if !p.fat32_layout && p.clusters >= 65525 {
         return Err(format!(
             "{FS}: {} clusters make this FAT32, but the BPB has a FAT12/16 layout \
              (BPB_FATSz16 {}, BPB_RootEntCnt {})",
-            p.clusters,
-            if p.fat32_layout { 0 } else { p.fat_sectors },
-            p.root_ent
+            p.clusters, p.fat_sectors, p.root_ent
+        ));
+    }
+    if p.fat32_layout && p.clusters > 0x0FFF_FFF5 {
+        return Err(format!(
+            "{FS}: {} clusters, more than FAT32's 268435445",
+            p.clusters
         ));
     }
     let volume_bytes = bytes::mul(FS, "volume size", p.total_sectors, p.bps)?;
 
+    let mut warnings = vec![];
+    let (spec_bits, _) = fat_type(p.clusters);
     let mut d = vec![
         kv(
             "FAT type",
             format!(
-                "FAT{bits}: {} clusters ({})",
+                "FAT{bits}: {} clusters{}",
                 p.clusters,
-                match bits {
-                    12 => "< 4085",
-                    16 => "4085 .. 65524",
-                    _ => ">= 65525",
+                if p.fat32_layout {
+                    " (FAT32 BPB layout)".to_string()
+                } else if bits == 12 {
+                    " (< 4085)".to_string()
+                } else {
+                    " (4085 .. 65524)".to_string()
                 }
             ),
         ),
@@ -151,14 +177,13 @@ pub fn parse(dev: &mut Dev, head: &[u8]) -> Result<VolumeInfo, String> {
         kv("FATs", p.nfats),
         kv("FAT size (sectors)", p.fat_sectors),
     ];
-    if p.fat32_layout && bits != 32 {
-        d.push(kv(
-            "warning",
-            format!(
-                "FAT32 BPB layout with only {} clusters: fatgen103 makes this FAT{bits}, \
-                 while Linux and Windows mount it as FAT32 (mkfs.fat -F 32 on a small volume)",
-                p.clusters
-            ),
+    if spec_bits != bits {
+        warnings.push(format!(
+            "fat: FAT32 BPB layout with only {} clusters: by fatgen103's cluster-count rule \
+             (FAT32 needs at least 65525) this is FAT{spec_bits}, yet Linux, Windows and blkid \
+             mount and name it FAT32 (mkfs.fat -F 32 makes it on small media, with a warning); \
+             some firmware and cameras follow the spec and will misread it",
+            p.clusters
         ));
     }
     // Extended BPB: at 36 for FAT12/16, at 64 for the FAT32 layout.
@@ -170,8 +195,12 @@ pub fn parse(dev: &mut Dev, head: &[u8]) -> Result<VolumeInfo, String> {
     } else {
         None
     };
-    let bpb_label = if boot_sig == 0x29 {
-        bytes::label(latin1(f.bytes(ext + 7, 11, "BS_VolLab")?)).filter(|l| l != "NO NAME")
+    let cp = opts.codepage;
+    let boot_label = if boot_sig == 0x29 {
+        let raw = f.bytes(ext + 7, 11, "BS_VolLab")?;
+        (raw != NO_NAME)
+            .then(|| bytes::label(cp.decode(raw)))
+            .flatten()
     } else {
         None
     };
@@ -196,32 +225,34 @@ pub fn parse(dev: &mut Dev, head: &[u8]) -> Result<VolumeInfo, String> {
                 p.clusters + 1
             ))
         } else {
-            let sector = p.first_data_sector + (rc - 2) * p.spc;
-            Ok((sector * p.bps, cluster_bytes))
+            Ok(Root::Chain(rc))
         }
     } else {
         d.push(kv("root entries", p.root_ent));
-        Ok(((p.rsvd + p.nfats * p.fat_sectors) * p.bps, p.root_ent * 32))
+        Ok(Root::Fixed {
+            off: (p.rsvd + p.nfats * p.fat_sectors) * p.bps,
+            len: p.root_ent * 32,
+        })
     };
-    let dir_label = match root {
-        Ok((off, len)) => match dev.read(off, len.min(64 << 10) as usize) {
-            Ok(buf) => root_label(&buf),
-            Err(e) => {
-                d.push(kv("root directory", format!("unreadable: {e}")));
-                None
-            }
-        },
+    // The label is the root directory's volume-label entry and nothing
+    // else (what Windows, the Linux kernel and blkid show): when it is
+    // missing, the volume has no label, whatever BS_VolLab still says.
+    let mut label_error = None;
+    let dir_label = match root.and_then(|r| root_dir_label(dev, &p, r)) {
+        Ok(l) => l,
         Err(e) => {
-            d.push(kv("root directory", e));
+            d.push(kv("root directory", format!("unreadable: {e}")));
+            label_error = Some(format!("the root directory could not be read: {e}"));
             None
         }
     };
-    if let (Some(a), Some(b)) = (&dir_label, &bpb_label) {
-        if a != b {
-            d.push(kv("boot sector label", b));
-        }
-    }
-    let label = dir_label.or(bpb_label);
+    let (label, label_bytes_hex) = match dir_label {
+        Some(raw) => (
+            bytes::label(cp.decode(&raw)),
+            Some(raw.iter().map(|b| format!("{b:02x}")).collect::<String>()),
+        ),
+        None => (None, None),
+    };
 
     // Free clusters: FAT32 keeps a hint in FSInfo; FAT12/16 FATs are small
     // enough (< 128 KiB) to count.
@@ -241,6 +272,11 @@ pub fn parse(dev: &mut Dev, head: &[u8]) -> Result<VolumeInfo, String> {
         free_bytes: free.map(|n| n * cluster_bytes),
         used_bytes: free.map(|n| (p.clusters - n) * cluster_bytes),
         details: d,
+        label_bytes_hex,
+        label_codepage: Some(cp.name()),
+        boot_label,
+        label_error,
+        warnings,
     })
 }
 
@@ -319,31 +355,132 @@ fn count_fat(dev: &mut Dev, p: &Bpb, bits: u32, d: &mut Vec<(String, String)>) -
     Some(free)
 }
 
-/// The volume-label entry (ATTR_VOLUME_ID, not a long-name entry) of a
-/// root directory: what Windows and blkid show as the label.
-fn root_label(dir: &[u8]) -> Option<String> {
+/// Where the root directory is.
+enum Root {
+    /// FAT12/16: a fixed region after the FATs.
+    Fixed { off: u64, len: u64 },
+    /// FAT32: a cluster chain from this cluster.
+    Chain(u64),
+}
+
+/// Clusters of a FAT32 root directory followed looking for the label (as
+/// libblkid's vfat.c does): Windows puts a label set on a used volume in
+/// the first free entry, which may be clusters in.
+const MAX_ROOT_CLUSTERS: u32 = 100;
+
+/// The raw label of the root directory; an error when the directory ends
+/// (file or device too short) before its end-of-directory mark or label.
+fn root_dir_label(dev: &mut Dev, p: &Bpb, root: Root) -> Result<Option<Vec<u8>>, String> {
+    let short = |got: usize, off: u64| {
+        format!("only {got} of its bytes at offset {off} are inside the file or device")
+    };
+    match root {
+        Root::Fixed { off, len } => {
+            let want = len.min(64 << 10) as usize;
+            let buf = dev.read(off, want)?;
+            match scan_dir(&buf) {
+                Scan::Label(l) => Ok(Some(l)),
+                Scan::End => Ok(None),
+                Scan::More if buf.len() < want => Err(short(buf.len(), off)),
+                Scan::More => Ok(None),
+            }
+        }
+        Root::Chain(first) => {
+            let cluster_bytes = p.bps * p.spc;
+            let mut c = first;
+            for _ in 0..MAX_ROOT_CLUSTERS {
+                if c < 2 || c > p.clusters + 1 {
+                    return Err(format!(
+                        "its cluster chain reaches cluster {c}, outside 2..={}",
+                        p.clusters + 1
+                    ));
+                }
+                let off = (p.first_data_sector + (c - 2) * p.spc) * p.bps;
+                let buf = dev.read(off, cluster_bytes as usize)?;
+                match scan_dir(&buf) {
+                    Scan::Label(l) => return Ok(Some(l)),
+                    Scan::End => return Ok(None),
+                    Scan::More if (buf.len() as u64) < cluster_bytes => {
+                        return Err(short(buf.len(), off))
+                    }
+                    Scan::More => {}
+                }
+                let e = dev.exact(p.rsvd * p.bps + c * 4, 4, "FAT entry of the root directory")?;
+                let next = u64::from(bytes::le32(&e, 0).unwrap_or(0) & 0x0FFF_FFFF);
+                if !(2..0x0FFF_FFF7).contains(&next) {
+                    return Ok(None); // end of chain (or a free or bad mark: stop)
+                }
+                c = next;
+            }
+            Ok(None)
+        }
+    }
+}
+
+enum Scan {
+    Label(Vec<u8>),
+    /// The end-of-directory entry (first byte 0x00).
+    End,
+    /// Neither in this part of the directory.
+    More,
+}
+
+/// The volume-label entry (ATTR_VOLUME_ID, not a long-name entry, no
+/// first cluster) in directory entries: what Windows and blkid show as the
+/// label. Its 11 bytes as stored, with a leading 0x05 (the escape for a
+/// name starting with byte 0xE5) restored. "NO NAME" counts as none.
+fn scan_dir(dir: &[u8]) -> Scan {
     for e in dir.chunks_exact(32) {
         match e[0] {
-            0x00 => break,
+            0x00 => return Scan::End,
             0xE5 => continue,
             _ => {}
         }
         let attr = e[11];
-        if attr & 0x3F == 0x0F {
-            continue; // long-name entry
+        let cluster = bytes::le16(e, 20).unwrap_or(0) | bytes::le16(e, 26).unwrap_or(0);
+        if attr & 0x3F == 0x0F || cluster != 0 {
+            continue; // long-name entry, or a file
         }
         if attr & 0x08 != 0 && attr & 0x10 == 0 {
             let mut name = e[..11].to_vec();
             if name[0] == 0x05 {
                 name[0] = 0xE5;
             }
-            return bytes::label(latin1(&name));
+            if name == NO_NAME || name.iter().all(|&c| c == b' ' || c == 0) {
+                return Scan::End;
+            }
+            return Scan::Label(name);
         }
     }
-    None
+    Scan::More
 }
 
-/// OEM code page text, read as Latin-1 (exact for ASCII labels).
+/// A FAT type string where the extended BPB keeps it (BS_FilSysType at
+/// 0x36 for FAT12/16, 0x52 for FAT32, or the OEM names old DOS wrote).
+/// libblkid and the kernel take these as FAT even without the 0x55AA
+/// boot signature, which some old and non-PC formatters leave out.
+pub fn has_type_string(head: &[u8]) -> bool {
+    let magic: [(usize, &[u8]); 6] = [
+        (0x36, b"FAT12   "),
+        (0x36, b"FAT16   "),
+        (0x36, b"FAT     "),
+        (0x52, b"FAT32   "),
+        (0x36, b"MSDOS"),
+        (0x52, b"MSWIN"),
+    ];
+    magic.iter().any(|(o, m)| bytes::has(head, *o, m))
+}
+
+/// The signatures that make a sector worth parsing as FAT: 0x55AA at 510
+/// or a FAT type string.
+pub fn has_signature(head: &[u8]) -> bool {
+    bytes::has(head, 510, &[0x55, 0xAA]) || has_type_string(head)
+}
+
+/// What mkfs.fat and Windows write for "no label".
+const NO_NAME: &[u8] = b"NO NAME    ";
+
+/// OEM name and BS_FilSysType: informational ASCII, read as Latin-1.
 fn latin1(b: &[u8]) -> String {
     b.iter().map(|&c| c as char).collect()
 }
@@ -394,7 +531,143 @@ mod tests {
         assert_eq!(v.cluster_bytes, 2048);
         assert_eq!(v.volume_bytes, 131072 * 512);
         assert_eq!(v.uuid.as_deref(), Some("1A2B-3C4D"));
-        assert_eq!(v.label.as_deref(), Some("HELLO"));
+        // Only the boot sector has a label: the volume has none.
+        assert_eq!(v.label, None);
+        assert_eq!(v.boot_label.as_deref(), Some("HELLO"));
+        assert_eq!(v.label_error, None);
+    }
+
+    /// The synthetic FAT16 with `entry` (11 name bytes, attribute) as the
+    /// first root-directory entry.
+    fn with_root_entry(name: &[u8; 11], attr: u8) -> Vec<u8> {
+        let mut img = fat16_sector();
+        img.resize(1 << 20, 0);
+        let root = (4 + 2 * 128) * 512;
+        img[root..root + 11].copy_from_slice(name);
+        img[root + 11] = attr;
+        img
+    }
+
+    fn parse_cp(img: &[u8], cp: &str) -> VolumeInfo {
+        let mut r = bytes::slice_reader(img);
+        let opts = ProbeOptions {
+            codepage: crate::info::codepage::by_name(cp).unwrap(),
+        };
+        parse_with(&mut Dev::new(&mut r), &img[..4096], &opts).unwrap()
+    }
+
+    #[test]
+    fn root_directory_label_wins_and_erased_labels_stay_erased() {
+        let v = parse_cp(&with_root_entry(b"NEWNAME    ", 0x08), "437");
+        assert_eq!(v.label.as_deref(), Some("NEWNAME"));
+        assert_eq!(v.boot_label.as_deref(), Some("HELLO"));
+        assert_eq!(v.label_bytes_hex.as_deref(), Some("4e45574e414d4520202020"));
+        // Windows erases a label by marking its entry deleted (0xE5).
+        let v = parse_cp(&with_root_entry(b"\xE5EWNAME    ", 0x08), "437");
+        assert_eq!((v.label, v.boot_label.as_deref()), (None, Some("HELLO")));
+        // A file entry (attribute 0x20) is not a label; nor is a directory.
+        assert_eq!(
+            parse_cp(&with_root_entry(b"FILE    TXT", 0x20), "437").label,
+            None
+        );
+        assert_eq!(
+            parse_cp(&with_root_entry(b"DIR        ", 0x18), "437").label,
+            None
+        );
+        // "NO NAME" in the root directory is no label.
+        assert_eq!(
+            parse_cp(&with_root_entry(b"NO NAME    ", 0x08), "437").label,
+            None
+        );
+    }
+
+    #[test]
+    fn labels_decode_by_code_page_and_keep_their_bytes() {
+        // "SØREN" as DOS in Denmark writes it (cp850/cp865: Ø is 0x9D).
+        let img = with_root_entry(b"S\x9DREN      ", 0x08);
+        let v = parse_cp(&img, "850");
+        assert_eq!(v.label.as_deref(), Some("SØREN"));
+        assert_eq!(v.label_codepage.as_deref(), Some("cp850"));
+        assert_eq!(v.label_bytes_hex.as_deref(), Some("539d52454e202020202020"));
+        // The same bytes in cp437 (the default) are "S¥REN".
+        assert_eq!(parse_cp(&img, "437").label.as_deref(), Some("S¥REN"));
+        // 0x05 stands for a leading 0xE5 ("σ" in cp437).
+        let v = parse_cp(&with_root_entry(b"\x05IGMA      ", 0x08), "437");
+        assert_eq!(v.label.as_deref(), Some("σIGMA"));
+    }
+
+    #[test]
+    fn unreadable_root_directory_is_not_no_label() {
+        let mut img = fat16_sector();
+        img.resize(4096, 0); // cut before the root directory
+        let mut r = bytes::slice_reader(&img);
+        let v = parse(&mut Dev::new(&mut r), &img.clone()).unwrap();
+        assert_eq!(v.label, None);
+        assert!(
+            v.label_error.as_deref().unwrap().contains("root directory"),
+            "{v:#?}"
+        );
+    }
+
+    #[test]
+    fn fat32_label_found_clusters_into_the_root_directory() {
+        let mut img = small_fat32();
+        let (fat, data) = (32 * 512, 1040 * 512);
+        // Cluster 2 (the root's first) full of files, chained to cluster 3.
+        for i in 0..16 {
+            let e = data + 32 * i;
+            img[e..e + 11].copy_from_slice(b"FILE    TXT");
+            img[e + 11] = 0x20;
+            img[e + 26] = 9;
+        }
+        img[fat + 8..fat + 12].copy_from_slice(&3u32.to_le_bytes());
+        img[fat + 12..fat + 16].copy_from_slice(&0x0FFF_FFFFu32.to_le_bytes());
+        let e = data + 512;
+        img[e..e + 11].copy_from_slice(b"LATER      ");
+        img[e + 11] = 0x08;
+        let v = {
+            let mut r = bytes::slice_reader(&img);
+            parse(&mut Dev::new(&mut r), &img[..512]).unwrap()
+        };
+        assert_eq!(v.label.as_deref(), Some("LATER"), "{v:#?}");
+        // A chain that loops back on itself ends after a bounded walk.
+        img[fat + 12..fat + 16].copy_from_slice(&2u32.to_le_bytes());
+        img[e] = 0xE5;
+        let mut r = bytes::slice_reader(&img);
+        let v = parse(&mut Dev::new(&mut r), &img[..512]).unwrap();
+        assert_eq!((v.label, v.label_error), (None, None));
+    }
+
+    /// mkfs.fat -F 32 on 32 MiB: 512-byte clusters, 64496 of them; two FATs
+    /// of 504 sectors after 32 reserved; the root directory in cluster 2.
+    fn small_fat32() -> Vec<u8> {
+        let mut b = vec![0u8; 512];
+        b[0..3].copy_from_slice(&[0xEB, 0x58, 0x90]);
+        b[11..13].copy_from_slice(&512u16.to_le_bytes());
+        b[13] = 1;
+        b[14..16].copy_from_slice(&32u16.to_le_bytes());
+        b[16] = 2;
+        b[21] = 0xF8;
+        b[32..36].copy_from_slice(&65536u32.to_le_bytes());
+        b[36..40].copy_from_slice(&504u32.to_le_bytes());
+        b[44..48].copy_from_slice(&2u32.to_le_bytes());
+        b[66] = 0x29;
+        b[71..82].copy_from_slice(b"SMALL32    ");
+        b[510] = 0x55;
+        b[511] = 0xAA;
+        b.resize(32 << 20, 0);
+        b
+    }
+
+    #[test]
+    fn fat32_layout_with_few_clusters_is_fat32_with_a_warning() {
+        let img = small_fat32();
+        let b = img[..512].to_vec();
+        let mut r = bytes::slice_reader(&img);
+        let v = parse(&mut Dev::new(&mut r), &b).unwrap();
+        assert_eq!(v.fs, "fat32", "{v:#?}");
+        assert_eq!(v.total_clusters, Some(65536 - 32 - 2 * 504));
+        assert!(v.warnings.iter().any(|w| w.contains("FAT16")), "{v:#?}");
     }
 
     #[test]

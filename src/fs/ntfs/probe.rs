@@ -119,6 +119,7 @@ pub fn parse(dev: &mut Dev, head: &[u8]) -> Result<VolumeInfo, String> {
         ),
     ];
     let mut label = None;
+    let mut label_error = None;
     match read_record(dev, &g, MFT_VOLUME) {
         Ok(rec) => {
             if let Some(v) = resident_value(&rec, 0x60) {
@@ -135,7 +136,10 @@ pub fn parse(dev: &mut Dev, head: &[u8]) -> Result<VolumeInfo, String> {
                 }
             }
         }
-        Err(e) => d.push(kv("$Volume", format!("unreadable: {e}"))),
+        Err(e) => {
+            d.push(kv("$Volume", format!("unreadable: {e}")));
+            label_error = Some(format!("$Volume could not be read: {e}"));
+        }
     }
     let free = match count_bitmap(dev, &g) {
         Ok(n) => {
@@ -158,6 +162,8 @@ pub fn parse(dev: &mut Dev, head: &[u8]) -> Result<VolumeInfo, String> {
         free_bytes: free.map(|n| n * cluster),
         used_bytes: free.map(|n| (clusters - n) * cluster),
         details: d,
+        label_error,
+        ..Default::default()
     })
 }
 

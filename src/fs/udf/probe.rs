@@ -150,20 +150,22 @@ pub fn parse(dev: &mut Dev, vsd_len: u64) -> Result<VolumeInfo, String> {
             format!("{}.{:02x}", rev >> 8, rev & 0xFF),
         ));
     }
-    let mut label = dstring(l.bytes(84, 128, "LogicalVolumeIdentifier")?);
+    // The label is the Logical Volume Identifier (what Windows, GRUB and
+    // libblkid show); an empty one is no label, whatever the PVD's Volume
+    // Identifier says (shown as a detail).
+    let label = dstring(l.bytes(84, 128, "LogicalVolumeIdentifier")?);
     let mut uuid = None;
     if let Some((_, p)) = &pvd {
         let pv = Fields { b: p, fs: FS };
         let vid = dstring(pv.bytes(24, 32, "VolumeIdentifier")?);
-        if label.is_none() {
-            label = vid.clone();
-        } else if vid != label {
+        if vid != label {
             if let Some(v) = vid {
                 d.push(kv("volume identifier", v));
             }
         }
-        if let Some(set) = dstring(pv.bytes(72, 128, "VolumeSetIdentifier")?) {
-            uuid = set_uuid(&set);
+        let set_field = pv.bytes(72, 128, "VolumeSetIdentifier")?;
+        uuid = set_uuid(set_field);
+        if let Some(set) = dstring(set_field) {
             d.push(kv("volume set identifier", set));
         }
     }
@@ -237,6 +239,7 @@ pub fn parse(dev: &mut Dev, vsd_len: u64) -> Result<VolumeInfo, String> {
         free_bytes: free.map(|(f, _)| f * lbs),
         used_bytes: free.map(|(f, s)| (s - f) * lbs),
         details: d,
+        ..Default::default()
     })
 }
 
@@ -272,14 +275,99 @@ fn end_anchor(dev: &mut Dev, bs: u64, part_end: Option<u64>) -> Result<Option<u6
     Ok(None)
 }
 
-/// libblkid's UUID from the volume set identifier: its first 16 characters
-/// when they are hex digits (mkudffs writes 16), lowercased.
-fn set_uuid(set: &str) -> Option<String> {
-    let head: String = set.chars().take(16).collect();
-    if head.len() == 16 && head.chars().all(|c| c.is_ascii_hexdigit()) {
-        Some(head.to_ascii_lowercase())
+/// libblkid's UUID from the volume set identifier (a dstring field),
+/// util-linux libblkid/src/superblocks/udf.c gen_uuid_from_volset_id. The
+/// identifier's characters up to the first NUL are encoded as UTF-8 into
+/// at most 16 bytes (a character that does not fit ends it); under 8 bytes
+/// there is no UUID. Then, by where the first non-hex-digit byte is:
+/// - none in the 16: those 16 bytes, lowercased (mkudffs: 16 hex digits);
+/// - in bytes 8..16: bytes 0..8 lowercased, then bytes 8..12 as hex
+///   (udfclient, Windows: 8 hex digits of a time value, then text);
+/// - in bytes 0..8: bytes 0..8 as hex (macOS, old mkudffs: plain text).
+fn set_uuid(field: &[u8]) -> Option<String> {
+    let (&clen, body) = field.split_last()?;
+    let (&cid, chars) = body.split_first()?;
+    let n = usize::from(clen).saturating_sub(1).min(chars.len());
+    let chars = &chars[..n];
+    let codes: Vec<u32> = match cid {
+        8 => chars.iter().map(|&c| u32::from(c)).collect(),
+        16 => utf16_codes(chars),
+        _ => return None,
+    };
+    let mut buf: Vec<u8> = Vec::with_capacity(16);
+    for c in codes {
+        if c == 0 {
+            break;
+        }
+        let enc = utf8_bytes(c);
+        if buf.len() + enc.len() > 16 {
+            break;
+        }
+        buf.extend_from_slice(&enc);
+    }
+    if buf.len() < 8 {
+        return None;
+    }
+    let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+    let lower = |b: &[u8]| String::from_utf8_lossy(&b.to_ascii_lowercase()).into_owned();
+    buf.resize(16, 0);
+    let nonhex = buf
+        .iter()
+        .position(|c| !c.is_ascii_hexdigit())
+        .unwrap_or(16);
+    Some(if nonhex < 8 {
+        hex(&buf[..8])
+    } else if nonhex < 16 {
+        format!("{}{}", lower(&buf[..8]), hex(&buf[8..12]))
     } else {
-        None
+        lower(&buf)
+    })
+}
+
+/// UTF-16BE code units as code points, surrogate pairs joined; a lone
+/// surrogate is kept as its own value, as libblkid's encoder does.
+fn utf16_codes(b: &[u8]) -> Vec<u32> {
+    let units: Vec<u32> = b
+        .chunks_exact(2)
+        .map(|c| u32::from(u16::from_be_bytes([c[0], c[1]])))
+        .collect();
+    let mut out = vec![];
+    let mut i = 0;
+    while i < units.len() {
+        let u = units[i];
+        match units.get(i + 1) {
+            Some(&l) if (0xD800..0xDC00).contains(&u) && (0xDC00..0xE000).contains(&l) => {
+                out.push(0x10000 + ((u - 0xD800) << 10) + (l - 0xDC00));
+                i += 2;
+            }
+            _ => {
+                out.push(u);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+/// UTF-8 bytes of a code point, surrogates included (as C encoders do).
+fn utf8_bytes(c: u32) -> Vec<u8> {
+    if c < 0x80 {
+        vec![c as u8]
+    } else if c < 0x800 {
+        vec![0xC0 | (c >> 6) as u8, 0x80 | (c & 0x3F) as u8]
+    } else if c < 0x10000 {
+        vec![
+            0xE0 | (c >> 12) as u8,
+            0x80 | ((c >> 6) & 0x3F) as u8,
+            0x80 | (c & 0x3F) as u8,
+        ]
+    } else {
+        vec![
+            0xF0 | (c >> 18) as u8,
+            0x80 | ((c >> 12) & 0x3F) as u8,
+            0x80 | ((c >> 6) & 0x3F) as u8,
+            0x80 | (c & 0x3F) as u8,
+        ]
     }
 }
 
@@ -301,6 +389,42 @@ mod tests {
         assert_eq!(dstring(&g).as_deref(), Some("hi"));
         g[31] = 200;
         assert_eq!(dstring(&g), None);
+    }
+
+    /// A 128-byte dstring field: compression id, characters, length byte.
+    fn field(cid: u8, chars: &[u8]) -> Vec<u8> {
+        let mut f = vec![0u8; 128];
+        f[0] = cid;
+        f[1..1 + chars.len()].copy_from_slice(chars);
+        f[127] = (chars.len() + 1) as u8;
+        f
+    }
+
+    fn utf16be(s: &str) -> Vec<u8> {
+        s.encode_utf16().flat_map(|u| u.to_be_bytes()).collect()
+    }
+
+    #[test]
+    fn uuid_from_volume_set_identifier_by_libblkids_three_rules() {
+        // All 16 hex (mkudffs): lowercased.
+        let f = field(8, b"5F3A9B2C0D1E2F30LinuxUDF");
+        assert_eq!(set_uuid(&f).as_deref(), Some("5f3a9b2c0d1e2f30"));
+        // 8 hex then text (udfclient, Windows 7): hex kept, 4 bytes as hex.
+        let f = field(16, &utf16be("4C2B1A09 UDF Volume Set"));
+        assert_eq!(set_uuid(&f).as_deref(), Some("4c2b1a0920554446"));
+        // Text at once (macOS "Untitled"): the first 8 bytes as hex.
+        let f = field(8, b"Untitled");
+        assert_eq!(set_uuid(&f).as_deref(), Some("556e7469746c6564"));
+        // Under 8 bytes: none; a NUL ends the identifier.
+        assert_eq!(set_uuid(&field(8, b"short")), None);
+        assert_eq!(set_uuid(&field(8, b"abc\0defghij")), None);
+        // Non-ASCII counts in UTF-8 bytes: "é" is c3 a9.
+        let f = field(16, &utf16be("éééééééé"));
+        assert_eq!(set_uuid(&f).as_deref(), Some("c3a9c3a9c3a9c3a9"));
+        // Unknown compression id, empty field.
+        assert_eq!(set_uuid(&field(9, b"0123456789abcdef")), None);
+        assert_eq!(set_uuid(&[0u8; 128]), None);
+        assert_eq!(set_uuid(&[]), None);
     }
 
     #[test]

@@ -137,6 +137,7 @@ pub fn parse(_dev: &mut Dev, head: &[u8]) -> Result<VolumeInfo, String> {
         free_bytes: free.map(|n| n * blocksize),
         used_bytes: free.map(|n| (dblocks - n) * blocksize),
         details: d,
+        ..Default::default()
     })
 }
 
