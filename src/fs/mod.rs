@@ -249,6 +249,12 @@ pub trait Filesystem: Sync {
         self.info().drivers.fuse.is_some_and(|f| f.slow)
     }
 
+    /// The filesystem's own checker (fsck), for `fsfit crash`. None: no
+    /// checker exists on Linux (UDF), which is itself a finding.
+    fn checker(&self) -> Option<Checker> {
+        None
+    }
+
     // What `fsfit info` needs to recognise it.
 
     /// Its on-disk signature is at the start of `dev` (`head` holds the first
@@ -263,12 +269,6 @@ pub fn label_args(info: &FsInfo, label: &str) -> Vec<String> {
         vec![format!("{}{label}", info.label_flag)]
     } else {
         vec![info.label_flag.to_string(), label.to_string()]
-    }
-
-    /// The filesystem's own checker (fsck), for `fsfit crash`. None: no
-    /// checker exists on Linux (UDF), which is itself a finding.
-    fn checker(&self) -> Option<Checker> {
-        None
     }
 }
 
