@@ -9,6 +9,7 @@ pub mod advise;
 pub mod bench;
 pub mod cli;
 pub mod cmd;
+pub mod crash;
 pub mod device;
 pub mod error;
 pub mod fs;

@@ -6,6 +6,7 @@
 pub mod advise;
 pub mod bench;
 pub mod cleanup;
+pub mod crash;
 pub mod info;
 pub mod report;
 pub mod usage;
@@ -24,6 +25,7 @@ pub fn run(cli: &Cli) -> Result<()> {
         Command::Advise(a) => advise::run(&advise::Options::new(a)?, cli.quiet),
         Command::Info(a) => info::run(&info::Options::new(a)?),
         Command::Report(a) => report::run(&report::Options::new(a)?),
+        Command::Crash(a) => crash::run(a, cli.quiet),
     }
 }
 

@@ -57,7 +57,7 @@ fn daemon_of(dir: &Path) -> Option<u32> {
     None
 }
 
-fn mount_at(dev: &str, driver: &Driver, dir: &Path) -> Result<Option<u32>, String> {
+pub fn mount_at(dev: &str, driver: &Driver, dir: &Path) -> Result<Option<u32>, String> {
     let d = dir.to_str().ok_or("mount directory is not UTF-8")?;
     match driver {
         Driver::Kernel { fstype, opts } => {

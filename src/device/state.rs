@@ -12,6 +12,10 @@ pub struct Record {
     pub mounts: Vec<String>,
     /// Temporary files (images) to delete.
     pub files: Vec<String>,
+    /// FUSE mounts served by fsfit itself (the crash recorder): undone after
+    /// the loop devices on top of them, which hold their file open.
+    #[serde(default)]
+    pub fuse_mounts: Vec<String>,
 }
 
 /// The state directory: `$FSFIT_STATE_DIR`, else /run/fsfit.
@@ -29,7 +33,8 @@ fn save(r: &Record) {
         return;
     }
     let path = d.join(format!("{}.json", r.pid));
-    if r.loops.is_empty() && r.mounts.is_empty() && r.files.is_empty() {
+    if r.loops.is_empty() && r.mounts.is_empty() && r.files.is_empty() && r.fuse_mounts.is_empty()
+    {
         let _ = std::fs::remove_file(path);
     } else if let Ok(text) = serde_json::to_vec_pretty(r) {
         let _ = crate::report::write_atomic(&path, &text);
@@ -58,6 +63,13 @@ pub fn add_mount(dir: &Path) {
 pub fn remove_mount(dir: &Path) {
     let d = dir.to_string_lossy();
     update(|r| r.mounts.retain(|m| *m != d));
+}
+pub fn add_fuse_mount(dir: &Path) {
+    update(|r| r.fuse_mounts.push(dir.to_string_lossy().into_owned()));
+}
+pub fn remove_fuse_mount(dir: &Path) {
+    let d = dir.to_string_lossy();
+    update(|r| r.fuse_mounts.retain(|m| *m != d));
 }
 pub fn add_file(p: &Path) {
     update(|r| r.files.push(p.to_string_lossy().into_owned()));
@@ -116,6 +128,16 @@ pub fn cleanup() -> Vec<String> {
                     said.push(format!("could not detach {l}: {e}"))
                 }
             }
+        }
+        for m in &r.fuse_mounts {
+            match super::mount::unmount_path(Path::new(m)) {
+                Ok(()) => said.push(format!("unmounted {m}")),
+                Err(e) => {
+                    ok = false;
+                    said.push(format!("could not unmount {m}: {e}"))
+                }
+            }
+            let _ = std::fs::remove_dir(m);
         }
         for f in &r.files {
             if std::fs::remove_file(f).is_ok() {

@@ -253,6 +253,12 @@ pub trait Filesystem: Sync {
         self.info().drivers.fuse.is_some_and(|f| f.slow)
     }
 
+    /// The filesystem's own checker (fsck), for `fsfit crash`. None: no
+    /// checker exists on Linux (UDF), which is itself a finding.
+    fn checker(&self) -> Option<Checker> {
+        None
+    }
+
     // What `fsfit info` needs to recognise it.
 
     /// Its on-disk signature is at the start of `dev` (`head` holds the first
@@ -279,6 +285,51 @@ pub fn label_args(info: &FsInfo, label: &str) -> Vec<String> {
         vec![format!("{}{label}", info.label_flag)]
     } else {
         vec![info.label_flag.to_string(), label.to_string()]
+    }
+}
+
+/// A filesystem checker: how to check an image without changing it, how to
+/// repair it, and what its exit codes mean. The image path is appended.
+#[derive(Clone, Copy, Debug)]
+pub struct Checker {
+    pub program: &'static str,
+    /// Check only; must write nothing.
+    pub check_args: &'static [&'static str],
+    /// Repair without asking.
+    pub repair_args: &'static [&'static str],
+    /// Text fed to the repair's stdin (for tools that insist on asking).
+    pub repair_stdin: &'static str,
+    /// What an exit code of the check means.
+    pub verdict: fn(i32) -> Verdict,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// No problem found.
+    Clean,
+    /// Problems found (or, after a repair, left).
+    Errors,
+    /// The checker itself failed (usage, operational error, gave up).
+    Failed,
+}
+
+/// e2fsck's exit codes, which fsck.exfat and fsck.f2fs follow: 0 clean,
+/// 1 and 2 errors corrected, 4 errors left, 8 and up operational failures.
+pub fn fsck_verdict(code: i32) -> Verdict {
+    match code {
+        0 => Verdict::Clean,
+        1 | 2 | 4 | 5 | 6 | 7 => Verdict::Errors,
+        _ => Verdict::Failed,
+    }
+}
+
+/// Checkers that say 0 clean, 1 problems found, anything else failed
+/// (fsck.fat, xfs_repair -n, btrfs check).
+pub fn zero_one_verdict(code: i32) -> Verdict {
+    match code {
+        0 => Verdict::Clean,
+        1 => Verdict::Errors,
+        _ => Verdict::Failed,
     }
 }
 

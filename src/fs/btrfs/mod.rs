@@ -16,6 +16,7 @@
 //! fs/btrfs/accessors.h / uapi btrfs_tree.h) divided by how full leaves end
 //! up, which was measured here with `btrfs inspect-internal dump-tree`.
 
+pub mod checker;
 pub mod probe;
 
 use super::{Acc, Drivers, Filesystem, Formats, FsInfo, Model, Signature, POSIX_LIMITS};
@@ -210,6 +211,9 @@ pub const INFO: FsInfo = FsInfo {
 };
 
 impl Filesystem for Btrfs {
+    fn checker(&self) -> Option<crate::fs::Checker> {
+        Some(checker::checker())
+    }
     fn mkfs(&self, cluster: u64) -> Option<Vec<String>> {
         Some(super::argv(&[
             "mkfs.btrfs",

@@ -10,6 +10,7 @@
 //! and the kernel's fs/exfat. They allocate alike; they differ only in which
 //! names and file types `cp -r` manages to create (see [`Driver`]).
 
+pub mod checker;
 pub mod probe;
 
 use super::{
@@ -373,6 +374,9 @@ pub const INFO: FsInfo = FsInfo {
 };
 
 impl Filesystem for Exfat {
+    fn checker(&self) -> Option<crate::fs::Checker> {
+        Some(checker::checker())
+    }
     fn mkfs(&self, cluster: u64) -> Option<Vec<String>> {
         // exfatprogs mkfs.exfat: -c cluster size in bytes.
         Some(super::argv(&["mkfs.exfat", "-c", &cluster.to_string()]))

@@ -14,6 +14,7 @@
 //! leaf splits (fs/ext4/namei.c `do_split`) with pseudo-random name hashes.
 //! Inodes cost no free blocks (mkfs preallocates the inode tables).
 
+pub mod checker;
 pub mod probe;
 
 use super::{Acc, Drivers, Filesystem, Formats, FsInfo, Limits, Model, Signature, POSIX_LIMITS};
@@ -956,6 +957,9 @@ pub const INFO: FsInfo = FsInfo {
 };
 
 impl Filesystem for Ext4 {
+    fn checker(&self) -> Option<crate::fs::Checker> {
+        Some(checker::checker())
+    }
     fn mkfs(&self, cluster: u64) -> Option<Vec<String>> {
         Some(super::argv(&[
             "mkfs.ext4",

@@ -5,6 +5,7 @@
 //! `sload.f2fs` (the f2fs-tools writer), which differs from the kernel only in
 //! its inline-data limit and in not using inline dentries.
 
+pub mod checker;
 pub mod probe;
 
 use super::{Acc, Drivers, Filesystem, Formats, FsInfo, Limits, Model, Signature, POSIX_LIMITS};
@@ -433,6 +434,9 @@ pub const INFO: FsInfo = FsInfo {
 };
 
 impl Filesystem for F2fs {
+    fn checker(&self) -> Option<crate::fs::Checker> {
+        Some(checker::checker())
+    }
     fn mkfs(&self, _cluster: u64) -> Option<Vec<String>> {
         Some(super::argv(&["mkfs.f2fs", "-f", "-q"]))
     }

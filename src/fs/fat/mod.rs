@@ -9,6 +9,7 @@
 //! 8.3 slot plus one long-name slot per 13 UTF-16 units when the name needs a
 //! long name. Which names need one is the [`NameRule`].
 
+pub mod checker;
 pub mod probe;
 
 use super::{Acc, Drivers, Filesystem, Formats, FsInfo, FuseDriver, Limits, Model, Signature};
@@ -753,6 +754,9 @@ fn mtools_part_ok(part: &str, max: usize) -> bool {
 }
 
 impl Filesystem for Fat {
+    fn checker(&self) -> Option<crate::fs::Checker> {
+        Some(checker::checker())
+    }
     fn mkfs(&self, cluster: u64) -> Option<Vec<String>> {
         // mkfs.fat: -F FAT type, -s sectors per cluster (512-byte sectors).
         let spc = (cluster / 512).max(1).to_string();

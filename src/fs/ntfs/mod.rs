@@ -17,6 +17,7 @@
 //! case; names inserted in random order fill blocks better (~70 % instead of
 //! ~50 %), which the model does not know about.
 
+pub mod checker;
 pub mod probe;
 
 use super::{
@@ -554,6 +555,9 @@ pub const INFO: FsInfo = FsInfo {
 };
 
 impl Filesystem for Ntfs {
+    fn checker(&self) -> Option<crate::fs::Checker> {
+        Some(checker::checker())
+    }
     fn mkfs(&self, cluster: u64) -> Option<Vec<String>> {
         // mkntfs: -Q quick (no zeroing), -F force on a non-partition, -c cluster size.
         Some(super::argv(&[

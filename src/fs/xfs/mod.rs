@@ -10,6 +10,7 @@
 //! blocks, 64-inode chunks and inode btree growth; finobt growth comes out of
 //! its reservation and does not show.
 
+pub mod checker;
 pub mod probe;
 
 use super::{Acc, Drivers, Filesystem, Formats, FsInfo, Limits, Model, Signature, POSIX_LIMITS};
@@ -375,6 +376,9 @@ pub const INFO: FsInfo = FsInfo {
 };
 
 impl Filesystem for Xfs {
+    fn checker(&self) -> Option<crate::fs::Checker> {
+        Some(checker::checker())
+    }
     fn mkfs(&self, cluster: u64) -> Option<Vec<String>> {
         Some(super::argv(&[
             "mkfs.xfs",

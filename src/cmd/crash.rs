@@ -1,0 +1,87 @@
+//! `fsfit crash`: record, explore and judge crash states; or rebuild one.
+
+use crate::cli::{CrashArgs, DeviceModel};
+use crate::{bench, crash, report, units, Error, Result};
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+
+fn options(a: &CrashArgs, quiet: bool) -> Result<crash::Options> {
+    let specs = if a.fs.is_empty() {
+        vec![crate::usage::parse_fs_spec("ext4").map_err(Error::input)?]
+    } else {
+        a.fs.clone()
+    };
+    let workloads: Vec<String> = if a.workloads.is_empty() {
+        crash::workload::NAMES.iter().map(|s| s.to_string()).collect()
+    } else {
+        a.workloads.iter().map(|w| w.trim().to_string()).collect()
+    };
+    if let Some(w) = workloads.iter().find(|w| !crash::workload::NAMES.contains(&w.as_str())) {
+        return Err(Error::input(format!(
+            "unknown crash workload '{w}' (choose from {})",
+            crash::workload::NAMES.join(", ")
+        )));
+    }
+    if unsafe { libc::geteuid() } != 0 {
+        return Err(Error::input(
+            "fsfit crash formats and mounts images and serves a FUSE recorder: run it as root (sudo)",
+        ));
+    }
+    let run_dir = a.run_dir.clone().unwrap_or_else(|| {
+        PathBuf::from(format!(
+            "/var/tmp/fsfit-crash-{}-{}",
+            units::now_utc().replace(':', ""),
+            std::process::id()
+        ))
+    });
+    Ok(crash::Options {
+        specs,
+        driver: a.driver,
+        mount_options: a.mount_options.clone(),
+        workloads,
+        states: a.states.unwrap_or(if a.quick { 2 } else { 4 }) as usize,
+        lying: a.device_model == DeviceModel::Lying,
+        seed: a.seed,
+        jobs: a
+            .jobs
+            .map(|j| j as usize)
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+        quick: a.quick,
+        run_dir,
+        quiet,
+        command: std::env::args().collect::<Vec<_>>().join(" "),
+    })
+}
+
+pub fn run(a: &CrashArgs, quiet: bool) -> Result<()> {
+    if let Some(dir) = &a.replay {
+        let (Some(id), Some(out)) = (&a.state, &a.output) else {
+            return Err(Error::input("--replay needs --state ID and -o IMAGE"));
+        };
+        crash::replay(dir, id, out)?;
+        if !quiet {
+            eprintln!("fsfit: wrote state {id} to {}", out.display());
+        }
+        return Ok(());
+    }
+    let o = options(a, quiet)?;
+    let _ = ctrlc::set_handler(|| {
+        if bench::CANCEL.swap(true, Ordering::SeqCst) {
+            eprintln!("\nfsfit: still cleaning up; run `fsfit cleanup` if it is killed");
+        } else {
+            eprintln!("\nfsfit: stopping after cleaning up...");
+        }
+    });
+    let rep = match crash::run(&o) {
+        Ok(r) => r,
+        Err(_) if bench::CANCEL.load(Ordering::SeqCst) => return Err(Error::Interrupted),
+        Err(e) => return Err(Error::work(e)),
+    };
+    if let Some(p) = &a.json {
+        let text = serde_json::to_vec_pretty(&rep).map_err(|e| Error::work(e.to_string()))?;
+        report::write_atomic(p, &text)?;
+    }
+    super::print(&crash::table::render(&rep))?;
+    super::print(&format!("Run kept in {} (for --replay).\n", o.run_dir.display()))?;
+    Ok(())
+}

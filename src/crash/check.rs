@@ -1,0 +1,199 @@
+//! One crash state, judged as a user would meet it: the filesystem's checker
+//! read-only, then a read-only mount compared with the oracle, then (when
+//! either failed) a repair with the checker and another look.
+
+use super::oracle::{Findings, Oracle};
+use crate::device::mount::{self, Driver};
+use crate::fs::{Checker, Verdict};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// What happened to one state.
+#[derive(Clone, Debug, Default)]
+pub struct Outcome {
+    pub mountable: bool,
+    /// None: the filesystem has no checker.
+    pub clean: Option<bool>,
+    /// Some(true): repaired to clean; Some(false): still not clean.
+    pub repaired: Option<bool>,
+    pub findings: Findings,
+    /// The checker's or mount's last words when something failed.
+    pub note: String,
+}
+
+/// Run a checker on `image`; its verdict and last line of output.
+pub fn run_checker(ck: &Checker, args: &[&str], stdin: &str, image: &Path) -> (Verdict, String) {
+    use std::os::unix::process::CommandExt;
+    let child = Command::new(ck.program)
+        .args(args)
+        .arg(image)
+        .process_group(0)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn();
+    let mut child = match child {
+        Ok(c) => c,
+        Err(e) => return (Verdict::Failed, format!("cannot run {}: {e}", ck.program)),
+    };
+    if let Some(mut i) = child.stdin.take() {
+        let _ = i.write_all(stdin.as_bytes());
+    }
+    let out = match child.wait_with_output() {
+        Ok(o) => o,
+        Err(e) => return (Verdict::Failed, format!("{}: {e}", ck.program)),
+    };
+    let code = out.status.code().unwrap_or(-1);
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let last = text.lines().rfind(|l| !l.trim().is_empty()).unwrap_or("").trim().to_string();
+    ((ck.verdict)(code), format!("{} exit {code}: {last}", ck.program))
+}
+
+/// How to mount a state read-only: the run's driver with `ro` (and the
+/// options a state needs, such as XFS's nouuid when several copies of one
+/// volume are mounted at once).
+pub fn ro_driver(d: &Driver, extra: &str) -> Driver {
+    let join = |a: &str| if extra.is_empty() { a.to_string() } else { format!("{a},{extra}") };
+    match d {
+        Driver::Kernel { fstype, .. } => Driver::Kernel { fstype: fstype.clone(), opts: join("ro") },
+        Driver::Fuse { program, args } => {
+            let mut a = args.clone();
+            a.extend(["-o".to_string(), join("ro")]);
+            Driver::Fuse { program: program.clone(), args: a }
+        }
+    }
+}
+
+/// Mounts one worker's states, one after another, at one directory: the
+/// kernel's through the worker's loop device with mount(2) directly (a
+/// mount(8) process per state would cost more than the mount), FUSE drivers
+/// on the image file.
+pub struct Mounter {
+    dir: PathBuf,
+    driver: Driver,
+    image: PathBuf,
+    dev: Option<String>,
+}
+
+impl Mounter {
+    pub fn new(driver: &Driver, image: &Path, dev: Option<&str>) -> Result<Mounter, String> {
+        let dir = crate::device::state::dir().join(format!("crash-mnt-{}-{}", std::process::id(), super::unique()));
+        std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        crate::device::state::add_mount(&dir);
+        Ok(Mounter {
+            dir,
+            driver: driver.clone(),
+            image: image.to_path_buf(),
+            dev: dev.map(str::to_string),
+        })
+    }
+
+    /// Writes the loop device has passed to the image so far.
+    pub fn device_writes(&self) -> u64 {
+        let Some(d) = &self.dev else { return 0 };
+        let name = d.trim_start_matches("/dev/");
+        std::fs::read_to_string(format!("/sys/block/{name}/stat"))
+            .ok()
+            .and_then(|s| s.split_whitespace().nth(6).and_then(|v| v.parse().ok()))
+            .unwrap_or(0)
+    }
+
+    fn mount(&self) -> Result<(), String> {
+        match (&self.driver, &self.dev) {
+            (Driver::Kernel { fstype, opts }, Some(dev)) => {
+                // The loop device's own cache may hold the previous state's blocks.
+                mount::flush_device_cache(dev);
+                let data: Vec<&str> = opts.split(',').filter(|o| !o.is_empty() && *o != "ro").collect();
+                let c = |s: &str| std::ffi::CString::new(s).map_err(|e| e.to_string());
+                let (src, dir, t, data) = (c(dev)?, c(&self.dir.to_string_lossy())?, c(fstype)?, c(&data.join(","))?);
+                let r = unsafe {
+                    libc::mount(src.as_ptr(), dir.as_ptr(), t.as_ptr(), libc::MS_RDONLY, data.as_ptr().cast())
+                };
+                if r != 0 {
+                    return Err(format!("mount -t {fstype} -o {opts}: {}", std::io::Error::last_os_error()));
+                }
+                Ok(())
+            }
+            _ => mount::mount_at(&self.image.to_string_lossy(), &self.driver, &self.dir).map(|_| ()),
+        }
+    }
+
+    fn unmount(&self) -> Result<(), String> {
+        if self.dev.is_some() {
+            let dir = std::ffi::CString::new(self.dir.to_string_lossy().as_bytes()).map_err(|e| e.to_string())?;
+            for i in 0..20 {
+                if unsafe { libc::umount2(dir.as_ptr(), 0) } == 0 {
+                    return Ok(());
+                }
+                std::thread::sleep(std::time::Duration::from_millis(10 * (i + 1)));
+            }
+        }
+        mount::unmount_path(&self.dir)
+    }
+
+    /// Mount the state, compare it with the oracle, unmount.
+    fn look(&self, oracle: &Oracle, cut: u64) -> Result<Findings, String> {
+        self.mount()?;
+        let f = oracle.check(&self.dir, cut);
+        self.unmount()?;
+        Ok(f)
+    }
+}
+
+impl Drop for Mounter {
+    fn drop(&mut self) {
+        if mount::unmount_path(&self.dir).is_ok() {
+            let _ = std::fs::remove_dir(&self.dir);
+            crate::device::state::remove_mount(&self.dir);
+        }
+    }
+}
+
+/// Judge one state. The mount comes first, as when the stick is plugged
+/// back in: it replays a journal (ext4, XFS), and the read-only checks of
+/// e2fsck and xfs_repair skip that replay and would report the unreplayed
+/// metadata as errors no user ever meets. Returns the outcome and whether
+/// the image was written to (journal replay or repair).
+pub fn judge(checker: Option<&Checker>, m: &Mounter, oracle: &Oracle, cut: u64) -> (Outcome, bool) {
+    let mut o = Outcome::default();
+    let mut notes = Vec::new();
+    let writes = m.device_writes();
+    let mut repaired = false;
+    match m.look(oracle, cut) {
+        Ok(f) => {
+            o.mountable = true;
+            o.findings = f;
+        }
+        Err(e) => notes.push(e),
+    }
+    if let Some(ck) = checker {
+        let (v, said) = run_checker(ck, ck.check_args, "", &m.image);
+        o.clean = Some(v == Verdict::Clean);
+        if v != Verdict::Clean {
+            notes.push(said);
+        }
+    }
+    if let (Some(ck), true) = (checker, o.clean == Some(false) || !o.mountable) {
+        repaired = true;
+        let (_, said) = run_checker(ck, ck.repair_args, ck.repair_stdin, &m.image);
+        let (v, again) = run_checker(ck, ck.check_args, "", &m.image);
+        o.repaired = Some(v == Verdict::Clean);
+        if v != Verdict::Clean {
+            notes.push(format!("after repair ({said}): {again}"));
+        }
+        if !o.mountable {
+            match m.look(oracle, cut) {
+                Ok(f) => o.findings = f,
+                Err(e) => {
+                    notes.push(format!("after repair: {e}"));
+                    o.findings = oracle.all_lost(cut);
+                }
+            }
+        }
+    } else if !o.mountable {
+        o.findings = oracle.all_lost(cut);
+    }
+    o.note = notes.join("; ");
+    (o, repaired || m.device_writes() != writes)
+}

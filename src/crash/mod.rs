@@ -1,0 +1,496 @@
+//! `fsfit crash`: what survives pulling the drive out. Each config ×
+//! workload is recorded once through fsfit's own write recorder (FUSE file
+//! under a loop device), then every crash state of the log is built,
+//! checked, mounted and compared with the workload's oracle.
+
+pub mod check;
+pub mod log;
+pub mod oracle;
+pub mod recorder;
+pub mod states;
+pub mod table;
+pub mod workload;
+
+use crate::bench::drivers::{self, Choice};
+use crate::device::loopdev::LoopDev;
+use crate::device::mount::{self, Driver};
+use crate::device::state;
+use crate::fs::Filesystem;
+use crate::usage::FsSpec;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+static SEQ: AtomicU64 = AtomicU64::new(0);
+
+/// A number unique within this process, for temporary names.
+pub fn unique() -> u64 {
+    SEQ.fetch_add(1, Ordering::Relaxed)
+}
+
+pub struct Options {
+    pub specs: Vec<FsSpec>,
+    pub driver: Choice,
+    pub mount_options: String,
+    pub workloads: Vec<String>,
+    /// Random states per flush epoch.
+    pub states: usize,
+    pub lying: bool,
+    pub seed: u64,
+    pub jobs: usize,
+    pub quick: bool,
+    /// Where logs, base images and state lists are kept for --replay.
+    pub run_dir: PathBuf,
+    pub quiet: bool,
+    pub command: String,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Outcomes {
+    pub mountable_as_is: u64,
+    pub checker_clean: u64,
+    pub checker_repaired: u64,
+    pub unrepairable: u64,
+    pub no_checker: u64,
+    pub old_files_damaged: u64,
+    pub durable_lost: u64,
+    pub inflight_lost: u64,
+    pub inflight_garbage: u64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Worst {
+    pub state: String,
+    pub kind: String,
+    pub detail: String,
+    pub replay: String,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct CrashResult {
+    pub fs: String,
+    pub cluster_bytes: u64,
+    pub driver: String,
+    pub mount_options: String,
+    pub checker: Option<String>,
+    pub workload: String,
+    pub writes: u64,
+    pub flushes: u64,
+    pub log_bytes: u64,
+    pub states: u64,
+    pub seconds: f64,
+    pub states_per_s: f64,
+    pub outcomes: Outcomes,
+    pub worst: Vec<Worst>,
+    pub error: Option<String>,
+    /// Added fields: the volume's size, where the run is kept for --replay,
+    /// and whether the recorder's loop device ran with direct I/O.
+    #[serde(default)]
+    pub image_bytes: u64,
+    #[serde(default)]
+    pub run_dir: String,
+    #[serde(default)]
+    pub recorder_dio: bool,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Skipped {
+    pub fs: String,
+    pub reason: String,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Report {
+    pub schema: String,
+    pub fsfit: String,
+    pub date: String,
+    pub command: String,
+    pub kernel: String,
+    pub device_model: String,
+    pub seed: u64,
+    pub quick: bool,
+    pub results: Vec<CrashResult>,
+    pub skipped: Vec<Skipped>,
+}
+
+fn interrupted() -> Result<(), String> {
+    if crate::bench::CANCEL.load(Ordering::Relaxed) {
+        Err("interrupted".into())
+    } else {
+        Ok(())
+    }
+}
+
+/// The volume size a crash run uses: 64 MiB, or the smallest the mkfs tool
+/// accepts.
+pub fn image_bytes(fs: &dyn Filesystem) -> u64 {
+    match fs.name() {
+        "xfs" => 320 << 20,
+        "btrfs" => 128 << 20,
+        _ => 64 << 20,
+    }
+}
+
+/// Extra options every read-only mount of a state needs.
+fn state_mount_extra(fs: &dyn Filesystem, d: &Driver) -> &'static str {
+    match (fs.name(), d) {
+        // Several copies of one XFS volume are mounted at once (--jobs).
+        ("xfs", Driver::Kernel { .. }) => "nouuid",
+        _ => "",
+    }
+}
+
+/// The run's driver with the user's mount options.
+fn with_options(d: &Driver, opts: &str) -> Driver {
+    if opts.is_empty() {
+        return d.clone();
+    }
+    match d {
+        Driver::Kernel { fstype, .. } => Driver::Kernel { fstype: fstype.clone(), opts: opts.to_string() },
+        Driver::Fuse { program, args } => {
+            let mut a = args.clone();
+            a.extend(["-o".to_string(), opts.to_string()]);
+            Driver::Fuse { program: program.clone(), args: a }
+        }
+    }
+}
+
+pub fn run(o: &Options) -> Result<Report, String> {
+    std::fs::create_dir_all(&o.run_dir).map_err(|e| format!("cannot create {}: {e}", o.run_dir.display()))?;
+    let mut rep = Report {
+        schema: "fsfit.crash/1".into(),
+        fsfit: env!("CARGO_PKG_VERSION").into(),
+        date: crate::units::now_utc(),
+        command: o.command.clone(),
+        kernel: std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default().trim().into(),
+        device_model: if o.lying { "lying" } else { "honest" }.into(),
+        seed: o.seed,
+        quick: o.quick,
+        results: Vec::new(),
+        skipped: Vec::new(),
+    };
+    for spec in &o.specs {
+        let fs = spec.fs;
+        let (driver, label) = match drivers::choose(fs, o.driver) {
+            Ok(d) => d,
+            Err(reason) => {
+                rep.skipped.push(Skipped { fs: fs.name().into(), reason });
+                continue;
+            }
+        };
+        if fs.mkfs(4096).is_none() {
+            rep.skipped.push(Skipped { fs: fs.name().into(), reason: "fsfit cannot format it".into() });
+            continue;
+        }
+        let size = image_bytes(fs);
+        for cluster in &spec.clusters {
+            let cluster = cluster.unwrap_or_else(|| fs.default_cluster(size));
+            for (wi, w) in o.workloads.iter().enumerate() {
+                interrupted()?;
+                let name = format!(
+                    "{}-{}-{}{}-{w}",
+                    fs.name(),
+                    cluster,
+                    if driver.is_fuse() { "fuse" } else { "kernel" },
+                    if o.mount_options.is_empty() { String::new() } else { format!("-{}", o.mount_options.replace([',', '=', '/'], "_")) }
+                );
+                let dir = o.run_dir.join(name);
+                let mut res = CrashResult {
+                    fs: fs.name().into(),
+                    cluster_bytes: cluster,
+                    driver: label.clone(),
+                    mount_options: o.mount_options.clone(),
+                    checker: fs.checker().map(|c| format!("{} {}", c.program, drivers::tool_version(c.program))),
+                    workload: w.clone(),
+                    image_bytes: size,
+                    run_dir: dir.to_string_lossy().into_owned(),
+                    ..Default::default()
+                };
+                if !o.quiet {
+                    eprintln!("fsfit crash: {} {} {} {w}: recording...", fs.name(), crate::units::iec(cluster), label);
+                }
+                let seed = o.seed ^ ((wi as u64) << 32) ^ cluster;
+                let got = record(fs, cluster, &driver, &o.mount_options, w, &dir, o, seed, &mut res)
+                    .and_then(|rec| explore(fs, &driver, &dir, &rec, o, seed, &mut res));
+                match got {
+                    Err(e) if e == "interrupted" => return Err(e),
+                    Err(e) => res.error = Some(e),
+                    Ok(()) => {}
+                }
+                if !o.quiet {
+                    eprintln!("  {}", table::one_line(&res));
+                }
+                rep.results.push(res);
+            }
+        }
+    }
+    Ok(rep)
+}
+
+/// What recording leaves for exploring.
+struct Recording {
+    oracle: oracle::Oracle,
+}
+
+fn mkfs_base(fs: &dyn Filesystem, cluster: u64, path: &Path, size: u64) -> Result<(), String> {
+    let f = std::fs::File::create(path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
+    f.set_len(size).map_err(|e| e.to_string())?;
+    drop(f);
+    let lo = LoopDev::attach(path)?;
+    let mut argv = fs.mkfs(cluster).ok_or("fsfit cannot format it")?;
+    argv.push(lo.dev.clone());
+    let args: Vec<&str> = argv[1..].iter().map(|s| s.as_str()).collect();
+    crate::device::run_tool(&argv[0], &args)?;
+    Ok(())
+}
+
+fn dio_of(lo: &LoopDev) -> bool {
+    std::fs::read_to_string(format!("/sys/block/{}/loop/dio", lo.name())).is_ok_and(|s| s.trim() == "1")
+}
+
+#[allow(clippy::too_many_arguments)]
+fn record(
+    fs: &dyn Filesystem,
+    cluster: u64,
+    driver: &Driver,
+    mount_options: &str,
+    workload: &str,
+    dir: &Path,
+    o: &Options,
+    seed: u64,
+    res: &mut CrashResult,
+) -> Result<Recording, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let base = dir.join("base.img");
+    mkfs_base(fs, cluster, &base, res.image_bytes)?;
+    let image = std::fs::read(&base).map_err(|e| format!("cannot read {}: {e}", base.display()))?;
+    let rec = recorder::Recorder::start(image, &dir.join("log"))?;
+    let mut oracle = oracle::Oracle::default();
+    {
+        let lo = LoopDev::attach(&rec.image_path())?;
+        res.recorder_dio = dio_of(&lo);
+        let mut m = mount::mount(&lo.dev, &with_options(driver, mount_options))?;
+        let pos = || rec.position();
+        let mut rng = states::Rng::new(seed);
+        let sc = workload::Scale::new(o.quick);
+        workload::prepare(workload, &m.dir, &mut oracle, &mut rng, sc, &pos)?;
+        rec.mark();
+        workload::run(workload, &m.dir, &mut oracle, &mut rng, sc, &pos)?;
+        m.unmount()?;
+    }
+    let (w, f, bytes) = rec.finish()?;
+    res.writes = w;
+    res.flushes = f;
+    res.log_bytes = bytes;
+    let text = serde_json::to_vec(&oracle).map_err(|e| e.to_string())?;
+    crate::report::write_atomic(&dir.join("oracle.json"), &text).map_err(|e| e.to_string())?;
+    Ok(Recording { oracle })
+}
+
+/// A scratch copy of a state for one worker: on tmpfs when there is one.
+fn scratch_dir() -> PathBuf {
+    let shm = Path::new("/dev/shm");
+    if shm.is_dir() {
+        shm.to_path_buf()
+    } else {
+        std::env::temp_dir()
+    }
+}
+
+/// The states of a recorded log and the log itself.
+fn load(dir: &Path) -> Result<(log::Log, Vec<u8>), String> {
+    let log = log::read(&dir.join("log"))?;
+    let base = std::fs::read(dir.join("base.img")).map_err(|e| format!("cannot read base.img in {}: {e}", dir.display()))?;
+    if base.len() as u64 != log.image_size {
+        return Err(format!("{}: base.img does not match the log", dir.display()));
+    }
+    Ok((log, base))
+}
+
+fn explore(
+    fs: &dyn Filesystem,
+    driver: &Driver,
+    dir: &Path,
+    rec: &Recording,
+    o: &Options,
+    seed: u64,
+    res: &mut CrashResult,
+) -> Result<(), String> {
+    let (log, base) = load(dir)?;
+    let mark = log
+        .records
+        .iter()
+        .position(|r| r.kind == log::Kind::Mark)
+        .ok_or("the log has no workload mark")?;
+    let mut rng = states::Rng::new(seed.rotate_left(17));
+    let all = states::generate(&log.records, mark + 1, o.states, o.lying, &mut rng);
+    let text = serde_json::to_vec(&all).map_err(|e| e.to_string())?;
+    crate::report::write_atomic(&dir.join("states.json"), &text).map_err(|e| e.to_string())?;
+    let checker = fs.checker();
+    let ro = check::ro_driver(driver, state_mount_extra(fs, driver));
+    // btrfs refuses a second volume with the same fsid: one worker.
+    let jobs = if fs.name() == "btrfs" { 1 } else { o.jobs.max(1) };
+    let chunk = all.len().div_ceil(jobs).max(1);
+    let t0 = Instant::now();
+    let outcomes: Vec<Result<Vec<(usize, check::Outcome)>, String>> = std::thread::scope(|s| {
+        let handles: Vec<_> = all
+            .chunks(chunk)
+            .enumerate()
+            .map(|(n, part)| {
+                let (base, log, checker, ro, oracle) = (&base, &log, checker.as_ref(), &ro, &rec.oracle);
+                s.spawn(move || worker(base, &log.records, part, n * chunk, checker, ro, oracle))
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err("a worker panicked".into()))).collect()
+    });
+    res.seconds = t0.elapsed().as_secs_f64();
+    let mut judged = Vec::new();
+    for r in outcomes {
+        judged.extend(r?);
+    }
+    res.states = judged.len() as u64;
+    res.states_per_s = res.states as f64 / res.seconds.max(1e-9);
+    tally(&all, &judged, checker.is_some(), dir, res);
+    Ok(())
+}
+
+/// One worker: build its states in order into one scratch image, judge each.
+fn worker(
+    base: &[u8],
+    records: &[log::Record],
+    part: &[states::State],
+    first: usize,
+    checker: Option<&crate::fs::Checker>,
+    ro: &Driver,
+    oracle: &oracle::Oracle,
+) -> Result<Vec<(usize, check::Outcome)>, String> {
+    use std::os::unix::fs::FileExt;
+    let path = scratch_dir().join(format!("fsfit-crash-{}-{}.img", std::process::id(), unique()));
+    state::add_file(&path);
+    let guard = Scratch(path.clone());
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(true)
+        .read(true)
+        .write(true)
+        .open(&path)
+        .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
+    let mut b = states::Builder::new(base.to_vec(), records);
+    file.write_all_at(base, 0).map_err(|e| e.to_string())?;
+    let lo = if matches!(ro, Driver::Kernel { .. }) { Some(LoopDev::attach(&path)?) } else { None };
+    let m = check::Mounter::new(ro, &path, lo.as_ref().map(|l| l.dev.as_str()))?;
+    let mut out = Vec::new();
+    let img_len = base.len() as u64;
+    for (i, s) in part.iter().enumerate() {
+        interrupted()?;
+        let changed = b.build(s)?;
+        let img = b.image();
+        for blk in changed {
+            let start = blk * states::BLOCK;
+            let end = (start + states::BLOCK).min(img_len);
+            file.write_all_at(&img[start as usize..end as usize], start).map_err(|e| e.to_string())?;
+        }
+        let (oc, wrote) = check::judge(checker, &m, oracle, s.cut as u64);
+        out.push((first + i, oc));
+        // The repair or a journal replay wrote to the scratch image: put
+        // back the blocks that differ so it is this state again.
+        if wrote {
+            resync(&file, img)?;
+        }
+    }
+    drop(m);
+    drop(lo);
+    drop(guard);
+    Ok(out)
+}
+
+fn resync(file: &std::fs::File, img: &[u8]) -> Result<(), String> {
+    use std::os::unix::fs::FileExt;
+    let mut buf = vec![0u8; 1 << 20];
+    for (n, want) in img.chunks(1 << 20).enumerate() {
+        let at = (n << 20) as u64;
+        let got = &mut buf[..want.len()];
+        file.read_exact_at(got, at).map_err(|e| e.to_string())?;
+        if got != want {
+            for (k, (g, w)) in got.chunks(states::BLOCK as usize).zip(want.chunks(states::BLOCK as usize)).enumerate() {
+                if g != w {
+                    file.write_all_at(w, at + (k as u64) * states::BLOCK).map_err(|e| e.to_string())?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+struct Scratch(PathBuf);
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+        state::remove_file(&self.0);
+    }
+}
+
+/// Count outcomes and pick the worst states.
+fn tally(all: &[states::State], judged: &[(usize, check::Outcome)], has_checker: bool, dir: &Path, res: &mut CrashResult) {
+    let c = &mut res.outcomes;
+    let mut worst: Vec<(u8, usize, String, String)> = Vec::new();
+    for (i, oc) in judged {
+        let f = &oc.findings;
+        c.mountable_as_is += oc.mountable as u64;
+        c.checker_clean += (oc.clean == Some(true)) as u64;
+        c.checker_repaired += (oc.repaired == Some(true)) as u64;
+        let unrepairable = oc.repaired == Some(false) || (!has_checker && !oc.mountable);
+        c.unrepairable += unrepairable as u64;
+        c.no_checker += (!has_checker) as u64;
+        c.old_files_damaged += !f.old_damaged.is_empty() as u64;
+        c.durable_lost += !f.durable_lost.is_empty() as u64;
+        c.inflight_lost += !f.inflight_lost.is_empty() as u64;
+        c.inflight_garbage += !f.inflight_garbage.is_empty() as u64;
+        let (rank, kind, first) = if let Some(d) = f.old_damaged.first() {
+            (5, "old_files_damaged", d.clone())
+        } else if let Some(d) = f.durable_lost.first() {
+            (4, "durable_lost", d.clone())
+        } else if unrepairable {
+            (3, "unrepairable", String::new())
+        } else if !oc.mountable {
+            (2, "not_mountable", String::new())
+        } else if let Some(d) = f.inflight_garbage.first() {
+            (1, "inflight_garbage", d.clone())
+        } else {
+            continue;
+        };
+        let detail = [first, oc.note.clone()].into_iter().filter(|s| !s.is_empty()).collect::<Vec<_>>().join("; ");
+        worst.push((rank, *i, kind.to_string(), detail));
+    }
+    worst.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    res.worst = worst
+        .into_iter()
+        .take(5)
+        .map(|(_, i, kind, detail)| {
+            let id = &all[i].id;
+            Worst {
+                state: id.clone(),
+                kind,
+                detail,
+                replay: format!("fsfit crash --replay {} --state {id} -o {id}.img", dir.display()),
+            }
+        })
+        .collect();
+}
+
+/// `fsfit crash --replay RUN_DIR --state ID -o IMAGE`: write one state's image.
+pub fn replay(dir: &Path, id: &str, out: &Path) -> Result<(), String> {
+    let text = std::fs::read(dir.join("states.json"))
+        .map_err(|e| format!("{} is not a crash run directory (no states.json): {e}", dir.display()))?;
+    let all: Vec<states::State> = serde_json::from_slice(&text).map_err(|e| format!("states.json: {e}"))?;
+    let s = all
+        .iter()
+        .find(|s| s.id == id)
+        .ok_or_else(|| format!("no state '{id}' in {} ({} states)", dir.display(), all.len()))?;
+    let (log, base) = load(dir)?;
+    let mut b = states::Builder::new(base, &log.records);
+    b.build(s)?;
+    crate::report::write_atomic(out, b.image()).map_err(|e| e.to_string())
+}

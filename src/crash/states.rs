@@ -1,0 +1,238 @@
+//! Crash states from a recorded log, and building their images fast.
+//!
+//! A state is the log's prefix up to a flush the device honoured, plus a
+//! random subset of the writes issued after it and before the crash point
+//! (a drive's volatile cache may persist those in any order). States are
+//! built in log order by one [`Builder`] per worker: it moves its prefix
+//! image forward record by record and undoes only the blocks the previous
+//! state's subset changed, so a state costs what it changes, not a copy of
+//! the whole image.
+
+use super::log::{Kind, Record};
+use serde::{Deserialize, Serialize};
+
+/// 4 KiB: the unit the builder tracks changes in.
+pub const BLOCK: u64 = 4096;
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct State {
+    /// `e3`: at the third honoured flush; `e3-r1`: the second random state
+    /// inside the epoch ending at that flush.
+    pub id: String,
+    /// Records `[0, prefix)` are all applied.
+    pub prefix: usize,
+    /// Records after the prefix that are applied too (ascending).
+    pub extra: Vec<u32>,
+    /// The crash point: the workload had seen log positions up to here.
+    pub cut: usize,
+}
+
+/// A small reproducible generator (SplitMix64): the same `--seed` gives the
+/// same states on every machine.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed ^ 0x5DEE_CE66_D1CE_4E5B)
+    }
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// Uniform in `0..n` (n > 0).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    pub fn fill(&mut self, buf: &mut [u8]) {
+        for c in buf.chunks_mut(8) {
+            let v = self.next().to_le_bytes();
+            c.copy_from_slice(&v[..c.len()]);
+        }
+    }
+}
+
+/// The crash states of the records after `start` (the workload's mark):
+/// one at each honoured flush and `per_epoch` random ones inside each epoch.
+/// `lying`: the device honours only every 2nd to 4th flush, as cheap sticks
+/// that acknowledge a flush before their cache is written do.
+pub fn generate(records: &[Record], start: usize, per_epoch: usize, lying: bool, rng: &mut Rng) -> Vec<State> {
+    let flushes: Vec<usize> = (start..records.len())
+        .filter(|&i| records[i].kind == Kind::Flush)
+        .collect();
+    let mut honoured = Vec::new();
+    let mut skip = 0;
+    for (n, &f) in flushes.iter().enumerate() {
+        if skip == 0 || n + 1 == flushes.len() {
+            honoured.push(f);
+            skip = if lying { 1 + rng.below(3) as usize } else { 0 };
+        } else {
+            skip -= 1;
+        }
+    }
+    let mut states = vec![State {
+        id: "e0".into(),
+        prefix: start,
+        extra: Vec::new(),
+        cut: start,
+    }];
+    let mut from = start;
+    // Each epoch ends at an honoured flush; the last may end at the log's end.
+    let mut ends: Vec<Option<usize>> = honoured.iter().map(|&f| Some(f)).collect();
+    if honoured.last().is_none_or(|&f| f + 1 < records.len()) {
+        ends.push(None);
+    }
+    for (k, end) in ends.iter().enumerate() {
+        let stop = end.unwrap_or(records.len());
+        let writes: Vec<usize> = (from..stop)
+            .filter(|&i| records[i].kind == Kind::Write)
+            .collect();
+        for r in 0..if writes.is_empty() { 0 } else { per_epoch } {
+            let upto = 1 + rng.below(writes.len() as u64) as usize;
+            let extra: Vec<u32> = writes[..upto]
+                .iter()
+                .filter(|_| rng.below(2) == 1)
+                .map(|&i| i as u32)
+                .collect();
+            states.push(State {
+                id: format!("e{}-r{r}", k + 1),
+                prefix: from,
+                extra,
+                cut: writes[upto - 1] + 1,
+            });
+        }
+        if let Some(f) = end {
+            states.push(State {
+                id: format!("e{}", k + 1),
+                prefix: f + 1,
+                extra: Vec::new(),
+                cut: f + 1,
+            });
+            from = f + 1;
+        }
+    }
+    states
+}
+
+fn blocks_of(r: &Record) -> std::ops::Range<u64> {
+    r.offset / BLOCK..(r.offset + r.data.len() as u64).div_ceil(BLOCK)
+}
+
+fn apply(img: &mut [u8], r: &Record) {
+    let s = r.offset as usize;
+    img[s..s + r.data.len()].copy_from_slice(&r.data);
+}
+
+/// Builds state images in log order, incrementally.
+pub struct Builder<'a> {
+    records: &'a [Record],
+    /// The image with records `[0, pos)` applied.
+    prefix: Vec<u8>,
+    pos: usize,
+    /// The current state's image.
+    image: Vec<u8>,
+    /// Blocks where `image` differs from `prefix`.
+    dirty: Vec<u64>,
+}
+
+impl<'a> Builder<'a> {
+    pub fn new(base: Vec<u8>, records: &'a [Record]) -> Builder<'a> {
+        Builder {
+            records,
+            image: base.clone(),
+            prefix: base,
+            pos: 0,
+            dirty: Vec::new(),
+        }
+    }
+
+    /// Make the image that of `s`; returns the blocks that changed (sorted,
+    /// deduplicated). States must come in order of their prefix.
+    pub fn build(&mut self, s: &State) -> Result<Vec<u64>, String> {
+        if s.prefix < self.pos {
+            return Err(format!("state {} is out of order", s.id));
+        }
+        let mut changed = std::mem::take(&mut self.dirty);
+        for &b in &changed {
+            let r = (b * BLOCK) as usize..((b + 1) * BLOCK) as usize;
+            let r = r.start..r.end.min(self.image.len());
+            self.image[r.clone()].copy_from_slice(&self.prefix[r]);
+        }
+        for r in &self.records[self.pos..s.prefix] {
+            if r.kind == Kind::Write {
+                apply(&mut self.prefix, r);
+                apply(&mut self.image, r);
+                changed.extend(blocks_of(r));
+            }
+        }
+        self.pos = s.prefix;
+        for &i in &s.extra {
+            let r = self
+                .records
+                .get(i as usize)
+                .ok_or_else(|| format!("state {} names record {i}, past the log's end", s.id))?;
+            apply(&mut self.image, r);
+            self.dirty.extend(blocks_of(r));
+            changed.extend(blocks_of(r));
+        }
+        changed.sort_unstable();
+        changed.dedup();
+        Ok(changed)
+    }
+
+    pub fn image(&self) -> &[u8] {
+        &self.image
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn w(off: u64, byte: u8) -> Record {
+        Record {
+            kind: Kind::Write,
+            offset: off,
+            data: vec![byte; BLOCK as usize],
+        }
+    }
+    fn f() -> Record {
+        Record {
+            kind: Kind::Flush,
+            offset: 0,
+            data: vec![],
+        }
+    }
+
+    #[test]
+    fn incremental_images_equal_images_made_from_scratch() {
+        let recs = vec![w(0, 1), w(4096, 2), f(), w(0, 3), w(8192, 4), f(), w(4096, 5)];
+        let states = generate(&recs, 0, 5, false, &mut Rng::new(7));
+        // e0, 5 random + e1, 5 random + e2, 5 random in the unflushed tail.
+        assert_eq!(states.len(), 18);
+        let mut b = Builder::new(vec![0; 4 * BLOCK as usize], &recs);
+        for s in &states {
+            b.build(s).unwrap();
+            let mut want = vec![0; 4 * BLOCK as usize];
+            for r in recs[..s.prefix].iter().filter(|r| r.kind == Kind::Write) {
+                apply(&mut want, r);
+            }
+            for &i in &s.extra {
+                apply(&mut want, &recs[i as usize]);
+            }
+            assert_eq!(b.image(), &want[..], "state {}", s.id);
+        }
+    }
+
+    #[test]
+    fn same_seed_same_states_and_lying_skips_flushes() {
+        let recs: Vec<Record> = (0..40).map(|i| if i % 3 == 2 { f() } else { w(0, i as u8) }).collect();
+        let a = generate(&recs, 0, 3, false, &mut Rng::new(1));
+        assert_eq!(a, generate(&recs, 0, 3, false, &mut Rng::new(1)));
+        let flush_states = |v: &[State]| v.iter().filter(|s| !s.id.contains('r')).count();
+        let lying = generate(&recs, 0, 3, true, &mut Rng::new(1));
+        assert!(flush_states(&lying) < flush_states(&a));
+    }
+}

@@ -1,0 +1,93 @@
+//! The survival table: one row per config × workload, as percentages of the
+//! crash states tested.
+
+use super::{CrashResult, Report};
+
+fn pct(n: u64, of: u64) -> String {
+    if of == 0 {
+        "-".into()
+    } else {
+        format!("{:.0}", n as f64 * 100.0 / of as f64)
+    }
+}
+
+/// A one-line summary, for progress output.
+pub fn one_line(r: &CrashResult) -> String {
+    if let Some(e) = &r.error {
+        return format!("error: {e}");
+    }
+    let o = &r.outcomes;
+    format!(
+        "{} states in {:.1} s ({:.1}/s): {} mount as is, {} durable lost, {} old damaged, {} unrepairable",
+        r.states, r.seconds, r.states_per_s, o.mountable_as_is, o.durable_lost, o.old_files_damaged, o.unrepairable
+    )
+}
+
+pub fn render(rep: &Report) -> String {
+    let head = [
+        "FILESYSTEM", "CLUSTER", "DRIVER", "OPTIONS", "WORKLOAD", "STATES", "MOUNT%", "CLEAN%", "REPAIRED%",
+        "UNREPAIR%", "DURABLE-LOST%", "OLD-DAMAGED%", "STATES/S",
+    ];
+    let mut rows: Vec<Vec<String>> = vec![head.iter().map(|s| s.to_string()).collect()];
+    for r in &rep.results {
+        let o = &r.outcomes;
+        let n = r.states;
+        let driver = r.driver.split_whitespace().next().unwrap_or("").to_string();
+        let mut row = vec![
+            r.fs.clone(),
+            crate::units::iec(r.cluster_bytes),
+            driver,
+            if r.mount_options.is_empty() { "-".into() } else { r.mount_options.clone() },
+            r.workload.clone(),
+        ];
+        if let Some(e) = &r.error {
+            row.push(format!("error: {e}"));
+        } else {
+            let clean = if r.checker.is_none() { "none".into() } else { pct(o.checker_clean, n) };
+            row.extend([
+                n.to_string(),
+                pct(o.mountable_as_is, n),
+                clean,
+                pct(o.checker_repaired, n),
+                pct(o.unrepairable, n),
+                pct(o.durable_lost, n),
+                pct(o.old_files_damaged, n),
+                format!("{:.1}", r.states_per_s),
+            ]);
+        }
+        rows.push(row);
+    }
+    let cols = head.len();
+    let mut w = vec![0; cols];
+    for r in &rows {
+        for (i, c) in r.iter().enumerate().take(cols) {
+            w[i] = w[i].max(c.chars().count());
+        }
+    }
+    let mut out = format!("Crash states, device model: {} (seed {})\n\n", rep.device_model, rep.seed);
+    for r in &rows {
+        let line: Vec<String> = r
+            .iter()
+            .enumerate()
+            .map(|(i, c)| if i < 5 || r.len() < cols { format!("{c:<w$}", w = w[i.min(cols - 1)]) } else { format!("{c:>w$}", w = w[i]) })
+            .collect();
+        out.push_str(line.join("  ").trim_end());
+        out.push('\n');
+    }
+    for s in &rep.skipped {
+        out.push_str(&format!("skipped {}: {}\n", s.fs, s.reason));
+    }
+    let worst: Vec<_> = rep.results.iter().flat_map(|r| r.worst.iter().take(2).map(move |w| (r, w))).collect();
+    if !worst.is_empty() {
+        out.push_str("\nWorst states (inspect with the replay command):\n");
+        for (r, w) in worst {
+            out.push_str(&format!("  {} {}: {} {}: {}\n    {}\n", r.fs, r.workload, w.state, w.kind, w.detail, w.replay));
+        }
+    }
+    out.push_str(
+        "\nMOUNT%: states that mount read-only without repair. CLEAN%: the checker finds nothing. \
+REPAIRED%: the checker's repair leaves it clean. DURABLE-LOST%: a file whose fsync/sync had returned is lost or changed. \
+OLD-DAMAGED%: a file written before the workload began is lost or changed.\n",
+    );
+    out
+}
