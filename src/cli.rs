@@ -202,7 +202,12 @@ pub struct CrashArgs {
     pub state: Option<String>,
 
     /// Where to write the rebuilt image.
-    #[arg(short = 'o', long = "output", value_name = "IMAGE", requires = "replay")]
+    #[arg(
+        short = 'o',
+        long = "output",
+        value_name = "IMAGE",
+        requires = "replay"
+    )]
     pub output: Option<PathBuf>,
 }
 

@@ -12,11 +12,17 @@ fn options(a: &CrashArgs, quiet: bool) -> Result<crash::Options> {
         a.fs.clone()
     };
     let workloads: Vec<String> = if a.workloads.is_empty() {
-        crash::workload::NAMES.iter().map(|s| s.to_string()).collect()
+        crash::workload::NAMES
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
     } else {
         a.workloads.iter().map(|w| w.trim().to_string()).collect()
     };
-    if let Some(w) = workloads.iter().find(|w| !crash::workload::NAMES.contains(&w.as_str())) {
+    if let Some(w) = workloads
+        .iter()
+        .find(|w| !crash::workload::NAMES.contains(&w.as_str()))
+    {
         return Err(Error::input(format!(
             "unknown crash workload '{w}' (choose from {})",
             crash::workload::NAMES.join(", ")
@@ -82,6 +88,9 @@ pub fn run(a: &CrashArgs, quiet: bool) -> Result<()> {
         report::write_atomic(p, &text)?;
     }
     super::print(&crash::table::render(&rep))?;
-    super::print(&format!("Run kept in {} (for --replay).\n", o.run_dir.display()))?;
+    super::print(&format!(
+        "Run kept in {} (for --replay).\n",
+        o.run_dir.display()
+    ))?;
     Ok(())
 }

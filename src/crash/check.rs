@@ -45,22 +45,46 @@ pub fn run_checker(ck: &Checker, args: &[&str], stdin: &str, image: &Path) -> (V
         Err(e) => return (Verdict::Failed, format!("{}: {e}", ck.program)),
     };
     let code = out.status.code().unwrap_or(-1);
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    let last = text.lines().rfind(|l| !l.trim().is_empty()).unwrap_or("").trim().to_string();
-    ((ck.verdict)(code), format!("{} exit {code}: {last}", ck.program))
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let last = text
+        .lines()
+        .rfind(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim()
+        .to_string();
+    (
+        (ck.verdict)(code),
+        format!("{} exit {code}: {last}", ck.program),
+    )
 }
 
 /// How to mount a state read-only: the run's driver with `ro` (and the
 /// options a state needs, such as XFS's nouuid when several copies of one
 /// volume are mounted at once).
 pub fn ro_driver(d: &Driver, extra: &str) -> Driver {
-    let join = |a: &str| if extra.is_empty() { a.to_string() } else { format!("{a},{extra}") };
+    let join = |a: &str| {
+        if extra.is_empty() {
+            a.to_string()
+        } else {
+            format!("{a},{extra}")
+        }
+    };
     match d {
-        Driver::Kernel { fstype, .. } => Driver::Kernel { fstype: fstype.clone(), opts: join("ro") },
+        Driver::Kernel { fstype, .. } => Driver::Kernel {
+            fstype: fstype.clone(),
+            opts: join("ro"),
+        },
         Driver::Fuse { program, args } => {
             let mut a = args.clone();
             a.extend(["-o".to_string(), join("ro")]);
-            Driver::Fuse { program: program.clone(), args: a }
+            Driver::Fuse {
+                program: program.clone(),
+                args: a,
+            }
         }
     }
 }
@@ -78,8 +102,13 @@ pub struct Mounter {
 
 impl Mounter {
     pub fn new(driver: &Driver, image: &Path, dev: Option<&str>) -> Result<Mounter, String> {
-        let dir = crate::device::state::dir().join(format!("crash-mnt-{}-{}", std::process::id(), super::unique()));
-        std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        let dir = crate::device::state::dir().join(format!(
+            "crash-mnt-{}-{}",
+            std::process::id(),
+            super::unique()
+        ));
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         crate::device::state::add_mount(&dir);
         Ok(Mounter {
             dir,
@@ -104,24 +133,44 @@ impl Mounter {
             (Driver::Kernel { fstype, opts }, Some(dev)) => {
                 // The loop device's own cache may hold the previous state's blocks.
                 mount::flush_device_cache(dev);
-                let data: Vec<&str> = opts.split(',').filter(|o| !o.is_empty() && *o != "ro").collect();
+                let data: Vec<&str> = opts
+                    .split(',')
+                    .filter(|o| !o.is_empty() && *o != "ro")
+                    .collect();
                 let c = |s: &str| std::ffi::CString::new(s).map_err(|e| e.to_string());
-                let (src, dir, t, data) = (c(dev)?, c(&self.dir.to_string_lossy())?, c(fstype)?, c(&data.join(","))?);
+                let (src, dir, t, data) = (
+                    c(dev)?,
+                    c(&self.dir.to_string_lossy())?,
+                    c(fstype)?,
+                    c(&data.join(","))?,
+                );
                 let r = unsafe {
-                    libc::mount(src.as_ptr(), dir.as_ptr(), t.as_ptr(), libc::MS_RDONLY, data.as_ptr().cast())
+                    libc::mount(
+                        src.as_ptr(),
+                        dir.as_ptr(),
+                        t.as_ptr(),
+                        libc::MS_RDONLY,
+                        data.as_ptr().cast(),
+                    )
                 };
                 if r != 0 {
-                    return Err(format!("mount -t {fstype} -o {opts}: {}", std::io::Error::last_os_error()));
+                    return Err(format!(
+                        "mount -t {fstype} -o {opts}: {}",
+                        std::io::Error::last_os_error()
+                    ));
                 }
                 Ok(())
             }
-            _ => mount::mount_at(&self.image.to_string_lossy(), &self.driver, &self.dir).map(|_| ()),
+            _ => {
+                mount::mount_at(&self.image.to_string_lossy(), &self.driver, &self.dir).map(|_| ())
+            }
         }
     }
 
     fn unmount(&self) -> Result<(), String> {
         if self.dev.is_some() {
-            let dir = std::ffi::CString::new(self.dir.to_string_lossy().as_bytes()).map_err(|e| e.to_string())?;
+            let dir = std::ffi::CString::new(self.dir.to_string_lossy().as_bytes())
+                .map_err(|e| e.to_string())?;
             for i in 0..20 {
                 if unsafe { libc::umount2(dir.as_ptr(), 0) } == 0 {
                     return Ok(());

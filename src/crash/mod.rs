@@ -147,23 +147,33 @@ fn with_options(d: &Driver, opts: &str) -> Driver {
         return d.clone();
     }
     match d {
-        Driver::Kernel { fstype, .. } => Driver::Kernel { fstype: fstype.clone(), opts: opts.to_string() },
+        Driver::Kernel { fstype, .. } => Driver::Kernel {
+            fstype: fstype.clone(),
+            opts: opts.to_string(),
+        },
         Driver::Fuse { program, args } => {
             let mut a = args.clone();
             a.extend(["-o".to_string(), opts.to_string()]);
-            Driver::Fuse { program: program.clone(), args: a }
+            Driver::Fuse {
+                program: program.clone(),
+                args: a,
+            }
         }
     }
 }
 
 pub fn run(o: &Options) -> Result<Report, String> {
-    std::fs::create_dir_all(&o.run_dir).map_err(|e| format!("cannot create {}: {e}", o.run_dir.display()))?;
+    std::fs::create_dir_all(&o.run_dir)
+        .map_err(|e| format!("cannot create {}: {e}", o.run_dir.display()))?;
     let mut rep = Report {
         schema: "fsfit.crash/1".into(),
         fsfit: env!("CARGO_PKG_VERSION").into(),
         date: crate::units::now_utc(),
         command: o.command.clone(),
-        kernel: std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default().trim().into(),
+        kernel: std::fs::read_to_string("/proc/sys/kernel/osrelease")
+            .unwrap_or_default()
+            .trim()
+            .into(),
         device_model: if o.lying { "lying" } else { "honest" }.into(),
         seed: o.seed,
         quick: o.quick,
@@ -175,12 +185,18 @@ pub fn run(o: &Options) -> Result<Report, String> {
         let (driver, label) = match drivers::choose(fs, o.driver) {
             Ok(d) => d,
             Err(reason) => {
-                rep.skipped.push(Skipped { fs: fs.name().into(), reason });
+                rep.skipped.push(Skipped {
+                    fs: fs.name().into(),
+                    reason,
+                });
                 continue;
             }
         };
         if fs.mkfs(4096).is_none() {
-            rep.skipped.push(Skipped { fs: fs.name().into(), reason: "fsfit cannot format it".into() });
+            rep.skipped.push(Skipped {
+                fs: fs.name().into(),
+                reason: "fsfit cannot format it".into(),
+            });
             continue;
         }
         let size = image_bytes(fs);
@@ -193,7 +209,11 @@ pub fn run(o: &Options) -> Result<Report, String> {
                     fs.name(),
                     cluster,
                     if driver.is_fuse() { "fuse" } else { "kernel" },
-                    if o.mount_options.is_empty() { String::new() } else { format!("-{}", o.mount_options.replace([',', '=', '/'], "_")) }
+                    if o.mount_options.is_empty() {
+                        String::new()
+                    } else {
+                        format!("-{}", o.mount_options.replace([',', '=', '/'], "_"))
+                    }
                 );
                 let dir = o.run_dir.join(name);
                 let mut res = CrashResult {
@@ -201,18 +221,35 @@ pub fn run(o: &Options) -> Result<Report, String> {
                     cluster_bytes: cluster,
                     driver: label.clone(),
                     mount_options: o.mount_options.clone(),
-                    checker: fs.checker().map(|c| format!("{} {}", c.program, drivers::tool_version(c.program))),
+                    checker: fs
+                        .checker()
+                        .map(|c| format!("{} {}", c.program, drivers::tool_version(c.program))),
                     workload: w.clone(),
                     image_bytes: size,
                     run_dir: dir.to_string_lossy().into_owned(),
                     ..Default::default()
                 };
                 if !o.quiet {
-                    eprintln!("fsfit crash: {} {} {} {w}: recording...", fs.name(), crate::units::iec(cluster), label);
+                    eprintln!(
+                        "fsfit crash: {} {} {} {w}: recording...",
+                        fs.name(),
+                        crate::units::iec(cluster),
+                        label
+                    );
                 }
                 let seed = o.seed ^ ((wi as u64) << 32) ^ cluster;
-                let got = record(fs, cluster, &driver, &o.mount_options, w, &dir, o, seed, &mut res)
-                    .and_then(|rec| explore(fs, &driver, &dir, &rec, o, seed, &mut res));
+                let got = record(
+                    fs,
+                    cluster,
+                    &driver,
+                    &o.mount_options,
+                    w,
+                    &dir,
+                    o,
+                    seed,
+                    &mut res,
+                )
+                .and_then(|rec| explore(fs, &driver, &dir, &rec, o, seed, &mut res));
                 match got {
                     Err(e) if e == "interrupted" => return Err(e),
                     Err(e) => res.error = Some(e),
@@ -234,7 +271,8 @@ struct Recording {
 }
 
 fn mkfs_base(fs: &dyn Filesystem, cluster: u64, path: &Path, size: u64) -> Result<(), String> {
-    let f = std::fs::File::create(path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
+    let f = std::fs::File::create(path)
+        .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
     f.set_len(size).map_err(|e| e.to_string())?;
     drop(f);
     let lo = LoopDev::attach(path)?;
@@ -246,7 +284,8 @@ fn mkfs_base(fs: &dyn Filesystem, cluster: u64, path: &Path, size: u64) -> Resul
 }
 
 fn dio_of(lo: &LoopDev) -> bool {
-    std::fs::read_to_string(format!("/sys/block/{}/loop/dio", lo.name())).is_ok_and(|s| s.trim() == "1")
+    std::fs::read_to_string(format!("/sys/block/{}/loop/dio", lo.name()))
+        .is_ok_and(|s| s.trim() == "1")
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -301,9 +340,13 @@ fn scratch_dir() -> PathBuf {
 /// The states of a recorded log and the log itself.
 fn load(dir: &Path) -> Result<(log::Log, Vec<u8>), String> {
     let log = log::read(&dir.join("log"))?;
-    let base = std::fs::read(dir.join("base.img")).map_err(|e| format!("cannot read base.img in {}: {e}", dir.display()))?;
+    let base = std::fs::read(dir.join("base.img"))
+        .map_err(|e| format!("cannot read base.img in {}: {e}", dir.display()))?;
     if base.len() as u64 != log.image_size {
-        return Err(format!("{}: base.img does not match the log", dir.display()));
+        return Err(format!(
+            "{}: base.img does not match the log",
+            dir.display()
+        ));
     }
     Ok((log, base))
 }
@@ -330,7 +373,11 @@ fn explore(
     let checker = fs.checker();
     let ro = check::ro_driver(driver, state_mount_extra(fs, driver));
     // btrfs refuses a second volume with the same fsid: one worker.
-    let jobs = if fs.name() == "btrfs" { 1 } else { o.jobs.max(1) };
+    let jobs = if fs.name() == "btrfs" {
+        1
+    } else {
+        o.jobs.max(1)
+    };
     let chunk = all.len().div_ceil(jobs).max(1);
     let t0 = Instant::now();
     let outcomes: Vec<Result<Vec<(usize, check::Outcome)>, String>> = std::thread::scope(|s| {
@@ -338,11 +385,15 @@ fn explore(
             .chunks(chunk)
             .enumerate()
             .map(|(n, part)| {
-                let (base, log, checker, ro, oracle) = (&base, &log, checker.as_ref(), &ro, &rec.oracle);
+                let (base, log, checker, ro, oracle) =
+                    (&base, &log, checker.as_ref(), &ro, &rec.oracle);
                 s.spawn(move || worker(base, &log.records, part, n * chunk, checker, ro, oracle))
             })
             .collect();
-        handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err("a worker panicked".into()))).collect()
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| Err("a worker panicked".into())))
+            .collect()
     });
     res.seconds = t0.elapsed().as_secs_f64();
     let mut judged = Vec::new();
@@ -366,7 +417,11 @@ fn worker(
     oracle: &oracle::Oracle,
 ) -> Result<Vec<(usize, check::Outcome)>, String> {
     use std::os::unix::fs::FileExt;
-    let path = scratch_dir().join(format!("fsfit-crash-{}-{}.img", std::process::id(), unique()));
+    let path = scratch_dir().join(format!(
+        "fsfit-crash-{}-{}.img",
+        std::process::id(),
+        unique()
+    ));
     state::add_file(&path);
     let guard = Scratch(path.clone());
     let file = std::fs::OpenOptions::new()
@@ -378,7 +433,11 @@ fn worker(
         .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
     let mut b = states::Builder::new(base.to_vec(), records);
     file.write_all_at(base, 0).map_err(|e| e.to_string())?;
-    let lo = if matches!(ro, Driver::Kernel { .. }) { Some(LoopDev::attach(&path)?) } else { None };
+    let lo = if matches!(ro, Driver::Kernel { .. }) {
+        Some(LoopDev::attach(&path)?)
+    } else {
+        None
+    };
     let m = check::Mounter::new(ro, &path, lo.as_ref().map(|l| l.dev.as_str()))?;
     let mut out = Vec::new();
     let img_len = base.len() as u64;
@@ -389,7 +448,8 @@ fn worker(
         for blk in changed {
             let start = blk * states::BLOCK;
             let end = (start + states::BLOCK).min(img_len);
-            file.write_all_at(&img[start as usize..end as usize], start).map_err(|e| e.to_string())?;
+            file.write_all_at(&img[start as usize..end as usize], start)
+                .map_err(|e| e.to_string())?;
         }
         let (oc, wrote) = check::judge(checker, &m, oracle, s.cut as u64);
         out.push((first + i, oc));
@@ -413,9 +473,14 @@ fn resync(file: &std::fs::File, img: &[u8]) -> Result<(), String> {
         let got = &mut buf[..want.len()];
         file.read_exact_at(got, at).map_err(|e| e.to_string())?;
         if got != want {
-            for (k, (g, w)) in got.chunks(states::BLOCK as usize).zip(want.chunks(states::BLOCK as usize)).enumerate() {
+            for (k, (g, w)) in got
+                .chunks(states::BLOCK as usize)
+                .zip(want.chunks(states::BLOCK as usize))
+                .enumerate()
+            {
                 if g != w {
-                    file.write_all_at(w, at + (k as u64) * states::BLOCK).map_err(|e| e.to_string())?;
+                    file.write_all_at(w, at + (k as u64) * states::BLOCK)
+                        .map_err(|e| e.to_string())?;
                 }
             }
         }
@@ -433,7 +498,13 @@ impl Drop for Scratch {
 }
 
 /// Count outcomes and pick the worst states.
-fn tally(all: &[states::State], judged: &[(usize, check::Outcome)], has_checker: bool, dir: &Path, res: &mut CrashResult) {
+fn tally(
+    all: &[states::State],
+    judged: &[(usize, check::Outcome)],
+    has_checker: bool,
+    dir: &Path,
+    res: &mut CrashResult,
+) {
     let c = &mut res.outcomes;
     let mut worst: Vec<(u8, usize, String, String)> = Vec::new();
     for (i, oc) in judged {
@@ -461,7 +532,11 @@ fn tally(all: &[states::State], judged: &[(usize, check::Outcome)], has_checker:
         } else {
             continue;
         };
-        let detail = [first, oc.note.clone()].into_iter().filter(|s| !s.is_empty()).collect::<Vec<_>>().join("; ");
+        let detail = [first, oc.note.clone()]
+            .into_iter()
+            .filter(|s| !s.is_empty())
+            .collect::<Vec<_>>()
+            .join("; ");
         worst.push((rank, *i, kind.to_string(), detail));
     }
     worst.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
@@ -474,7 +549,10 @@ fn tally(all: &[states::State], judged: &[(usize, check::Outcome)], has_checker:
                 state: id.clone(),
                 kind,
                 detail,
-                replay: format!("fsfit crash --replay {} --state {id} -o {id}.img", dir.display()),
+                replay: format!(
+                    "fsfit crash --replay {} --state {id} -o {id}.img",
+                    dir.display()
+                ),
             }
         })
         .collect();
@@ -482,13 +560,21 @@ fn tally(all: &[states::State], judged: &[(usize, check::Outcome)], has_checker:
 
 /// `fsfit crash --replay RUN_DIR --state ID -o IMAGE`: write one state's image.
 pub fn replay(dir: &Path, id: &str, out: &Path) -> Result<(), String> {
-    let text = std::fs::read(dir.join("states.json"))
-        .map_err(|e| format!("{} is not a crash run directory (no states.json): {e}", dir.display()))?;
-    let all: Vec<states::State> = serde_json::from_slice(&text).map_err(|e| format!("states.json: {e}"))?;
-    let s = all
-        .iter()
-        .find(|s| s.id == id)
-        .ok_or_else(|| format!("no state '{id}' in {} ({} states)", dir.display(), all.len()))?;
+    let text = std::fs::read(dir.join("states.json")).map_err(|e| {
+        format!(
+            "{} is not a crash run directory (no states.json): {e}",
+            dir.display()
+        )
+    })?;
+    let all: Vec<states::State> =
+        serde_json::from_slice(&text).map_err(|e| format!("states.json: {e}"))?;
+    let s = all.iter().find(|s| s.id == id).ok_or_else(|| {
+        format!(
+            "no state '{id}' in {} ({} states)",
+            dir.display(),
+            all.len()
+        )
+    })?;
     let (log, base) = load(dir)?;
     let mut b = states::Builder::new(base, &log.records);
     b.build(s)?;

@@ -110,7 +110,11 @@ impl Oracle {
     pub fn all_lost(&self, cut: u64) -> Findings {
         let mut out = Findings::default();
         for f in &self.files {
-            f.judge(&Found::Unreadable("volume does not mount".into()), cut, &mut out);
+            f.judge(
+                &Found::Unreadable("volume does not mount".into()),
+                cut,
+                &mut out,
+            );
         }
         out
     }

@@ -14,8 +14,8 @@
 
 use super::log::{Kind, Record, Writer};
 use fuser::{
-    FileAttr, FileType, MountOption, ReplyAttr, ReplyData, ReplyDirectory, ReplyEmpty,
-    ReplyEntry, ReplyOpen, ReplyWrite, Request,
+    FileAttr, FileType, MountOption, ReplyAttr, ReplyData, ReplyDirectory, ReplyEmpty, ReplyEntry,
+    ReplyOpen, ReplyWrite, Request,
 };
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -244,7 +244,12 @@ impl Recorder {
 
     /// The log position: records so far.
     pub fn position(&self) -> u64 {
-        self.shared.lock().unwrap().log.as_ref().map_or(0, |w| w.len())
+        self.shared
+            .lock()
+            .unwrap()
+            .log
+            .as_ref()
+            .map_or(0, |w| w.len())
     }
 
     /// Append fsfit's own marker (the workload starts) and return its position.

@@ -35,7 +35,7 @@ impl Rng {
     pub fn new(seed: u64) -> Rng {
         Rng(seed ^ 0x5DEE_CE66_D1CE_4E5B)
     }
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -44,11 +44,11 @@ impl Rng {
     }
     /// Uniform in `0..n` (n > 0).
     pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
+        self.next_u64() % n
     }
     pub fn fill(&mut self, buf: &mut [u8]) {
         for c in buf.chunks_mut(8) {
-            let v = self.next().to_le_bytes();
+            let v = self.next_u64().to_le_bytes();
             c.copy_from_slice(&v[..c.len()]);
         }
     }
@@ -58,7 +58,13 @@ impl Rng {
 /// one at each honoured flush and `per_epoch` random ones inside each epoch.
 /// `lying`: the device honours only every 2nd to 4th flush, as cheap sticks
 /// that acknowledge a flush before their cache is written do.
-pub fn generate(records: &[Record], start: usize, per_epoch: usize, lying: bool, rng: &mut Rng) -> Vec<State> {
+pub fn generate(
+    records: &[Record],
+    start: usize,
+    per_epoch: usize,
+    lying: bool,
+    rng: &mut Rng,
+) -> Vec<State> {
     let flushes: Vec<usize> = (start..records.len())
         .filter(|&i| records[i].kind == Kind::Flush)
         .collect();
@@ -208,7 +214,15 @@ mod tests {
 
     #[test]
     fn incremental_images_equal_images_made_from_scratch() {
-        let recs = vec![w(0, 1), w(4096, 2), f(), w(0, 3), w(8192, 4), f(), w(4096, 5)];
+        let recs = vec![
+            w(0, 1),
+            w(4096, 2),
+            f(),
+            w(0, 3),
+            w(8192, 4),
+            f(),
+            w(4096, 5),
+        ];
         let states = generate(&recs, 0, 5, false, &mut Rng::new(7));
         // e0, 5 random + e1, 5 random + e2, 5 random in the unflushed tail.
         assert_eq!(states.len(), 18);
@@ -228,7 +242,9 @@ mod tests {
 
     #[test]
     fn same_seed_same_states_and_lying_skips_flushes() {
-        let recs: Vec<Record> = (0..40).map(|i| if i % 3 == 2 { f() } else { w(0, i as u8) }).collect();
+        let recs: Vec<Record> = (0..40)
+            .map(|i| if i % 3 == 2 { f() } else { w(0, i as u8) })
+            .collect();
         let a = generate(&recs, 0, 3, false, &mut Rng::new(1));
         assert_eq!(a, generate(&recs, 0, 3, false, &mut Rng::new(1)));
         let flush_states = |v: &[State]| v.iter().filter(|s| !s.id.contains('r')).count();

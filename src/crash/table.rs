@@ -25,8 +25,19 @@ pub fn one_line(r: &CrashResult) -> String {
 
 pub fn render(rep: &Report) -> String {
     let head = [
-        "FILESYSTEM", "CLUSTER", "DRIVER", "OPTIONS", "WORKLOAD", "STATES", "MOUNT%", "CLEAN%", "REPAIRED%",
-        "UNREPAIR%", "DURABLE-LOST%", "OLD-DAMAGED%", "STATES/S",
+        "FILESYSTEM",
+        "CLUSTER",
+        "DRIVER",
+        "OPTIONS",
+        "WORKLOAD",
+        "STATES",
+        "MOUNT%",
+        "CLEAN%",
+        "REPAIRED%",
+        "UNREPAIR%",
+        "DURABLE-LOST%",
+        "OLD-DAMAGED%",
+        "STATES/S",
     ];
     let mut rows: Vec<Vec<String>> = vec![head.iter().map(|s| s.to_string()).collect()];
     for r in &rep.results {
@@ -37,13 +48,21 @@ pub fn render(rep: &Report) -> String {
             r.fs.clone(),
             crate::units::iec(r.cluster_bytes),
             driver,
-            if r.mount_options.is_empty() { "-".into() } else { r.mount_options.clone() },
+            if r.mount_options.is_empty() {
+                "-".into()
+            } else {
+                r.mount_options.clone()
+            },
             r.workload.clone(),
         ];
         if let Some(e) = &r.error {
             row.push(format!("error: {e}"));
         } else {
-            let clean = if r.checker.is_none() { "none".into() } else { pct(o.checker_clean, n) };
+            let clean = if r.checker.is_none() {
+                "none".into()
+            } else {
+                pct(o.checker_clean, n)
+            };
             row.extend([
                 n.to_string(),
                 pct(o.mountable_as_is, n),
@@ -64,12 +83,21 @@ pub fn render(rep: &Report) -> String {
             w[i] = w[i].max(c.chars().count());
         }
     }
-    let mut out = format!("Crash states, device model: {} (seed {})\n\n", rep.device_model, rep.seed);
+    let mut out = format!(
+        "Crash states, device model: {} (seed {})\n\n",
+        rep.device_model, rep.seed
+    );
     for r in &rows {
         let line: Vec<String> = r
             .iter()
             .enumerate()
-            .map(|(i, c)| if i < 5 || r.len() < cols { format!("{c:<w$}", w = w[i.min(cols - 1)]) } else { format!("{c:>w$}", w = w[i]) })
+            .map(|(i, c)| {
+                if i < 5 || r.len() < cols {
+                    format!("{c:<w$}", w = w[i.min(cols - 1)])
+                } else {
+                    format!("{c:>w$}", w = w[i])
+                }
+            })
             .collect();
         out.push_str(line.join("  ").trim_end());
         out.push('\n');
@@ -77,11 +105,18 @@ pub fn render(rep: &Report) -> String {
     for s in &rep.skipped {
         out.push_str(&format!("skipped {}: {}\n", s.fs, s.reason));
     }
-    let worst: Vec<_> = rep.results.iter().flat_map(|r| r.worst.iter().take(2).map(move |w| (r, w))).collect();
+    let worst: Vec<_> = rep
+        .results
+        .iter()
+        .flat_map(|r| r.worst.iter().take(2).map(move |w| (r, w)))
+        .collect();
     if !worst.is_empty() {
         out.push_str("\nWorst states (inspect with the replay command):\n");
         for (r, w) in worst {
-            out.push_str(&format!("  {} {}: {} {}: {}\n    {}\n", r.fs, r.workload, w.state, w.kind, w.detail, w.replay));
+            out.push_str(&format!(
+                "  {} {}: {} {}: {}\n    {}\n",
+                r.fs, r.workload, w.state, w.kind, w.detail, w.replay
+            ));
         }
     }
     out.push_str(

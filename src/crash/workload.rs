@@ -25,9 +25,21 @@ pub struct Scale {
 impl Scale {
     pub fn new(quick: bool) -> Scale {
         if quick {
-            Scale { photos: 6, photo_bytes: 256 << 10, saves: 4, appends: 12, moves: 2 }
+            Scale {
+                photos: 6,
+                photo_bytes: 256 << 10,
+                saves: 4,
+                appends: 12,
+                moves: 2,
+            }
         } else {
-            Scale { photos: 16, photo_bytes: 1 << 20, saves: 12, appends: 40, moves: 4 }
+            Scale {
+                photos: 16,
+                photo_bytes: 1 << 20,
+                saves: 12,
+                appends: 40,
+                moves: 4,
+            }
         }
     }
 }
@@ -58,7 +70,11 @@ fn fsync_dir(p: &Path) -> Result<(), String> {
 pub fn syncfs(root: &Path) -> Result<(), String> {
     let f = std::fs::File::open(root).map_err(io("cannot open", root))?;
     if unsafe { libc::syncfs(f.as_raw_fd()) } != 0 {
-        return Err(format!("syncfs {}: {}", root.display(), std::io::Error::last_os_error()));
+        return Err(format!(
+            "syncfs {}: {}",
+            root.display(),
+            std::io::Error::last_os_error()
+        ));
     }
     Ok(())
 }
@@ -74,7 +90,14 @@ fn random_bytes(rng: &mut Rng, n: usize) -> Vec<u8> {
 }
 
 /// Write the old files and the workload's own starting files, all synced.
-pub fn prepare(name: &str, root: &Path, o: &mut Oracle, rng: &mut Rng, sc: Scale, pos: Pos) -> Result<(), String> {
+pub fn prepare(
+    name: &str,
+    root: &Path,
+    o: &mut Oracle,
+    rng: &mut Rng,
+    sc: Scale,
+    pos: Pos,
+) -> Result<(), String> {
     mkdir(&root.join("old"))?;
     for i in 0..8 {
         let rel = format!("old/keep{i}.dat");
@@ -112,7 +135,14 @@ pub fn prepare(name: &str, root: &Path, o: &mut Oracle, rng: &mut Rng, sc: Scale
 }
 
 /// Run the workload proper; every step tells the oracle.
-pub fn run(name: &str, root: &Path, o: &mut Oracle, rng: &mut Rng, sc: Scale, pos: Pos) -> Result<(), String> {
+pub fn run(
+    name: &str,
+    root: &Path,
+    o: &mut Oracle,
+    rng: &mut Rng,
+    sc: Scale,
+    pos: Pos,
+) -> Result<(), String> {
     match name {
         // A folder of photos copied, then `sync`.
         "copy" => {
@@ -135,7 +165,8 @@ pub fn run(name: &str, root: &Path, o: &mut Oracle, rng: &mut Rng, sc: Scale, po
                 let b = random_bytes(rng, n);
                 let tmp = root.join(".report.doc.tmp");
                 write_file(&tmp, &b, true)?;
-                std::fs::rename(&tmp, root.join("report.doc")).map_err(io("cannot rename", &tmp))?;
+                std::fs::rename(&tmp, root.join("report.doc"))
+                    .map_err(io("cannot rename", &tmp))?;
                 o.set("report.doc", Some(&b), pos());
                 fsync_dir(root)?;
                 o.durable("report.doc", pos());
@@ -144,7 +175,10 @@ pub fn run(name: &str, root: &Path, o: &mut Oracle, rng: &mut Rng, sc: Scale, po
         // A log appended to, each line fsynced.
         "append" => {
             let p = root.join("journal.log");
-            let mut f = std::fs::OpenOptions::new().append(true).open(&p).map_err(io("cannot open", &p))?;
+            let mut f = std::fs::OpenOptions::new()
+                .append(true)
+                .open(&p)
+                .map_err(io("cannot open", &p))?;
             let mut all = Vec::new();
             for i in 0..sc.appends {
                 let n = 200 + rng.below(6000) as usize;
@@ -170,15 +204,22 @@ pub fn run(name: &str, root: &Path, o: &mut Oracle, rng: &mut Rng, sc: Scale, po
             for (round, chunk) in items.chunks(3).enumerate() {
                 // Rename the folder holding the remaining items.
                 let new = format!("inbox{}", round + 1);
-                std::fs::rename(root.join(&dir), root.join(&new)).map_err(io("cannot rename", &root.join(&dir)))?;
+                std::fs::rename(root.join(&dir), root.join(&new))
+                    .map_err(io("cannot rename", &root.join(&dir)))?;
                 let at = pos();
-                for f in o.files.clone().iter().filter(|f| f.path.starts_with(&format!("{dir}/"))) {
+                for f in o
+                    .files
+                    .clone()
+                    .iter()
+                    .filter(|f| f.path.starts_with(&format!("{dir}/")))
+                {
                     let last = f.versions.last().and_then(|v| v.content);
                     if last.is_none() {
                         continue;
                     }
                     let moved = format!("{new}/{}", &f.path[dir.len() + 1..]);
-                    let bytes = std::fs::read(root.join(&moved)).map_err(io("cannot read", &root.join(&moved)))?;
+                    let bytes = std::fs::read(root.join(&moved))
+                        .map_err(io("cannot read", &root.join(&moved)))?;
                     o.set(&f.path, None, at);
                     o.set(&moved, Some(&bytes), at);
                 }
@@ -188,14 +229,17 @@ pub fn run(name: &str, root: &Path, o: &mut Oracle, rng: &mut Rng, sc: Scale, po
                 if let Some(first) = chunk.first() {
                     let from = format!("{dir}/{}", name_of(first));
                     let to = format!("archive/{}", name_of(first));
-                    let bytes = std::fs::read(root.join(&from)).map_err(io("cannot read", &root.join(&from)))?;
-                    std::fs::rename(root.join(&from), root.join(&to)).map_err(io("cannot move", &root.join(&from)))?;
+                    let bytes = std::fs::read(root.join(&from))
+                        .map_err(io("cannot read", &root.join(&from)))?;
+                    std::fs::rename(root.join(&from), root.join(&to))
+                        .map_err(io("cannot move", &root.join(&from)))?;
                     o.set(&from, None, pos());
                     o.set(&to, Some(&bytes), pos());
                 }
                 if let Some(second) = chunk.get(1) {
                     let gone = format!("{dir}/{}", name_of(second));
-                    std::fs::remove_file(root.join(&gone)).map_err(io("cannot delete", &root.join(&gone)))?;
+                    std::fs::remove_file(root.join(&gone))
+                        .map_err(io("cannot delete", &root.join(&gone)))?;
                     o.set(&gone, None, pos());
                 }
                 syncfs(root)?;
@@ -205,7 +249,12 @@ pub fn run(name: &str, root: &Path, o: &mut Oracle, rng: &mut Rng, sc: Scale, po
                 }
             }
         }
-        other => return Err(format!("unknown crash workload '{other}' (choose from {})", NAMES.join(", "))),
+        other => {
+            return Err(format!(
+                "unknown crash workload '{other}' (choose from {})",
+                NAMES.join(", ")
+            ))
+        }
     }
     Ok(())
 }

@@ -33,8 +33,7 @@ fn save(r: &Record) {
         return;
     }
     let path = d.join(format!("{}.json", r.pid));
-    if r.loops.is_empty() && r.mounts.is_empty() && r.files.is_empty() && r.fuse_mounts.is_empty()
-    {
+    if r.loops.is_empty() && r.mounts.is_empty() && r.files.is_empty() && r.fuse_mounts.is_empty() {
         let _ = std::fs::remove_file(path);
     } else if let Ok(text) = serde_json::to_vec_pretty(r) {
         let _ = crate::report::write_atomic(&path, &text);

@@ -1,7 +1,7 @@
 //! The exfat checker, for `fsfit crash`: how to check an image read-only,
 //! how to repair it, and what the exit codes mean.
 
-use crate::fs::{Checker, fsck_verdict};
+use crate::fs::{fsck_verdict, Checker};
 
 pub fn checker() -> Checker {
     Checker {

@@ -150,6 +150,7 @@ impl Filesystem for Skeleton {
             free_bytes: None,
             used_bytes: None,
             details: Vec::new(),
+            ..Default::default()
         }))
     }
 }

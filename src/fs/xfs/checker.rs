@@ -1,7 +1,7 @@
 //! The xfs checker, for `fsfit crash`: how to check an image read-only,
 //! how to repair it, and what the exit codes mean.
 
-use crate::fs::{Checker, zero_one_verdict};
+use crate::fs::{zero_one_verdict, Checker};
 
 pub fn checker() -> Checker {
     Checker {
