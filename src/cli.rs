@@ -268,6 +268,11 @@ pub struct BenchArgs {
     #[arg(long, value_name = "PATH", conflicts_with_all = ["device", "dir"])]
     pub image: Option<PathBuf>,
 
+    /// Format --image even though it is a file fsfit did not make (without
+    /// it, an existing file is used only if it is empty or fsfit's own).
+    #[arg(long, requires = "image")]
+    pub overwrite_image: bool,
+
     /// Size of the image [default: 4G, more if the workloads need it].
     #[arg(long, value_name = "SIZE", conflicts_with_all = ["device", "dir"], value_parser = size)]
     pub size: Option<u64>,
@@ -305,9 +310,16 @@ pub struct BenchArgs {
     #[arg(long, value_name = "F", default_value = "1", conflicts_with = "quick")]
     pub scale: f64,
 
-    /// A small scale: the run ext4 + exFAT takes under three minutes.
+    /// A small scale, each workload grown until one run takes --min-time
+    /// (0.5 s): figures that hold still, in minutes.
     #[arg(long)]
     pub quick: bool,
+
+    /// Grow each workload until one run takes at least this many seconds,
+    /// as far as the volume allows [default: 0.5 with --quick, else 0: sized
+    /// by --scale alone].
+    #[arg(long, value_name = "SECONDS", value_parser = min_time)]
+    pub min_time: Option<f64>,
 
     /// Runs per workload (median, min, max, CV).
     #[arg(long, value_name = "N", default_value = "3", value_parser = clap::value_parser!(u32).range(1..=1000))]
@@ -328,6 +340,13 @@ pub struct BenchArgs {
     /// Print every workload's definition at the chosen scale and exit.
     #[arg(long)]
     pub list: bool,
+}
+
+fn min_time(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if (0.0..=3600.0).contains(&v) => Ok(v),
+        _ => Err("give seconds, 0 to 3600".into()),
+    }
 }
 
 #[derive(Args, Debug)]

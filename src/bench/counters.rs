@@ -73,6 +73,20 @@ impl Usage {
     }
 }
 
+/// Read and write system calls the kernel has counted for this process
+/// (`syscr`, `syscw` of /proc/self/io, summed over its threads).
+pub fn syscalls() -> Option<(u64, u64)> {
+    parse_proc_io(&std::fs::read_to_string("/proc/self/io").ok()?)
+}
+
+pub fn parse_proc_io(text: &str) -> Option<(u64, u64)> {
+    let field = |k: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(k)?.trim().parse::<u64>().ok())
+    };
+    Some((field("syscr:")?, field("syscw:")?))
+}
+
 /// User and system CPU seconds of a process, from `/proc/PID/stat`.
 pub fn process_cpu(pid: u32) -> Option<(f64, f64)> {
     let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
@@ -102,6 +116,23 @@ mod tests {
         assert_eq!(d.write_bytes, 40960 * 512);
         assert!(parse_stat("1 2 3").is_none());
         assert!(parse_stat("a b c d e f g").is_none());
+    }
+
+    #[test]
+    fn proc_io_fields() {
+        let t = "rchar: 10\nwchar: 20\nsyscr: 3\nsyscw: 4\nread_bytes: 0\n";
+        assert_eq!(parse_proc_io(t), Some((3, 4)));
+        assert_eq!(parse_proc_io("rchar: 1\n"), None);
+        // The kernel counts this process's own calls.
+        let (r0, w0) = syscalls().unwrap();
+        let f = std::fs::File::open("/proc/self/stat").unwrap();
+        let mut buf = [0u8; 64];
+        for _ in 0..5 {
+            let _ = std::io::Read::read(&mut &f, &mut buf);
+        }
+        let (r1, w1) = syscalls().unwrap();
+        assert!(r1 >= r0 + 5, "{r0} -> {r1}");
+        assert!(w1 >= w0);
     }
 
     #[test]

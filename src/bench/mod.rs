@@ -19,3 +19,8 @@ pub static CANCEL: AtomicBool = AtomicBool::new(false);
 /// The scale `--quick` picks: the two-config run ext4 + exFAT (FUSE) takes
 /// under three minutes on a 2-core machine (see BENCHMARKS.md).
 pub const QUICK_SCALE: f64 = 0.02;
+
+/// With `--quick`, each workload family is grown until one run takes at
+/// least this long: at 0.02 alone most writes took 0.02 s and varied by
+/// 12-29 % between runs.
+pub const QUICK_MIN_SECONDS: f64 = 0.5;

@@ -24,6 +24,9 @@ pub struct BenchReport {
     /// Configs of the plan that could not run here, and why.
     #[serde(default)]
     pub skipped: Vec<Skipped>,
+    /// Why the run stopped before its end (what was measured is above).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -49,6 +52,14 @@ pub struct TargetInfo {
     /// The block device whose counters were read.
     #[serde(default)]
     pub counters: String,
+    /// For an image: whether its loop device does direct I/O, as
+    /// /sys/block/loopN/loop/dio says (`losetup --direct-io=on` falls back to
+    /// buffered silently). false: the host's page cache may serve reads.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loop_direct_io: Option<bool>,
+    /// For an image: the filesystem type holding the image file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backing_fs: Option<String>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -89,6 +100,10 @@ pub struct WorkloadResult {
     pub mb_per_s: f64,
     pub files_per_s: f64,
     pub cv_pct: f64,
+    /// The scale this workload ran at, when sizing by time (`--min-time`,
+    /// `--quick`) grew it beyond the run's `scale`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale: Option<f64>,
     /// `cache-suspect`, `write-not-durable`, `high-cv`, `no-device-counters`, ...
     pub flags: Vec<String>,
     /// Median time of the baseline config over this one's, in percent
@@ -109,14 +124,28 @@ pub struct Run {
     pub cpu_sys_s: f64,
     pub ctx_voluntary: u64,
     pub ctx_involuntary: u64,
+    /// fsfit's own tally of the calls the workload issued (open, read,
+    /// write, fsync, stat, unlink, close...), not a kernel count: see
+    /// `syscalls_read` and `syscalls_write`.
     pub ops: u64,
+    /// Read and write system calls the kernel counted for this process
+    /// during the run (/proc/self/io syscr, syscw).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub syscalls_read: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub syscalls_write: Option<u64>,
     /// CPU seconds (user + system) of the FUSE daemon during the run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub daemon_cpu_s: Option<f64>,
-    /// Device bytes read while remounting just before a cold phase: a driver's
-    /// readahead at mount can bring in what the phase then finds cached.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub remount_read_bytes: Option<u64>,
+    /// Device bytes read while remounting just before a cold phase (a
+    /// driver's readahead at mount). Recorded apart and never counted as the
+    /// phase's own cold reads: what mount brings in, the phase finds cached.
+    #[serde(
+        default,
+        alias = "remount_read_bytes",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub mount_read_bytes: Option<u64>,
     /// Extents of the file written (FIEMAP), where the driver answers it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub extents: Option<u32>,

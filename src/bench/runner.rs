@@ -8,9 +8,10 @@ use super::results::*;
 use super::stats;
 use super::workloads::{self, Ctx, Data, Phase, Workload};
 use super::CANCEL;
+use crate::device::identity::Identity;
 use crate::device::loopdev::LoopDev;
 use crate::device::mount::{self, Driver, Mounted};
-use crate::device::{guard, run_tool, state};
+use crate::device::{guard, image, run_tool};
 use crate::fs::{self, Filesystem};
 use crate::units::{iec, short};
 use crate::usage::FsSpec;
@@ -26,6 +27,8 @@ pub enum TargetSpec {
     Image {
         path: PathBuf,
         size: Option<u64>,
+        /// `--overwrite-image`: format a file fsfit did not make.
+        overwrite: bool,
     },
     Device {
         dev: String,
@@ -41,6 +44,9 @@ pub struct Options {
     pub driver: Choice,
     pub workloads: Vec<&'static dyn Workload>,
     pub scale: f64,
+    /// Grow each workload family's scale until one run takes at least this
+    /// long (0: sized by --scale alone).
+    pub min_seconds: f64,
     pub repeat: u32,
     pub quiet: bool,
     /// "fs:cluster" or "fs"; default the first config.
@@ -49,16 +55,6 @@ pub struct Options {
 }
 
 const DEFAULT_IMAGE: u64 = 4 << 30;
-
-/// A temporary image file, removed when dropped.
-struct TempFile(PathBuf);
-
-impl Drop for TempFile {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-        state::remove_file(&self.0);
-    }
-}
 
 /// One config to run.
 struct Planned {
@@ -199,50 +195,63 @@ struct Prepared {
     /// Counters file read around each phase.
     counters: Option<PathBuf>,
     volume: u64,
+    /// Checked, with an exclusive open, immediately before every mkfs.
+    identity: Option<Identity>,
+    /// Device reads and writes may be served by the host's page cache
+    /// (a buffered loop device, an image on a RAM-backed filesystem).
+    host_cache: bool,
     _loop: Option<LoopDev>,
-    _temp: Option<TempFile>,
+    _temp: Option<image::TempDir>,
 }
 
 fn prepare_target(opts: &Options) -> Result<Prepared, String> {
     let need = space_needed(opts);
     match &opts.target {
         TargetSpec::TempImage { size } | TargetSpec::Image { size, .. } => {
-            let (path, temp) = match &opts.target {
-                TargetSpec::Image { path, .. } => (path.clone(), None),
+            let (path, temp, overwrite) = match &opts.target {
+                TargetSpec::Image {
+                    path, overwrite, ..
+                } => (path.clone(), None, *overwrite),
                 _ => {
-                    let dir = std::env::temp_dir();
-                    let p = dir.join(format!("fsfit-bench-{}.img", std::process::id()));
-                    state::add_file(&p);
-                    (p.clone(), Some(TempFile(p)))
+                    let t = image::TempDir::new()?;
+                    (t.path().join("bench.img"), Some(t), false)
                 }
             };
-            let existing = std::fs::metadata(&path).ok().map(|m| m.len());
-            let size = match (size, existing, &temp) {
-                (Some(s), _, _) => *s,
-                (None, Some(e), None) if e > 0 => e,
-                (None, _, Some(_)) => DEFAULT_IMAGE.max(need),
-                _ => DEFAULT_IMAGE,
+            let default = if temp.is_some() {
+                DEFAULT_IMAGE.max(need)
+            } else {
+                DEFAULT_IMAGE
             };
-            if size < need {
-                return Err(format!(
-                    "the workloads at --scale {} need about {} but the image is {}: pass --size {} or a smaller --scale",
-                    opts.scale,
-                    iec(need),
-                    iec(size),
-                    short(crate::fs::round_up(need, 1 << 30))
-                ));
+            let fits = |size: u64| {
+                if size < need {
+                    Err(format!(
+                        "the workloads at --scale {} need about {} but the image is {}: pass --size {} or a smaller --scale",
+                        opts.scale,
+                        iec(need),
+                        iec(size),
+                        short(crate::fs::round_up(need, 1 << 30))
+                    ))
+                } else {
+                    Ok(())
+                }
+            };
+            let img = image::prepare(&path, *size, default, overwrite, fits)?;
+            let size = img.volume;
+            let lp = LoopDev::attach_limited(&path, size)?;
+            let identity = Identity::of(&lp.dev)?;
+            let dio = crate::device::loopdev::direct_io(&lp.dev);
+            let ram = ram_backed(&path);
+            let mut cold_cache = "remount+BLKFLSBUF".to_string();
+            match dio {
+                Some(true) => cold_cache.push_str(", loop direct I/O"),
+                Some(false) => {
+                    cold_cache.push_str(", loop buffered (the host's page cache may serve reads)")
+                }
+                None => {}
             }
-            let f = std::fs::OpenOptions::new()
-                .create(true)
-                .truncate(false)
-                .write(true)
-                .open(&path)
-                .map_err(|e| format!("{}: {e}", path.display()))?;
-            f.set_len(size)
-                .map_err(|e| format!("{}: cannot size the image: {e}", path.display()))?;
-            drop(f);
-            let lp = LoopDev::attach(&path)?;
-            let counters = Some(counters::stat_path(lp.name()));
+            if let Some(fs) = &ram {
+                cold_cache.push_str(&format!(", image on {fs} (RAM)"));
+            }
             Ok(Prepared {
                 info: TargetInfo {
                     kind: "image".into(),
@@ -250,12 +259,16 @@ fn prepare_target(opts: &Options) -> Result<Prepared, String> {
                     size_bytes: size,
                     model: None,
                     bus: None,
-                    cold_cache: "remount+BLKFLSBUF".into(),
+                    cold_cache,
                     counters: lp.dev.clone(),
+                    loop_direct_io: dio,
+                    backing_fs: crate::device::mount_of(&path).map(|m| m.0),
                 },
                 dev: Some(lp.dev.clone()),
-                counters,
+                counters: Some(counters::stat_path(lp.name())),
                 volume: size,
+                identity: Some(identity),
+                host_cache: dio != Some(true) || ram.is_some(),
                 _loop: Some(lp),
                 _temp: temp,
             })
@@ -268,15 +281,32 @@ fn prepare_target(opts: &Options) -> Result<Prepared, String> {
             let host = guard::Host::real();
             let info = guard::inspect(&host, dev)?;
             eprintln!("{}", guard::describe(&info));
+            // What would be lost, in the words `fsfit info` uses.
+            let parts: Vec<String> = if info.partitions.is_empty() {
+                vec![info.path.clone()]
+            } else {
+                info.partitions
+                    .iter()
+                    .map(|p| format!("/dev/{p}"))
+                    .collect()
+            };
+            for p in parts {
+                eprintln!(
+                    "  {p}: {}",
+                    image::describe_contents(Path::new(&p)).trim_start_matches("holding ")
+                );
+            }
             let confirmed = match yes_erase {
                 Some(y) => Some(y.clone()),
                 None => ask_confirmation(&info.path)?,
             };
             guard::check(&info, &host, confirmed.as_deref(), *allow_fixed)?;
-            // Nothing else may hold it open, and it must still be the device inspected.
+            // Nothing else may hold it open, and it must still be the device
+            // inspected; what is confirmed now is checked again before every mkfs.
             let held = guard::open_exclusive(&info.path)?;
             guard::same_device(&held, &info)?;
             drop(held);
+            let identity = Identity::confirmed(&info);
             if info.size_bytes < need {
                 return Err(format!(
                     "{} holds {} but the workloads at --scale {} need about {}",
@@ -295,10 +325,14 @@ fn prepare_target(opts: &Options) -> Result<Prepared, String> {
                     bus: Some(info.bus.clone()),
                     cold_cache: "remount+BLKFLSBUF".into(),
                     counters: info.name.clone(),
+                    loop_direct_io: None,
+                    backing_fs: None,
                 },
                 dev: Some(info.path.clone()),
                 counters: Some(counters::stat_path(&info.name)),
                 volume: info.size_bytes,
+                identity: Some(identity),
+                host_cache: false,
                 _loop: None,
                 _temp: None,
             })
@@ -310,14 +344,17 @@ fn prepare_target(opts: &Options) -> Result<Prepared, String> {
             }
             let counters = counters_of_dir(dir);
             let free = free_space(dir)?;
+            // The user's own volume, partly used: run what fits, and let a
+            // workload that does not report that the volume is full.
             if free < need {
-                return Err(format!(
-                    "{} has {} free but the workloads at --scale {} need about {}",
+                eprintln!(
+                    "fsfit: warning: {} has {} free but the workloads at --scale {} need about {}; \
+those that do not fit will stop with \"the volume is full\"",
                     dir.display(),
                     iec(free),
                     opts.scale,
                     iec(need)
-                ));
+                );
             }
             Ok(Prepared {
                 info: TargetInfo {
@@ -331,15 +368,26 @@ fn prepare_target(opts: &Options) -> Result<Prepared, String> {
                         .as_ref()
                         .map(|p| p.to_string_lossy().into_owned())
                         .unwrap_or_default(),
+                    loop_direct_io: None,
+                    backing_fs: None,
                 },
                 dev: None,
                 counters,
                 volume: free,
+                identity: None,
+                host_cache: false,
                 _loop: None,
                 _temp: None,
             })
         }
     }
+}
+
+/// The RAM-backed filesystem (tmpfs, ramfs) holding `p`, if it is on one:
+/// an image there is read from memory whatever fsfit does.
+fn ram_backed(p: &Path) -> Option<String> {
+    let (fstype, _, _) = crate::device::mount_of(p)?;
+    matches!(fstype.as_str(), "tmpfs" | "ramfs").then_some(fstype)
 }
 
 /// Space an unprivileged writer may still use there (f_bavail).
@@ -376,9 +424,11 @@ fn measure(
     let ru0 = counters::rusage();
     let d0 = daemon.and_then(counters::process_cpu);
     ctx.ops = 0;
+    let sc0 = counters::syscalls();
     let t0 = Instant::now();
     let out = w.run(ctx)?;
     let seconds = t0.elapsed().as_secs_f64();
+    let sc1 = counters::syscalls();
     let ru = counters::rusage().since(&ru0);
     let disk1 = counters_path.and_then(counters::read_stat);
     let d1 = daemon.and_then(counters::process_cpu);
@@ -403,8 +453,10 @@ fn measure(
             ctx_voluntary: ru.ctx_voluntary,
             ctx_involuntary: ru.ctx_involuntary,
             ops: ctx.ops,
+            syscalls_read: sc0.zip(sc1).map(|(a, b)| b.0.saturating_sub(a.0)),
+            syscalls_write: sc0.zip(sc1).map(|(a, b)| b.1.saturating_sub(a.1)),
             daemon_cpu_s,
-            remount_read_bytes: None,
+            mount_read_bytes: None,
             extents: out.extents,
         },
         out,
@@ -423,12 +475,17 @@ pub fn flags_for(
     if !have_counters {
         flags.push("no-device-counters".to_string());
     } else {
-        // What came from the device for this phase: during it, or during the
-        // remount just before it (a driver's readahead at mount time).
-        let cold = |r: &Run| r.device_read_bytes + r.remount_read_bytes.unwrap_or(0);
+        // Judged on the phase's own device reads, during its own timing:
+        // what the remount before it read (mount_read_bytes) is metadata or
+        // readahead the phase then finds cached, not a cold read of its own.
         let suspect = match phase {
-            Phase::Read => bytes > 0 && runs.iter().any(|r| (cold(r) as f64) < 0.9 * bytes as f64),
-            Phase::Scan => runs.iter().any(|r| cold(r) == 0),
+            Phase::Read => {
+                bytes > 0
+                    && runs
+                        .iter()
+                        .any(|r| (r.device_read_bytes as f64) < 0.9 * bytes as f64)
+            }
+            Phase::Scan => runs.iter().any(|r| r.device_read_bytes == 0),
             _ => false,
         };
         if suspect {
@@ -455,8 +512,12 @@ struct ConfigRun<'a> {
     pb: &'a indicatif::ProgressBar,
 }
 
+/// Why a run stops before its end (interrupted, or a device that is no
+/// longer the one confirmed), with what the config measured until then.
+struct Stop(String, Option<Box<ConfigResult>>);
+
 impl ConfigRun<'_> {
-    fn run(&self, p: &Planned) -> Result<ConfigResult, String> {
+    fn run(&self, p: &Planned) -> Result<ConfigResult, Stop> {
         let dev = self.prepared.dev.as_deref().expect("a device to format");
         let mut argv = p.fs.mkfs(p.cluster).expect("planned configs have mkfs");
         argv.push(dev.to_string());
@@ -479,6 +540,10 @@ impl ConfigRun<'_> {
             error: None,
             workloads: Vec::new(),
         };
+        // Still the device confirmed, and nobody else's: else stop the run.
+        if let Some(id) = &self.prepared.identity {
+            id.confirm().map_err(|e| Stop(e, None))?;
+        }
         let t0 = Instant::now();
         let args: Vec<&str> = argv[1..].iter().map(|s| s.as_str()).collect();
         if let Err(e) = run_tool(&argv[0], &args) {
@@ -498,8 +563,12 @@ impl ConfigRun<'_> {
             res.error.get_or_insert(format!("unmount: {e}"));
         }
         match outcome {
-            // Stop the whole run: the caller reports the interruption.
-            Err(e) if CANCEL.load(Ordering::SeqCst) => Err(e),
+            // Stop the whole run: the caller reports the interruption, and
+            // writes what this config measured until then.
+            Err(_) if CANCEL.load(Ordering::SeqCst) => {
+                res.error = Some("interrupted".into());
+                Err(Stop("interrupted".into(), Some(Box::new(res))))
+            }
             Err(e) => {
                 res.error = Some(e);
                 Ok(res)
@@ -577,9 +646,9 @@ fn run_workloads(
     cold: &mut Cold,
     res: &mut ConfigResult,
 ) -> Result<(), String> {
-    let ctx = || Ctx {
+    let ctx_at = |scale: f64| Ctx {
         root,
-        scale: opts.scale,
+        scale,
         data,
         ops: 0,
         cancel: &CANCEL,
@@ -588,6 +657,13 @@ fn run_workloads(
     for (i, w) in sel.iter().enumerate() {
         interrupted()?;
         let cold_phase = matches!(w.phase(), Phase::Read | Phase::Scan);
+        let scale = if opts.min_seconds > 0.0 {
+            pb.set_message(format!("{label}{} sizing", w.name()));
+            size_by_time(*w, opts, root, counters, cold, &ctx_at)?
+        } else {
+            opts.scale
+        };
+        let ctx = || ctx_at(scale);
         let mut runs = Vec::new();
         let mut last = workloads::Outcome::default();
         let mut error = None;
@@ -602,7 +678,7 @@ fn run_workloads(
                     None
                 };
                 let (mut run, out) = measure(*w, &mut c, counters, cold.daemon())?;
-                run.remount_read_bytes = remount_read;
+                run.mount_read_bytes = remount_read;
                 Ok((run, out))
             };
             let r = step();
@@ -626,6 +702,9 @@ fn run_workloads(
             }
         }
         let mut wr = summarize(*w, last, runs, error, counters.is_some());
+        if scale != opts.scale {
+            wr.scale = Some(scale);
+        }
         if cold_phase && matches!(cold, Cold::DropCaches("fadvise")) {
             wr.flags.push("cache-drop-partial".into());
         }
@@ -641,6 +720,58 @@ fn run_workloads(
         }
     }
     Ok(())
+}
+
+/// The scale at which one run of `w` takes at least `--min-time` (as fio's
+/// `runtime=` and hyperfine's minimum time do): untimed runs, the first at
+/// the chosen scale (also a warm-up: the first write after mkfs or a
+/// quiesce pays for things later ones do not), then grown by what was
+/// missing, up to three tries, at most 64 times the chosen scale and as far
+/// as half the volume's free space allows. Deletes keep the chosen scale:
+/// deleting one bigger file takes hardly longer, only its writing does.
+fn size_by_time<'a>(
+    w: &dyn Workload,
+    opts: &Options,
+    root: &Path,
+    counters: Option<&Path>,
+    cold: &mut Cold,
+    ctx_at: &dyn Fn(f64) -> Ctx<'a>,
+) -> Result<f64, String> {
+    if w.phase() == Phase::Delete {
+        return Ok(opts.scale);
+    }
+    let room = free_space(root).unwrap_or(0) / 2;
+    let mut scale = opts.scale;
+    for _ in 0..3 {
+        let mut c = ctx_at(scale);
+        let mut once = || -> Result<f64, String> {
+            w.prepare(&mut c)?;
+            if matches!(w.phase(), Phase::Read | Phase::Scan) {
+                cold.chill(root, counters)?;
+            }
+            let t0 = Instant::now();
+            w.run(&mut c)?;
+            Ok(t0.elapsed().as_secs_f64())
+        };
+        let t = match once() {
+            Ok(t) => t,
+            Err(e) if e == "interrupted" => return Err(e),
+            // The timed runs will meet and report the same error.
+            Err(_) => return Ok(scale),
+        };
+        if t >= opts.min_seconds {
+            break;
+        }
+        let mut grow = (opts.min_seconds / t.max(1e-3) * 1.2).min(64.0 * opts.scale / scale);
+        while grow > 1.0 && w.space_needed(scale * grow) > room {
+            grow /= 1.5;
+        }
+        if grow < 1.05 {
+            break;
+        }
+        scale *= grow;
+    }
+    Ok(scale)
 }
 
 fn summarize(
@@ -675,6 +806,7 @@ fn summarize(
             0.0
         },
         cv_pct: (s.cv_pct * 100.0).round() / 100.0,
+        scale: None,
         flags,
         relative_pct: None,
         error,
@@ -695,6 +827,8 @@ fn run_dir(
     let bsize = crate::device::statvfs(&dir)?.f_bsize;
     let root = dir.join(format!("fsfit-bench-{}", std::process::id()));
     std::fs::create_dir(&root).map_err(|e| format!("{}: {e}", root.display()))?;
+    // Recorded, so that `fsfit cleanup` removes it after a SIGKILL.
+    crate::device::state::add_dir(&root);
     let mut res = ConfigResult {
         fs: fstype.clone(),
         cluster_bytes: bsize,
@@ -716,35 +850,79 @@ fn run_dir(
         &mut cold,
         &mut res,
     );
-    let _ = std::fs::remove_dir_all(&root);
+    if std::fs::remove_dir_all(&root).is_ok() {
+        crate::device::state::remove_dir(&root);
+    }
     outcome?;
     Ok(res)
 }
 
-/// Relative figures: the baseline's median time over each config's, in %.
+/// A workload's speed: bytes per second, or files per second for those
+/// that move no bytes (scan, deletes). Sized by time, two configs may run a
+/// workload at different scales, so speeds compare where times do not.
+fn rate(w: &WorkloadResult) -> f64 {
+    if w.bytes > 0 {
+        w.mb_per_s
+    } else {
+        w.files_per_s
+    }
+}
+
+/// Relative figures: each config's speed over the baseline's, in %.
 fn relate(results: &mut [ConfigResult], baseline: usize) {
     let base: Vec<(String, f64)> = results[baseline]
         .workloads
         .iter()
-        .map(|w| (w.name.clone(), w.median_seconds))
+        .map(|w| (w.name.clone(), rate(w)))
         .collect();
     for r in results.iter_mut() {
         for w in r.workloads.iter_mut() {
             if let Some((_, b)) = base.iter().find(|(n, _)| *n == w.name) {
-                if *b > 0.0 && w.median_seconds > 0.0 && w.error.is_none() {
-                    w.relative_pct = Some(((b / w.median_seconds) * 1000.0).round() / 10.0);
+                let x = rate(w);
+                if *b > 0.0 && x > 0.0 && w.error.is_none() {
+                    w.relative_pct = Some(((x / b) * 1000.0).round() / 10.0);
                 }
             }
         }
     }
 }
 
-/// Run every config. Stopped by Ctrl-C (CANCEL set), whatever error the
-/// interrupted step returned, it is an interruption.
+/// `--baseline fs[:cluster]`, checked against the plan before anything is
+/// formatted: the index of the config it names.
+fn baseline_index(b: &str, planned: &[(String, u64)]) -> Result<usize, String> {
+    let (name, cl) = match b.split_once(':') {
+        Some((n, c)) => (
+            n,
+            Some(crate::units::parse_size(c).map_err(|e| format!("--baseline {b}: {e}"))?),
+        ),
+        None => (b, None),
+    };
+    planned
+        .iter()
+        .position(|(f, c)| f == name && cl.is_none_or(|x| x == *c))
+        .ok_or_else(|| {
+            let have: Vec<String> = planned
+                .iter()
+                .map(|(f, c)| format!("{f}:{}", short(*c)))
+                .collect();
+            format!(
+                "--baseline {b}: no such config in this run (it runs {})",
+                have.join(", ")
+            )
+        })
+}
+
+/// Run every config. An error before anything is measured is an `Err`
+/// (Ctrl-C then, whatever error the interrupted step returned, is an
+/// interruption; a --baseline naming no config or a target fsfit refuses is
+/// bad input); one after (interrupted, a device that changed) is the
+/// report's `error`, so that what was measured is still written.
 pub fn run(opts: &Options) -> Result<BenchReport, crate::Error> {
     run_configs(opts).map_err(|e| {
         if CANCEL.load(Ordering::SeqCst) {
             crate::Error::Interrupted
+        } else if e.starts_with("--baseline") || e.starts_with("refusing") {
+            crate::Error::Input(e)
         } else {
             crate::Error::Work(e)
         }
@@ -765,25 +943,35 @@ fn run_configs(opts: &Options) -> Result<BenchReport, String> {
         baseline: String::new(),
         results: Vec::new(),
         skipped: Vec::new(),
+        error: None,
     };
+    let mut baseline = 0;
     if let TargetSpec::Dir(_) = opts.target {
+        if let Some(b) = &opts.baseline {
+            return Err(format!(
+                "--baseline {b}: --dir runs one config, there is nothing to compare"
+            ));
+        }
         let pb = progress(
             opts.quiet,
             (opts.workloads.len() as u64) * opts.repeat as u64,
         );
         let r = run_dir(opts, &prepared, &data, &pb);
         pb.finish_and_clear();
-        let r = r?;
-        report.target.cold_cache = if r
-            .workloads
+        match r {
+            Ok(r) => report.results.push(r),
+            Err(e) => report.error = Some(e),
+        }
+        report.target.cold_cache = if report
+            .results
             .iter()
+            .flat_map(|r| &r.workloads)
             .any(|w| w.flags.iter().any(|f| f == "cache-drop-partial"))
         {
             "fadvise (not root: no drop_caches)".into()
         } else {
             "drop_caches+fadvise".into()
         };
-        report.results.push(r);
     } else {
         let (planned, skipped) = plan(opts, prepared.volume);
         report.skipped = skipped;
@@ -798,6 +986,13 @@ fn run_configs(opts: &Options) -> Result<BenchReport, String> {
         if planned.is_empty() {
             return Err("no config can run on this host (see the reasons above)".into());
         }
+        if let Some(b) = &opts.baseline {
+            let names: Vec<(String, u64)> = planned
+                .iter()
+                .map(|p| (p.fs.name().to_string(), p.cluster))
+                .collect();
+            baseline = baseline_index(b, &names)?;
+        }
         let total = planned.len() as u64 * opts.workloads.len() as u64 * opts.repeat as u64;
         let pb = progress(opts.quiet, total);
         let cr = ConfigRun {
@@ -807,16 +1002,38 @@ fn run_configs(opts: &Options) -> Result<BenchReport, String> {
             pb: &pb,
         };
         for p in &planned {
-            interrupted()?;
-            let r = cr.run(p);
-            if let Ok(r) = &r {
-                if let Some(e) = &r.error {
-                    pb.suspend(|| eprintln!("fsfit: {}:{}: {e}", r.fs, short(r.cluster_bytes)));
+            if let Err(e) = interrupted() {
+                report.error = Some(e);
+                break;
+            }
+            match cr.run(p) {
+                Ok(r) => {
+                    if let Some(e) = &r.error {
+                        pb.suspend(|| eprintln!("fsfit: {}:{}: {e}", r.fs, short(r.cluster_bytes)));
+                    }
+                    report.results.push(r);
+                }
+                Err(Stop(e, partial)) => {
+                    report.results.extend(partial.map(|b| *b));
+                    report.error = Some(e);
+                    break;
                 }
             }
-            report.results.push(r?);
         }
         pb.finish_and_clear();
+    }
+    if prepared.host_cache {
+        for w in report
+            .results
+            .iter_mut()
+            .flat_map(|r| r.workloads.iter_mut())
+        {
+            w.flags.push("host-cache".into());
+        }
+        eprintln!(
+            "fsfit: warning: the host's page cache may serve this image's I/O ({}): figures are marked host-cache",
+            report.target.cold_cache
+        );
     }
     let figures: Vec<_> = report.results.iter().flat_map(|r| &r.workloads).collect();
     let noisy = figures.iter().filter(|w| w.cv_pct > 10.0).count();
@@ -827,21 +1044,8 @@ more --repeat, or a quieter machine, would tighten them",
             figures.len()
         );
     }
-    let baseline = match &opts.baseline {
-        None => 0,
-        Some(b) => {
-            let (name, cl) = match b.split_once(':') {
-                Some((n, c)) => (n, Some(crate::units::parse_size(c)?)),
-                None => (b.as_str(), None),
-            };
-            report
-                .results
-                .iter()
-                .position(|r| r.fs == name && cl.is_none_or(|c| c == r.cluster_bytes))
-                .ok_or_else(|| format!("--baseline {b}: no such config in this run"))?
-        }
-    };
-    if !report.results.is_empty() {
+    // The baseline named a planned config; it may have stopped before running.
+    if baseline < report.results.len() {
         report.baseline = format!(
             "{}:{}",
             report.results[baseline].fs,
@@ -866,6 +1070,16 @@ mod tests {
     }
 
     #[test]
+    fn baseline_must_name_a_planned_config() {
+        let p = vec![("ext4".to_string(), 4096), ("exfat".to_string(), 32768)];
+        assert_eq!(baseline_index("exfat", &p), Ok(1));
+        assert_eq!(baseline_index("exfat:32K", &p), Ok(1));
+        let e = baseline_index("exfta", &p).unwrap_err();
+        assert!(e.contains("ext4:4K, exfat:32K"), "{e}");
+        assert!(baseline_index("exfat:3Q", &p).is_err());
+    }
+
+    #[test]
     fn honesty_flags() {
         let mb = 1_000_000;
         assert!(flags_for(Phase::Read, 100 * mb, &[run_with(100 * mb, 0)], true, 1.0).is_empty());
@@ -880,6 +1094,19 @@ mod tests {
         assert!(flags_for(Phase::Write, 100 * mb, &[run_with(0, 120 * mb)], true, 1.0).is_empty());
         assert_eq!(
             flags_for(Phase::Scan, 0, &[run_with(0, 0)], true, 1.0),
+            ["cache-suspect"]
+        );
+        // Mount-time reads are not the phase's: a read phase that took
+        // nothing from the device during its timing is suspect however much
+        // the remount read.
+        let mut r = run_with(0, 0);
+        r.mount_read_bytes = Some(200 * mb);
+        assert_eq!(
+            flags_for(Phase::Read, 100 * mb, &[r.clone()], true, 1.0),
+            ["cache-suspect"]
+        );
+        assert_eq!(
+            flags_for(Phase::Scan, 0, &[r], true, 1.0),
             ["cache-suspect"]
         );
         assert_eq!(

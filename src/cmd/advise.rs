@@ -73,7 +73,7 @@ pub fn run(o: &Options, quiet: bool) -> Result<()> {
     } else {
         report::advice::text(&advice)
     };
-    print!("{out}");
+    super::print(&out)?;
     if advice.choice.is_none() {
         return Err(Error::work(
             "no filesystem fits these constraints (see the rejected list)",

@@ -28,6 +28,26 @@ impl Options {
                 "fsfit bench formats and mounts volumes: run it as root (sudo), or use --dir on a mounted directory",
             ));
         }
+        // Where the results go must exist before hours are spent measuring.
+        for p in [&a.json, &a.report].into_iter().flatten() {
+            let dir = match p.parent() {
+                Some(d) if !d.as_os_str().is_empty() => d,
+                _ => std::path::Path::new("."),
+            };
+            if !dir.is_dir() {
+                return Err(Error::input(format!(
+                    "{}: the folder {} does not exist",
+                    p.display(),
+                    dir.display()
+                )));
+            }
+        }
+        if let Some(b) = &a.baseline {
+            if let Some((_, c)) = b.split_once(':') {
+                crate::units::parse_size(c)
+                    .map_err(|e| Error::input(format!("--baseline {b}: {e}")))?;
+            }
+        }
         Ok(Options {
             bench: bench::Options {
                 target,
@@ -35,6 +55,11 @@ impl Options {
                 driver: a.driver,
                 workloads: workloads(&a.workloads)?,
                 scale,
+                min_seconds: a.min_time.unwrap_or(if a.quick {
+                    bench::QUICK_MIN_SECONDS
+                } else {
+                    0.0
+                }),
                 repeat: a.repeat,
                 quiet,
                 baseline: a.baseline.clone(),
@@ -84,6 +109,7 @@ fn target(a: &BenchArgs) -> TargetSpec {
         TargetSpec::Image {
             path: p.clone(),
             size: a.size,
+            overwrite: a.overwrite_image,
         }
     } else {
         TargetSpec::TempImage { size: a.size }
@@ -93,10 +119,11 @@ fn target(a: &BenchArgs) -> TargetSpec {
 pub fn run(o: &Options) -> Result<()> {
     if o.list {
         // Every workload, not only the selected ones.
-        for w in bench::workloads::all() {
-            println!("{:<17} {}", w.name(), w.describe(o.bench.scale));
-        }
-        return Ok(());
+        let list: String = bench::workloads::all()
+            .iter()
+            .map(|w| format!("{:<17} {}\n", w.name(), w.describe(o.bench.scale)))
+            .collect();
+        return super::print(&list);
     }
     let _ = ctrlc::set_handler(|| {
         if bench::CANCEL.swap(true, Ordering::SeqCst) {
@@ -106,10 +133,17 @@ pub fn run(o: &Options) -> Result<()> {
         }
     });
     let results = bench::run(&o.bench)?;
+    // Written also when the run stopped after measuring: what was measured,
+    // and why it stopped.
     if let Some(path) = &o.json {
         report::write_atomic(path, report::json::bench(&results).as_bytes())?;
     }
-    print!("{}", report::bench_table::bench(&results));
+    super::print(&report::bench_table::bench(&results))?;
+    match results.error.as_deref() {
+        Some("interrupted") => return Err(Error::Interrupted),
+        Some(e) => return Err(Error::work(e)),
+        None => {}
+    }
     if let Some(path) = &o.report {
         let mut inputs = report::html::Inputs::default();
         let source = match &o.json {

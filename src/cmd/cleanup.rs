@@ -5,11 +5,10 @@ use crate::{device, Error, Result};
 pub fn run() -> Result<()> {
     let said = device::state::cleanup();
     if said.is_empty() {
-        println!("nothing to clean up");
+        super::print("nothing to clean up\n")?;
     }
-    for l in &said {
-        println!("{l}");
-    }
+    let lines: String = said.iter().map(|l| format!("{l}\n")).collect();
+    super::print(&lines)?;
     if said.iter().any(|l| l.starts_with("could not")) {
         return Err(Error::work("some things could not be released (see above)"));
     }

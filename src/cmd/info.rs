@@ -36,9 +36,9 @@ pub fn run(o: &Options) -> Result<()> {
     if o.json {
         let mut s = serde_json::to_string_pretty(&r).expect("info serializes");
         s.push('\n');
-        print!("{s}");
+        super::print(&s)?;
     } else {
-        print!("{}", report::info::text(&r));
+        super::print(&report::info::text(&r))?;
     }
     if r.volume.is_none() && r.partitions.is_empty() && r.mounted.is_none() {
         return Err(Error::work(format!(

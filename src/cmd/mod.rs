@@ -29,7 +29,8 @@ pub fn run(cli: &Cli) -> Result<()> {
     }
 }
 
-/// Write to stdout; a closed pipe (`fsfit usage | head`) is not an error.
+/// Every command's output goes through here: a closed pipe (`fsfit usage |
+/// head`, `fsfit info X | head -1`) ends it quietly, not with a panic.
 pub fn print(out: &str) -> Result<()> {
     use std::io::Write;
     let mut stdout = std::io::stdout().lock();

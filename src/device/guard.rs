@@ -38,6 +38,8 @@ pub struct DeviceInfo {
     pub model: String,
     pub vendor: String,
     pub serial: String,
+    /// World-wide identifier (`device/wwid`, NVMe `wwid`), empty if none.
+    pub wwid: String,
     /// usb, ata, nvme, mmc, scsi, virtio, loop, virtual (dm, md, zram), unknown.
     pub bus: String,
     /// The sysfs removable flag, or a USB device, or an SD card (not eMMC).
@@ -569,6 +571,9 @@ pub fn inspect(host: &Host, dev: &str) -> Result<DeviceInfo, String> {
         })
         .or_else(|| usb_attr("serial"))
         .unwrap_or_default();
+    let wwid = dev_attr("wwid")
+        .or_else(|| host.read(&disk_dir.join("wwid")).filter(|s| !s.is_empty()))
+        .unwrap_or_default();
     // USB SSDs say removable=0 yet are external; soldered eMMC says type MMC.
     let removable = flag(&disk_dir, "removable")
         || bus == "usb"
@@ -627,6 +632,7 @@ pub fn inspect(host: &Host, dev: &str) -> Result<DeviceInfo, String> {
         model,
         vendor,
         serial,
+        wwid,
         bus,
         removable,
         partitions: if is_partition {

@@ -8,18 +8,45 @@ pub struct LoopDev {
     pub dev: String,
 }
 
+/// The file a loop device reads and writes, as the kernel holds it
+/// (LOOP_GET_STATUS64): a path can be reused, the (device, inode) pair cannot
+/// while the file is open.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Backing {
+    pub file: String,
+    pub st_dev: u64,
+    pub st_ino: u64,
+}
+
 impl LoopDev {
     /// Attach `image` with direct I/O, so the host's page cache does not hold
     /// a second copy of what the filesystem reads and writes.
     pub fn attach(image: &Path) -> Result<LoopDev, String> {
+        LoopDev::attach_with(image, None)
+    }
+
+    /// Attach the first `limit` bytes of `image` (the rest holds fsfit's
+    /// marker, see image.rs).
+    pub fn attach_limited(image: &Path, limit: u64) -> Result<LoopDev, String> {
+        LoopDev::attach_with(image, Some(limit))
+    }
+
+    fn attach_with(image: &Path, limit: Option<u64>) -> Result<LoopDev, String> {
         let img = image.to_str().ok_or("image path is not UTF-8")?;
-        let out = run_tool("losetup", &["-f", "--show", "--direct-io=on", img])
-            .or_else(|_| run_tool("losetup", &["-f", "--show", img]))?;
+        let lim = limit.map(|l| l.to_string());
+        let mut args = vec!["-f", "--show"];
+        if let Some(l) = &lim {
+            args.extend(["--sizelimit", l.as_str()]);
+        }
+        args.push(img);
+        let mut dio = vec!["--direct-io=on"];
+        dio.extend(&args);
+        let out = run_tool("losetup", &dio).or_else(|_| run_tool("losetup", &args))?;
         let dev = String::from_utf8_lossy(&out.stdout).trim().to_string();
         if !dev.starts_with("/dev/loop") {
             return Err(format!("losetup gave no device for {img}"));
         }
-        state::add_loop(&dev);
+        state::add_loop(&dev, backing(&dev));
         Ok(LoopDev { dev })
     }
 
@@ -27,6 +54,58 @@ impl LoopDev {
     pub fn name(&self) -> &str {
         self.dev.trim_start_matches("/dev/")
     }
+}
+
+/// Is direct I/O on for this loop device (`/sys/block/loopN/loop/dio`)?
+/// `losetup --direct-io=on` silently falls back to buffered I/O when the
+/// backing filesystem cannot do it; only this file says what happened.
+pub fn direct_io(dev: &str) -> Option<bool> {
+    let name = dev.trim_start_matches("/dev/");
+    let s = std::fs::read_to_string(format!("/sys/block/{name}/loop/dio")).ok()?;
+    Some(s.trim() == "1")
+}
+
+/// The backing file of a loop device now, or None when it has none.
+pub fn backing(dev: &str) -> Option<Backing> {
+    let f = std::fs::File::open(dev).ok()?;
+    backing_of(&f, dev)
+}
+
+/// LOOP_GET_STATUS64 on an open loop device (linux/loop.h).
+pub fn backing_of(f: &std::fs::File, dev: &str) -> Option<Backing> {
+    use std::os::fd::AsRawFd;
+    #[repr(C)]
+    struct LoopInfo64 {
+        lo_device: u64,
+        lo_inode: u64,
+        lo_rdevice: u64,
+        lo_offset: u64,
+        lo_sizelimit: u64,
+        lo_number: u32,
+        lo_encrypt_type: u32,
+        lo_encrypt_key_size: u32,
+        lo_flags: u32,
+        lo_file_name: [u8; 64],
+        lo_crypt_name: [u8; 64],
+        lo_encrypt_key: [u8; 32],
+        lo_init: [u64; 2],
+    }
+    const LOOP_GET_STATUS64: libc::c_ulong = 0x4C05;
+    let mut info: LoopInfo64 = unsafe { std::mem::zeroed() };
+    // ENXIO: nothing attached.
+    if unsafe { libc::ioctl(f.as_raw_fd(), LOOP_GET_STATUS64 as _, &mut info) } != 0 {
+        return None;
+    }
+    // lo_file_name is cut at 64 bytes: sysfs has the whole path.
+    let name = dev.trim_start_matches("/dev/");
+    let file = std::fs::read_to_string(format!("/sys/block/{name}/loop/backing_file"))
+        .map(|s| s.trim_end_matches('\n').to_string())
+        .unwrap_or_else(|_| crate::info::bytes::cstr(&info.lo_file_name));
+    Some(Backing {
+        file,
+        st_dev: info.lo_device,
+        st_ino: info.lo_inode,
+    })
 }
 
 pub fn detach(dev: &str) -> Result<(), String> {

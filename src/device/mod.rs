@@ -3,6 +3,8 @@
 //! mounts fsfit sets up for it, each undone when its guard drops.
 
 pub mod guard;
+pub mod identity;
+pub mod image;
 pub mod loopdev;
 pub mod mount;
 pub mod state;

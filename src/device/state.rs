@@ -1,6 +1,7 @@
 //! A record, under /run/fsfit, of what a run attached and mounted, so that
 //! `fsfit cleanup` can undo what a run killed with SIGKILL left behind.
 
+use super::loopdev::Backing;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -16,6 +17,14 @@ pub struct Record {
     /// the loop devices on top of them, which hold their file open.
     #[serde(default)]
     pub fuse_mounts: Vec<String>,
+    /// What each loop device of `loops` was attached to: cleanup detaches a
+    /// loop only while it still serves that file (the number may have been
+    /// reused by someone else since).
+    #[serde(default)]
+    pub backing: Vec<(String, Backing)>,
+    /// Folders a run made: `--dir` work folders, private temporary folders.
+    #[serde(default)]
+    pub dirs: Vec<String>,
 }
 
 /// The state directory: `$FSFIT_STATE_DIR`, else /run/fsfit.
@@ -33,7 +42,12 @@ fn save(r: &Record) {
         return;
     }
     let path = d.join(format!("{}.json", r.pid));
-    if r.loops.is_empty() && r.mounts.is_empty() && r.files.is_empty() && r.fuse_mounts.is_empty() {
+    if r.loops.is_empty()
+        && r.mounts.is_empty()
+        && r.files.is_empty()
+        && r.dirs.is_empty()
+        && r.fuse_mounts.is_empty()
+    {
         let _ = std::fs::remove_file(path);
     } else if let Ok(text) = serde_json::to_vec_pretty(r) {
         let _ = crate::report::write_atomic(&path, &text);
@@ -50,11 +64,26 @@ fn update(f: impl FnOnce(&mut Record)) {
     save(r);
 }
 
-pub fn add_loop(dev: &str) {
-    update(|r| r.loops.push(dev.to_string()));
+pub fn add_loop(dev: &str, backing: Option<Backing>) {
+    update(|r| {
+        r.loops.push(dev.to_string());
+        if let Some(b) = backing {
+            r.backing.push((dev.to_string(), b));
+        }
+    });
 }
 pub fn remove_loop(dev: &str) {
-    update(|r| r.loops.retain(|d| d != dev));
+    update(|r| {
+        r.loops.retain(|d| d != dev);
+        r.backing.retain(|(d, _)| d != dev);
+    });
+}
+pub fn add_dir(p: &Path) {
+    update(|r| r.dirs.push(p.to_string_lossy().into_owned()));
+}
+pub fn remove_dir(p: &Path) {
+    let d = p.to_string_lossy();
+    update(|r| r.dirs.retain(|m| *m != d));
 }
 pub fn add_mount(dir: &Path) {
     update(|r| r.mounts.push(dir.to_string_lossy().into_owned()));
@@ -120,12 +149,25 @@ pub fn cleanup() -> Vec<String> {
             let _ = std::fs::remove_dir(m);
         }
         for l in &r.loops {
-            match super::loopdev::detach(l) {
-                Ok(()) => said.push(format!("detached {l}")),
-                Err(e) => {
-                    ok = false;
-                    said.push(format!("could not detach {l}: {e}"))
-                }
+            let recorded = r.backing.iter().find(|(d, _)| d == l).map(|(_, b)| b);
+            let now = super::loopdev::backing(l);
+            match (recorded, now) {
+                (_, None) => said.push(format!("{l} is already detached")),
+                (None, Some(n)) => said.push(format!(
+                    "left {l} alone: no record of what the run attached it to, and it now serves {}",
+                    n.file
+                )),
+                (Some(b), Some(n)) if *b != n => said.push(format!(
+                    "left {l} alone: it now serves {}, not {} as recorded",
+                    n.file, b.file
+                )),
+                (Some(_), Some(_)) => match super::loopdev::detach(l) {
+                    Ok(()) => said.push(format!("detached {l}")),
+                    Err(e) => {
+                        ok = false;
+                        said.push(format!("could not detach {l}: {e}"))
+                    }
+                },
             }
         }
         for m in &r.fuse_mounts {
@@ -141,6 +183,18 @@ pub fn cleanup() -> Vec<String> {
         for f in &r.files {
             if std::fs::remove_file(f).is_ok() {
                 said.push(format!("removed {f}"));
+            }
+        }
+        // Only folders fsfit names itself (fsfit-bench-PID...), and last:
+        // a temporary image's folder is empty once its file is gone.
+        for d in r.dirs.iter().rev() {
+            let p = Path::new(d);
+            let ours = p
+                .file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("fsfit-bench-"));
+            if ours && std::fs::remove_dir_all(p).is_ok() {
+                said.push(format!("removed {d}"));
             }
         }
         if ok {

@@ -15,4 +15,5 @@ mod info;
 mod info_blkid;
 mod ntfs;
 mod report;
+mod safety;
 mod udf_f2fs;

@@ -918,6 +918,7 @@ mod tests {
             mb_per_s: bytes as f64 / 1e6 / med,
             files_per_s: files as f64 / med,
             cv_pct: 0.0,
+            scale: None,
             flags: vec![],
             relative_pct: None,
             error: None,
@@ -986,6 +987,8 @@ mod tests {
                 bus: None,
                 cold_cache: String::new(),
                 counters: String::new(),
+                loop_direct_io: None,
+                backing_fs: None,
             },
             command: vec![],
             date: String::new(),
@@ -994,6 +997,7 @@ mod tests {
             baseline: String::new(),
             results,
             skipped: vec![],
+            error: None,
         };
         let a = report(vec![
             cfg(

@@ -1,0 +1,261 @@
+//! Image files fsfit formats, and the rule that keeps a user's file safe:
+//! an existing file is formatted only if it is empty or fsfit made it.
+//!
+//! fsfit's marker is a 4 KiB record just after the volume's last byte. The
+//! loop device is attached with `--sizelimit` = the volume size, so mkfs and
+//! the discard most mkfs tools send first (mke2fs, mkfs.xfs, mkfs.btrfs
+//! discard the whole device, which punches holes in the file) never reach
+//! it, whatever the filesystem. An xattr would survive too, but not on the
+//! exFAT or FAT stick people keep images on; a sidecar file gets lost or
+//! left behind when the image is moved.
+
+use std::fs::{File, OpenOptions};
+use std::io::ErrorKind;
+use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt};
+use std::path::Path;
+
+/// Bytes of the marker record after the volume.
+pub const MARKER_BYTES: u64 = 4096;
+const MAGIC: &[u8] = b"fsfit image marker 1\n";
+
+fn marker(volume: u64) -> Vec<u8> {
+    let mut m = MAGIC.to_vec();
+    m.extend_from_slice(
+        format!("volume_bytes={volume}\nmade by fsfit bench: the volume before this record may be reformatted by fsfit at any time\n")
+            .as_bytes(),
+    );
+    m.resize(MARKER_BYTES as usize, 0);
+    m
+}
+
+/// The volume size fsfit's marker records, if the file ends with one.
+pub fn read_marker(f: &File, len: u64) -> Option<u64> {
+    if len < MARKER_BYTES {
+        return None;
+    }
+    let mut buf = vec![0u8; MARKER_BYTES as usize];
+    f.read_exact_at(&mut buf, len - MARKER_BYTES).ok()?;
+    let rest = buf.strip_prefix(MAGIC)?;
+    let line = rest.split(|&b| b == b'\n').next()?;
+    let v: u64 = std::str::from_utf8(line)
+        .ok()?
+        .strip_prefix("volume_bytes=")?
+        .parse()
+        .ok()?;
+    (v + MARKER_BYTES == len).then_some(v)
+}
+
+/// An image ready to attach: its file is sized `volume + MARKER_BYTES` and
+/// marked.
+pub struct Image {
+    pub volume: u64,
+}
+
+/// What an existing file looks like, for a refusal: "a 300 MiB file holding
+/// an ext4 filesystem labelled \"VIDEOS\"".
+pub fn describe_file(path: &Path, len: u64) -> String {
+    format!(
+        "a {} file {}",
+        crate::units::iec(len),
+        describe_contents(path)
+    )
+}
+
+/// "holding an exfat filesystem labelled \"STICK\"", "holding a partition
+/// table (1: ntfs \"DATA\")", "with no filesystem fsfit recognises".
+pub fn describe_contents(path: &Path) -> String {
+    let labelled = |v: &crate::info::VolumeInfo| match &v.label {
+        Some(l) => format!("{} filesystem labelled \"{l}\"", v.fs),
+        None => format!("{} filesystem with no label", v.fs),
+    };
+    match crate::info::inspect::inspect(path, 0) {
+        Ok(r) => {
+            if let Some(v) = &r.volume {
+                format!("holding an {}", labelled(v))
+            } else if !r.partitions.is_empty() {
+                let parts: Vec<String> = r
+                    .partitions
+                    .iter()
+                    .map(|p| match &p.volume {
+                        Some(v) => match &v.label {
+                            Some(l) => format!("{}: {} \"{l}\"", p.partition.index, v.fs),
+                            None => format!("{}: {}", p.partition.index, v.fs),
+                        },
+                        None => format!("{}: no filesystem recognised", p.partition.index),
+                    })
+                    .collect();
+                format!("holding a partition table ({})", parts.join("; "))
+            } else {
+                "with no filesystem fsfit recognises".to_string()
+            }
+        }
+        Err(_) => "with no filesystem fsfit recognises".to_string(),
+    }
+}
+
+/// Decide whether `path` may be formatted, then size and mark it. `size` is
+/// what the user asked for; without it an image of fsfit's keeps its size,
+/// a new or empty file gets `default`. Nothing is written before every
+/// check has passed.
+pub fn prepare(
+    path: &Path,
+    size: Option<u64>,
+    default: u64,
+    overwrite: bool,
+    need: impl Fn(u64) -> Result<(), String>,
+) -> Result<Image, String> {
+    let shown = path.display();
+    let existing = match std::fs::symlink_metadata(path) {
+        Ok(m) => Some(m),
+        Err(e) if e.kind() == ErrorKind::NotFound => None,
+        Err(e) => return Err(format!("{shown}: {e}")),
+    };
+    let (volume, file) = match existing {
+        None => {
+            let volume = size.unwrap_or(default);
+            need(volume)?;
+            let f = OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .custom_flags(libc::O_NOFOLLOW)
+                .open(path)
+                .map_err(|e| format!("{shown}: cannot create the image: {e}"))?;
+            (volume, f)
+        }
+        Some(m) => {
+            let ft = m.file_type();
+            if ft.is_symlink() {
+                return Err(format!(
+                    "refusing to use {shown}: it is a symbolic link, and fsfit formats only the file it is given; pass the file it points to"
+                ));
+            }
+            if !ft.is_file() {
+                use std::os::unix::fs::FileTypeExt;
+                let hint = if ft.is_block_device() {
+                    " (to benchmark a drive, use --device)"
+                } else {
+                    ""
+                };
+                return Err(format!(
+                    "refusing to use {shown}: it is not a regular file{hint}"
+                ));
+            }
+            let f = OpenOptions::new()
+                .read(true)
+                .write(true)
+                .custom_flags(libc::O_NOFOLLOW)
+                .open(path)
+                .map_err(|e| format!("{shown}: {e}"))?;
+            let fm = f.metadata().map_err(|e| format!("{shown}: {e}"))?;
+            if (fm.dev(), fm.ino()) != (m.dev(), m.ino()) {
+                return Err(format!(
+                    "{shown} changed while fsfit looked at it; try again"
+                ));
+            }
+            let len = fm.len();
+            let volume = if len == 0 {
+                size.unwrap_or(default)
+            } else if let Some(v) = read_marker(&f, len) {
+                size.unwrap_or(v)
+            } else if overwrite {
+                size.unwrap_or(len)
+            } else {
+                return Err(format!(
+                    "refusing to overwrite {shown}: it is {}, and fsfit did not make it; pass --overwrite-image to erase it and benchmark on it anyway",
+                    describe_file(path, len)
+                ));
+            };
+            need(volume)?;
+            (volume, f)
+        }
+    };
+    file.set_len(volume + MARKER_BYTES)
+        .map_err(|e| format!("{shown}: cannot size the image: {e}"))?;
+    file.write_all_at(&marker(volume), volume)
+        .and_then(|_| file.sync_all())
+        .map_err(|e| format!("{shown}: cannot write fsfit's marker: {e}"))?;
+    Ok(Image { volume })
+}
+
+/// A private folder for a temporary image (mkdtemp: a fresh name, mode 0700,
+/// made with O_EXCL semantics), recorded for `fsfit cleanup`, removed with
+/// everything in it when dropped.
+pub struct TempDir {
+    dir: Option<tempfile::TempDir>,
+}
+
+impl TempDir {
+    pub fn new() -> Result<TempDir, String> {
+        let base = std::env::temp_dir();
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("fsfit-bench-{}-", std::process::id()))
+            .tempdir_in(&base)
+            .map_err(|e| format!("cannot make a temporary folder in {}: {e}", base.display()))?;
+        super::state::add_dir(dir.path());
+        Ok(TempDir { dir: Some(dir) })
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.as_ref().expect("present until dropped").path()
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        if let Some(d) = self.dir.take() {
+            let p = d.path().to_path_buf();
+            if d.close().is_ok() {
+                super::state::remove_dir(&p);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn marker_round_trip_and_only_at_the_end() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("a.img");
+        let img = prepare(&p, Some(1 << 20), 4 << 30, false, |_| Ok(())).unwrap();
+        assert_eq!(img.volume, 1 << 20);
+        let f = File::open(&p).unwrap();
+        let len = f.metadata().unwrap().len();
+        assert_eq!(len, (1 << 20) + MARKER_BYTES);
+        assert_eq!(read_marker(&f, len), Some(1 << 20));
+        // Used again: keeps its size without --size.
+        let img = prepare(&p, None, 4 << 30, false, |_| Ok(())).unwrap();
+        assert_eq!(img.volume, 1 << 20);
+        // A file of someone else's is refused, and left as it was.
+        let q = d.path().join("video.mp4");
+        std::fs::write(&q, vec![7u8; 100_000]).unwrap();
+        let e = prepare(&q, None, 4 << 30, false, |_| Ok(())).err().unwrap();
+        assert!(e.starts_with("refusing to overwrite"), "{e}");
+        assert!(e.contains("97.7 KiB") || e.contains("KiB"), "{e}");
+        assert!(!e.contains('\n'));
+        assert_eq!(std::fs::read(&q).unwrap(), vec![7u8; 100_000]);
+        // A marker whose size does not match the file is not fsfit's.
+        let mut m = marker(10);
+        m.truncate(200);
+        std::fs::write(&q, &m).unwrap();
+        let f = File::open(&q).unwrap();
+        assert_eq!(read_marker(&f, 200), None);
+    }
+
+    #[test]
+    fn a_failed_size_check_touches_nothing() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("new.img");
+        let e = prepare(&p, Some(1 << 20), 4 << 30, false, |_| {
+            Err("too small".into())
+        })
+        .err()
+        .unwrap();
+        assert_eq!(e, "too small");
+        assert!(!p.exists());
+    }
+}
