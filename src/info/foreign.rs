@@ -71,6 +71,13 @@ pub fn deeper(dev: &mut Dev, head: &[u8]) -> Result<Option<String>, String> {
     match at1k.as_slice() {
         b"H+" => return Ok(Some("an Apple HFS+ (Mac OS Extended) volume".into())),
         b"HX" => return Ok(Some("an Apple HFSX (case-sensitive HFS+) volume".into())),
+        // An HFS Master Directory Block; drEmbedSigWord (at 0x7C) "H+"
+        // when it only wraps an HFS+ volume, as older Mac OS made them.
+        b"BD" if dev.read(1024 + 0x7C, 2)? == b"H+" => {
+            return Ok(Some(
+                "an Apple HFS+ (Mac OS Extended) volume in an HFS wrapper".into(),
+            ))
+        }
         b"BD" => return Ok(Some("an Apple HFS (Mac OS Standard) volume".into())),
         _ => {}
     }
@@ -158,12 +165,13 @@ mod tests {
 
     #[test]
     fn names_foreign_volumes_instead_of_fat_fields() {
-        let cases: [(usize, &[u8], &str); 12] = [
+        let cases: [(usize, &[u8], &str); 13] = [
             (3, b"-FVE-FS-", "BitLocker"),
             (0, b"LUKS\xba\xbe\x00\x02", "LUKS2"),
             (32, b"NXSB", "APFS"),
             (1024, b"H+", "HFS+"),
             (1024, b"HX", "HFSX"),
+            (1024, b"BD", "HFS (Mac OS Standard)"),
             (4086, b"SWAPSPACE2", "swap"),
             (512, b"LABELONE", "LVM2"),
             (32769, b"CD001", "ISO 9660"),
@@ -182,6 +190,9 @@ mod tests {
             assert!(e.contains(want), "{want}: {e}");
             assert!(!e.contains("BPB_"), "{want}: {e}");
         }
+        let mut wrapped = with(1024, b"BD");
+        wrapped[1024 + 0x7C..1024 + 0x7E].copy_from_slice(b"H+");
+        assert!(probe_err(&wrapped).contains("HFS+ (Mac OS Extended) volume in an HFS wrapper"));
     }
 
     #[test]

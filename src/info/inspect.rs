@@ -96,10 +96,11 @@ fn probe_file(path: &Path, size: u64, opts: &ProbeOptions) -> Result<Probed, Str
                 Ok(mut v) => {
                     // The device may go on past the partition (into the
                     // next one): the partition's own size is the limit.
-                    if v.volume_bytes > p.size_bytes {
+                    let claims = v.device_bytes.unwrap_or(v.volume_bytes);
+                    if claims > p.size_bytes {
                         v.warnings.push(format!(
-                            "the filesystem claims {} bytes but its partition holds only {}",
-                            v.volume_bytes, p.size_bytes
+                            "the filesystem claims {claims} bytes but its partition holds only {}",
+                            p.size_bytes
                         ));
                     }
                     (Some(v), None)

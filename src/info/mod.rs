@@ -67,6 +67,10 @@ pub struct VolumeInfo {
     /// accept anyway, ...
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// What this device must hold when it is less than `volume_bytes` (a
+    /// member of a multi-device btrfs): what the truncation check uses.
+    #[serde(skip)]
+    pub device_bytes: Option<u64>,
 }
 
 /// How to read what the volume leaves to convention.
@@ -115,12 +119,12 @@ pub fn probe_with(read_at: ReadAt, opts: &ProbeOptions) -> Result<VolumeInfo, St
     // cut short (a partial download or copy), or a partition table that
     // gives the partition less than its filesystem spans.
     let have = dev.size();
-    if have < v.volume_bytes {
+    let claims = v.device_bytes.unwrap_or(v.volume_bytes);
+    if have < claims {
         v.warnings.push(format!(
-            "truncated: the volume claims {} bytes but only {have} are readable here \
+            "truncated: the volume claims {claims} bytes but only {have} are readable here \
              ({} missing); what lies past the end (files, free space counts) cannot be read",
-            v.volume_bytes,
-            v.volume_bytes - have
+            claims - have
         ));
     }
     Ok(v)

@@ -429,6 +429,16 @@ fn btrfs_agrees_with_blkid() {
         &mkfs(G << 10, "mkfs.btrfs", &["-f", "-q", "-n", "65536"]).path,
         None,
     );
+    // One member of a two-device filesystem holds half of total_bytes:
+    // not a truncated image (agree() checks there is no such warning).
+    let second = Image::new(256 * M);
+    let first = mkfs(
+        256 * M,
+        "mkfs.btrfs",
+        &["-f", "-q", "-L", "multi", "-d", "single", second.path_str()],
+    );
+    let v = agree("btrfs member of two devices", &first.path, None);
+    assert_eq!(v["volume_bytes"], 512 * M, "{v:#}");
     let img = mkfs(256 * M, "mkfs.btrfs", &["-f", "-q", "-L", "old"]);
     run("btrfs", &["filesystem", "label", img.path_str(), "données"]);
     let v = agree("btrfs filesystem label", &img.path, None);

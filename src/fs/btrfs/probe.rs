@@ -147,6 +147,8 @@ pub fn parse(dev: &mut Dev) -> Result<VolumeInfo, String> {
         free_bytes: free,
         used_bytes: free.map(|_| used),
         details: d,
+        // A member of a multi-device filesystem holds only its own share.
+        device_bytes: Some(dev_total),
         ..Default::default()
     })
 }
