@@ -48,6 +48,9 @@ pub const INFO: FsInfo = FsInfo {
     },
     // Options worth comparing in bench and crash runs; `sync` always.
     mount_options: &["sync", "dirsync"],
+    // Mounting copies of one volume at once: extra options, or None if the
+    // kernel refuses a second copy.
+    copies_mount: Some(""),
     // The mkfs option that sets the label (`-L LABEL`; `--label=` glues).
     label_flag: "-L",
     formats: Formats {
