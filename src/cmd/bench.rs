@@ -93,10 +93,13 @@ fn target(a: &BenchArgs) -> TargetSpec {
 pub fn run(o: &Options) -> Result<()> {
     if o.list {
         // Every workload, not only the selected ones.
+        // Each with the unit its figure is in; print() survives `| head`.
+        let mut out = String::new();
         for w in bench::workloads::all() {
-            println!("{:<17} {}", w.name(), w.describe(o.bench.scale));
+            let unit = w.unit().label();
+            out += &format!("{:<17} {unit:<8} {}\n", w.name(), w.describe(o.bench.scale));
         }
-        return Ok(());
+        return super::print(&out);
     }
     let _ = ctrlc::set_handler(|| {
         if bench::CANCEL.swap(true, Ordering::SeqCst) {
