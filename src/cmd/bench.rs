@@ -119,11 +119,13 @@ fn target(a: &BenchArgs) -> TargetSpec {
 pub fn run(o: &Options) -> Result<()> {
     if o.list {
         // Every workload, not only the selected ones.
-        let list: String = bench::workloads::all()
-            .iter()
-            .map(|w| format!("{:<17} {}\n", w.name(), w.describe(o.bench.scale)))
-            .collect();
-        return super::print(&list);
+        // Each with the unit its figure is in; print() survives `| head`.
+        let mut out = String::new();
+        for w in bench::workloads::all() {
+            let unit = w.unit().label();
+            out += &format!("{:<17} {unit:<8} {}\n", w.name(), w.describe(o.bench.scale));
+        }
+        return super::print(&out);
     }
     let _ = ctrlc::set_handler(|| {
         if bench::CANCEL.swap(true, Ordering::SeqCst) {

@@ -7,7 +7,8 @@ use std::sync::atomic::Ordering;
 
 fn options(a: &CrashArgs, quiet: bool) -> Result<crash::Options> {
     let specs = if a.fs.is_empty() {
-        vec![crate::usage::parse_fs_spec("ext4").map_err(Error::input)?]
+        // The filesystem advise ranks first (ext4).
+        vec![crate::usage::parse_fs_spec(crate::fs::preferred().name()).map_err(Error::input)?]
     } else {
         a.fs.clone()
     };

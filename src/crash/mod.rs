@@ -122,21 +122,22 @@ fn interrupted() -> Result<(), String> {
     }
 }
 
-/// The volume size a crash run uses: 64 MiB, or the smallest the mkfs tool
-/// accepts.
+/// The volume size a crash run uses: 64 MiB, or the smallest multiple of it
+/// the mkfs tool accepts (the registry's model knows: btrfs 128 MiB, XFS
+/// 320 MiB).
 pub fn image_bytes(fs: &dyn Filesystem) -> u64 {
-    match fs.name() {
-        "xfs" => 320 << 20,
-        "btrfs" => 128 << 20,
-        _ => 64 << 20,
-    }
+    const STEP: u64 = 64 << 20;
+    (1..=64)
+        .map(|k| k * STEP)
+        .find(|&v| fs.model(v, fs.default_cluster(v)).is_ok())
+        .unwrap_or(STEP)
 }
 
 /// Extra options every read-only mount of a state needs.
 fn state_mount_extra(fs: &dyn Filesystem, d: &Driver) -> &'static str {
-    match (fs.name(), d) {
-        // Several copies of one XFS volume are mounted at once (--jobs).
-        ("xfs", Driver::Kernel { .. }) => "nouuid",
+    match d {
+        // Several copies of one volume are mounted at once (--jobs).
+        Driver::Kernel { .. } => fs.info().copies_mount.unwrap_or(""),
         _ => "",
     }
 }
@@ -372,8 +373,8 @@ fn explore(
     crate::report::write_atomic(&dir.join("states.json"), &text).map_err(|e| e.to_string())?;
     let checker = fs.checker();
     let ro = check::ro_driver(driver, state_mount_extra(fs, driver));
-    // btrfs refuses a second volume with the same fsid: one worker.
-    let jobs = if fs.name() == "btrfs" {
+    // A kernel that refuses a second copy of a volume (btrfs): one worker.
+    let jobs = if fs.info().copies_mount.is_none() {
         1
     } else {
         o.jobs.max(1)

@@ -187,6 +187,11 @@ pub struct FsInfo {
     /// Mount options worth comparing in bench and crash runs (`sync`,
     /// `dirsync`, `data=journal`, ...).
     pub mount_options: &'static [&'static str],
+    /// Mounting several copies of one volume at once (crash checks its
+    /// states in parallel): the extra kernel mount options that takes (XFS:
+    /// `nouuid`), or None when the kernel refuses a second copy (btrfs: one
+    /// fsid, one volume).
+    pub copies_mount: Option<&'static str>,
     /// The Linux mkfs tool's label option: `-L` takes the label as the next
     /// argument, an option ending in `=` (`--label=`) takes it glued on.
     pub label_flag: &'static str,
@@ -360,6 +365,15 @@ pub fn by_name(name: &str) -> Option<&'static dyn Filesystem> {
         .iter()
         .copied()
         .find(|f| f.name().eq_ignore_ascii_case(name))
+}
+
+/// The filesystem advise ranks first when speed was not measured: the
+/// default of commands that test one filesystem.
+pub fn preferred() -> &'static dyn Filesystem {
+    *all()
+        .iter()
+        .min_by_key(|f| f.info().preference)
+        .expect("the registry is not empty")
 }
 
 pub fn names() -> Vec<&'static str> {

@@ -235,3 +235,19 @@ fn filesystem_names_live_only_in_src_fs() {
         "filesystem names outside src/fs (ask the registry instead): {found:?}"
     );
 }
+
+/// What crash took from hard-coded names before the registry held it.
+#[test]
+fn crash_sizes_copies_and_default_come_from_the_registry() {
+    let img = |n: &str| crate::crash::image_bytes(by_name(n).unwrap()) >> 20;
+    assert_eq!(
+        (img("xfs"), img("btrfs"), img("ext4"), img("f2fs")),
+        (320, 128, 64, 64)
+    );
+    for f in all() {
+        assert!(crate::crash::image_bytes(*f) >= 64 << 20);
+    }
+    assert_eq!(by_name("xfs").unwrap().info().copies_mount, Some("nouuid"));
+    assert_eq!(by_name("btrfs").unwrap().info().copies_mount, None);
+    assert_eq!(preferred().name(), "ext4");
+}

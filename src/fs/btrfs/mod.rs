@@ -194,6 +194,8 @@ pub const INFO: FsInfo = FsInfo {
     },
     // flushoncommit: data is written before the commit that names it.
     mount_options: &["sync", "flushoncommit"],
+    // The kernel keeps one device per fsid: copies mount one at a time.
+    copies_mount: None,
     label_flag: "-L",
     formats: Formats {
         windows: None,

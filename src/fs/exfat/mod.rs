@@ -351,6 +351,7 @@ pub const INFO: FsInfo = FsInfo {
         }),
     },
     mount_options: &["sync", "dirsync"],
+    copies_mount: Some(""),
     label_flag: "-L",
     formats: Formats {
         windows: Some("exFAT"),

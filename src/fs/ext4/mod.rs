@@ -940,6 +940,7 @@ pub const INFO: FsInfo = FsInfo {
         fuse: None,
     },
     mount_options: &["sync", "dirsync", "data=journal", "data=writeback"],
+    copies_mount: Some(""),
     label_flag: "-L",
     formats: Formats {
         windows: None,

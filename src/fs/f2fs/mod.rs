@@ -417,6 +417,7 @@ pub const INFO: FsInfo = FsInfo {
     },
     // fsync_mode=strict: fsync also writes the node chain (POSIX order).
     mount_options: &["sync", "fsync_mode=strict"],
+    copies_mount: Some(""),
     label_flag: "-l",
     formats: Formats {
         windows: None,

@@ -122,6 +122,7 @@ const FAT_INFO: FsInfo = FsInfo {
     },
     // flush: vfat writes back early when the last file handle closes.
     mount_options: &["sync", "flush", "dirsync"],
+    copies_mount: Some(""),
     label_flag: "-n",
     formats: Formats {
         windows: None,

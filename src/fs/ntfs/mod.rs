@@ -538,6 +538,7 @@ pub const INFO: FsInfo = FsInfo {
         }),
     },
     mount_options: &["sync"],
+    copies_mount: Some(""),
     label_flag: "-L",
     formats: Formats {
         windows: Some("NTFS"),

@@ -14,8 +14,8 @@
 // pub mod probe;
 
 use super::{
-    powers_of_two, round_up, Acc, Drivers, Filesystem, Formats, FsInfo, Model, Signature,
-    POSIX_LIMITS,
+    fsck_verdict, powers_of_two, round_up, Acc, Checker, Drivers, Filesystem, Formats, FsInfo,
+    Model, Signature, POSIX_LIMITS,
 };
 use crate::info::bytes::{self, Dev};
 use crate::info::VolumeInfo;
@@ -48,6 +48,9 @@ pub const INFO: FsInfo = FsInfo {
     },
     // Options worth comparing in bench and crash runs; `sync` always.
     mount_options: &["sync", "dirsync"],
+    // Mounting copies of one volume at once: extra options, or None if the
+    // kernel refuses a second copy.
+    copies_mount: Some(""),
     // The mkfs option that sets the label (`-L LABEL`; `--label=` glues).
     label_flag: "-L",
     formats: Formats {
@@ -132,6 +135,20 @@ impl Filesystem for Skeleton {
         Some(super::argv(&["mkfs.skeleton", "-b", &cluster.to_string()]))
     }
 
+    fn checker(&self) -> Option<Checker> {
+        // A real one lives in checker.rs (see ../ext4/checker.rs): the fsck
+        // program, read-only check and repair arguments, and what its exit
+        // codes mean (fsck_verdict, zero_one_verdict or its own). None says
+        // Linux has no checker, which `fsfit crash` reports as a finding.
+        Some(Checker {
+            program: "fsck.skeleton",
+            check_args: &["-n"],
+            repair_args: &["-y"],
+            repair_stdin: "",
+            verdict: fsck_verdict,
+        })
+    }
+
     fn probe(&self, dev: &mut Dev, head: &[u8]) -> Option<Result<VolumeInfo, String>> {
         // None unless the signature is there; then the parse, whose errors
         // name the field (a real one calls probe::parse(dev, head)).
@@ -144,13 +161,9 @@ impl Filesystem for Skeleton {
             cluster_bytes: 4096,
             sector_bytes: 512,
             volume_bytes: size,
-            label: None,
-            uuid: None,
             total_clusters: Some(size / 4096),
-            free_bytes: None,
-            used_bytes: None,
-            details: Vec::new(),
-            ..Default::default()
+            // Labels, free counts, details and warnings where it keeps them.
+            ..VolumeInfo::default()
         }))
     }
 }

@@ -234,6 +234,7 @@ pub const INFO: FsInfo = FsInfo {
         fuse: None,
     },
     mount_options: &["sync"],
+    copies_mount: Some(""),
     label_flag: "--label=",
     formats: Formats {
         windows: Some("UDF"),

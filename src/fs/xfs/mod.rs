@@ -359,6 +359,8 @@ pub const INFO: FsInfo = FsInfo {
     },
     // wsync: namespace changes are synchronous (like dirsync).
     mount_options: &["sync", "wsync"],
+    // Copies share one UUID, which XFS refuses to mount twice unless nouuid.
+    copies_mount: Some("nouuid"),
     label_flag: "-L",
     formats: Formats {
         windows: None,
