@@ -281,13 +281,16 @@ fn show(path: &[u8]) -> String {
 /// folders are a stack of those holding the current record; a folder is
 /// visited when the listing leaves it. Besides the open folders' entries,
 /// one 8-byte hash per folder is kept, to tell a folder listed in its parent
-/// from one met again after its entries ended (refused: it would be guessed).
+/// from one met again after its entries ended (refused: it would be guessed),
+/// and the paths of folders listed but not visited yet: those the listing
+/// never enters are empty, and are visited at the end.
 struct Builder<'v> {
     visit: &'v (dyn Fn(&Dir) + Sync),
     progress: &'v AtomicU64,
     stack: Vec<OpenDir>,
-    /// Every folder with an entry in its parent: visited yet?
-    dirs: HashMap<u64, bool>,
+    /// Every folder with an entry in its parent: its path until it is
+    /// visited, then None.
+    dirs: HashMap<u64, Option<Box<[u8]>>>,
     counts: TreeCounts,
     no_mtime: u64,
 }
@@ -346,7 +349,7 @@ impl<'v> Builder<'v> {
                 }
                 return Ok(());
             }
-            self.dirs.insert(key(&path), false);
+            self.dirs.insert(key(&path), Some(path.clone().into()));
         }
         top.entries.push(Entry::new(
             OsStr::from_bytes(name).into(),
@@ -381,7 +384,7 @@ impl<'v> Builder<'v> {
                 .position(|&c| c == b'/')
                 .map_or(dir.len(), |i| at + i);
             let q = &dir[..end];
-            match self.dirs.get(&key(q)).copied() {
+            match self.dirs.get(&key(q)).map(|p| p.is_none()) {
                 Some(true) if end == dir.len() => {
                     return Err(format!(
                         "'{}/' comes back after its entries ended: the listing is neither \
@@ -407,7 +410,6 @@ impl<'v> Builder<'v> {
                         0,
                         MTIME_UNKNOWN,
                     ));
-                    self.dirs.insert(key(q), false);
                     self.push(q);
                 }
                 None => {
@@ -426,6 +428,8 @@ impl<'v> Builder<'v> {
     }
 
     fn push(&mut self, path: &[u8]) {
+        // Opened, so not among those visited empty at the end.
+        self.dirs.insert(key(path), Some(Box::default()));
         self.stack.push(OpenDir {
             path: path.to_vec(),
             entries: Vec::new(),
@@ -447,15 +451,28 @@ impl<'v> Builder<'v> {
         let rel = PathBuf::from(OsStr::from_bytes(&d.path));
         (self.visit)(&Dir::new(&rel, d.path.is_empty(), &d.entries));
         if !d.path.is_empty() {
-            self.dirs.insert(key(&d.path), true);
+            self.dirs.insert(key(&d.path), None);
         }
     }
 
     /// Close every directory still open (the root last).
     fn finish(mut self) -> (TreeCounts, u64) {
-        while !self.stack.is_empty() {
+        while self.stack.len() > 1 {
             self.close();
         }
+        // Folders listed and never entered: empty ones (sorted, so the
+        // order of visits is the listing's, whatever the hash map does).
+        let mut empty: Vec<Box<[u8]>> = self
+            .dirs
+            .values_mut()
+            .filter_map(|p| p.take().filter(|p| !p.is_empty()))
+            .collect();
+        empty.sort_unstable();
+        for path in empty {
+            self.push(&path);
+            self.close();
+        }
+        self.close();
         (self.counts, self.no_mtime)
     }
 }
@@ -528,6 +545,7 @@ mod tests {
             ("a/z", File),
             ("c/d/e", File),
             ("f", File),
+            ("g", Dir),
         ])
         .unwrap();
         let want = [
@@ -535,7 +553,8 @@ mod tests {
             ("a", vec!["x", "b", "z"]),
             ("c/d", vec!["e"]),
             ("c", vec!["d"]),
-            ("", vec!["a", "c", "f"]),
+            ("g", vec![]),
+            ("", vec!["a", "c", "f", "g"]),
         ];
         let want: Vec<(String, Vec<String>)> = want
             .iter()
