@@ -317,7 +317,7 @@ pub fn run(
                 slack_bytes: sizes.slack_bytes,
                 metadata_bytes: sizes.metadata_bytes,
                 overhead_pct: (overhead_pct * 100.0).round() / 100.0,
-                fits: tree_bytes <= free_bytes && f.counts.too_large == 0,
+                fits: model.fits(&sizes) && f.counts.too_large == 0,
                 exact: cfg.fs.exact(),
                 problems: f.counts.clone(),
                 problem_examples: f.examples.clone(),
