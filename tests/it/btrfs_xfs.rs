@@ -226,24 +226,22 @@ fn btrfs_fits_follows_data_capacity() {
         for i in 0..mib {
             write_file(&tree.path().join(format!("f{i:03}")), 1 << 20);
         }
-        let v = usage_json(&[
+        let v = common::usage_json(&[
             "--volume",
             &volume.to_string(),
             "--fs",
             "btrfs",
             tree.path().to_str().unwrap(),
         ]);
-        let c = config(&v, "btrfs", 4096);
+        let c = common::config(&v, "btrfs", 4096);
         assert!(
             c["tree_bytes"].as_u64() < c["free_bytes"].as_u64(),
             "f_bfree alone would say it fits: {c}"
         );
         assert_eq!(c["fits"], fits, "{mib} MiB on 120 MiB btrfs: {c}");
 
-        let img = Image::new(volume);
-        common::run("mkfs.btrfs", &["-f", "-q", img.path_str()]);
-        let lo = Loop::attach(&img.path);
-        let mnt = Mount::kernel(&lo.dev, "btrfs", None);
+        let vol = BTRFS.volume(volume, None);
+        let mnt = &vol.mount;
         let from = format!("{}/.", tree.path().display());
         let out = std::process::Command::new("cp")
             .args(["-r", &from])

@@ -3,7 +3,7 @@
 //! S3 Inventory and CSV rows written here from a walked tree do too; bad
 //! listings fail with their line.
 
-mod common;
+use crate::common;
 
 use common::{fsfit, usage_json};
 use serde_json::Value;
