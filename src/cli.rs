@@ -379,6 +379,17 @@ pub struct UsageArgs {
     /// Also write an HTML report with charts of this run (see fsfit report).
     #[arg(long, value_name = "FILE.html")]
     pub report: Option<PathBuf>,
+
+    /// Read the tree from a listing instead of walking PATH: find's
+    /// `-printf '%y %s %T@ %P\0'`, `rclone lsjson -R`, `ncdu -o`, an S3
+    /// Inventory CSV or `path,size` CSV; gzip or not; `-` for stdin. It must
+    /// be in tree order (as find, ncdu and S3 write it, or sorted by path).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["paths", "cross_mounts"])]
+    pub manifest: Option<PathBuf>,
+
+    /// The manifest's format [default: recognised from its first lines].
+    #[arg(long, value_name = "FORMAT", requires = "manifest")]
+    pub format: Option<crate::manifest::Format>,
 }
 
 #[derive(Args, Debug)]

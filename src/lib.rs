@@ -14,6 +14,7 @@ pub mod device;
 pub mod error;
 pub mod fs;
 pub mod info;
+pub mod manifest;
 pub mod report;
 pub mod scan;
 pub mod units;

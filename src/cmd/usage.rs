@@ -1,4 +1,5 @@
-//! `fsfit usage`: walk the tree once, print the size on disk of every config.
+//! `fsfit usage`: walk the tree (or read a listing of it) once, print the
+//! size on disk of every config.
 
 use super::progress::Spinner;
 use crate::cli::{TreeArgs, UsageArgs};
@@ -23,6 +24,8 @@ pub struct Walk {
     pub paths: Vec<PathBuf>,
     pub threads: usize,
     pub cross_mounts: bool,
+    /// `--manifest FILE [--format F]`: read the tree from a listing instead.
+    pub manifest: Option<(PathBuf, Option<crate::manifest::Format>)>,
 }
 
 impl Walk {
@@ -45,6 +48,7 @@ impl Walk {
             paths,
             threads,
             cross_mounts,
+            manifest: None,
         })
     }
 }
@@ -66,8 +70,16 @@ impl Options {
             (_, true) => Format::Csv,
             _ => Format::Table,
         };
+        let mut walk = Walk::new(&a.tree, a.cross_mounts)?;
+        if let Some(file) = &a.manifest {
+            if file.as_os_str() != "-" {
+                std::fs::metadata(file)
+                    .map_err(|e| Error::input(format!("{}: {e}", file.display())))?;
+            }
+            walk.manifest = Some((file.clone(), a.format));
+        }
         Ok(Options {
-            walk: Walk::new(&a.tree, a.cross_mounts)?,
+            walk,
             specs: a.fs.clone(),
             volume: a.volume.volume,
             format,
@@ -97,8 +109,15 @@ pub fn walk(w: &Walk, specs: &[FsSpec], volume: u64, quiet: bool) -> Result<Usag
     let (configs, refused) = usage::plan(specs, volume).map_err(Error::Input)?;
     let counter = Arc::new(AtomicU64::new(0));
     let spinner = Spinner::start(quiet, counter.clone());
+    let source = match &w.manifest {
+        Some((file, format)) => usage::Source::Manifest {
+            file,
+            format: *format,
+        },
+        None => usage::Source::Walk(&w.paths),
+    };
     let result = usage::run(
-        &w.paths,
+        &source,
         configs,
         refused,
         volume,
@@ -124,6 +143,9 @@ fn warn(r: &UsageReport) {
             "fsfit: warning: {} more entries could not be read",
             r.tree.errors - r.errors.len() as u64
         );
+    }
+    for l in r.listing.iter().flat_map(|l| &l.lacks) {
+        eprintln!("fsfit: note: {l}");
     }
     if r.tree.non_utf8_names > 0 {
         eprintln!("fsfit: warning: {} names are not valid UTF-8 (FAT, exFAT, NTFS and UDF cannot store them as they are)", r.tree.non_utf8_names);

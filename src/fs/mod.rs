@@ -85,6 +85,12 @@ pub trait Model: Send + Sync {
             metadata_bytes: acc.meta,
         }
     }
+    /// Can a copy of this size be written? Where free space is one pool,
+    /// statvfs's free space says it; a filesystem that splits space into
+    /// data and metadata chunks (btrfs) says it from its data capacity.
+    fn fits(&self, sizes: &Sizes) -> bool {
+        sizes.tree_bytes() <= self.free_bytes()
+    }
 }
 
 /// What a filesystem can store, for the compatibility findings.

@@ -5,7 +5,7 @@
 
 mod walk;
 
-pub use walk::{walk, WalkOptions};
+pub use walk::{walk, WalkOptions, WalkSummary};
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -19,6 +19,11 @@ pub enum Kind {
     /// FIFOs, sockets, block and character devices.
     Other,
 }
+
+/// The mtime of an entry whose listing gives none (a manifest's folder known
+/// only from its paths, a CSV): far in the future and even, so neither the
+/// before-1980 nor the odd-second finding counts it.
+pub const MTIME_UNKNOWN: i64 = i64::MAX - 1;
 
 /// One child of a directory, as seen by one `lstat`.
 #[derive(Clone, Debug)]

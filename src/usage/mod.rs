@@ -181,8 +181,28 @@ pub struct UsageReport {
     pub refused: Vec<Refused>,
     /// Mount points met and not entered.
     pub skipped_mounts: u64,
+    /// Only for `--manifest`: which listing, and what it cannot say.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub listing: Option<Listing>,
     #[serde(skip)]
     pub errors: Vec<WalkError>,
+}
+
+/// The JSON's `listing` object of a report made from a manifest.
+#[derive(Clone, Debug, Serialize)]
+pub struct Listing {
+    pub format: crate::manifest::Format,
+    /// What the listing lacks, each said in a sentence (never guessed).
+    pub lacks: Vec<String>,
+}
+
+/// Where the tree comes from: a walk of paths here, or a listing.
+pub enum Source<'a> {
+    Walk(&'a [PathBuf]),
+    Manifest {
+        file: &'a std::path::Path,
+        format: Option<crate::manifest::Format>,
+    },
 }
 
 struct ThreadState {
@@ -196,9 +216,9 @@ pub struct UsageOptions {
     pub cross_mounts: bool,
 }
 
-/// Walk `paths` once and evaluate every config on the way.
+/// Walk the tree (or read the listing) once and evaluate every config on the way.
 pub fn run(
-    paths: &[PathBuf],
+    source: &Source,
     configs: Vec<(Config, Box<dyn Model>)>,
     refused: Vec<Refused>,
     volume: u64,
@@ -240,15 +260,28 @@ pub fn run(
             problems::judge(dir, &facts, l, &mut st.findings[i]);
         }
     };
-    let summary = scan::walk(
-        paths,
-        &scan::WalkOptions {
-            threads,
-            cross_mounts: opts.cross_mounts,
-        },
-        progress,
-        &visit,
-    )?;
+    let (summary, listing) = match source {
+        Source::Walk(paths) => {
+            let opts = scan::WalkOptions {
+                threads,
+                cross_mounts: opts.cross_mounts,
+            };
+            (scan::walk(paths, &opts, progress, &visit)?, None)
+        }
+        Source::Manifest { file, format } => {
+            let m = crate::manifest::read(file, *format, progress, &visit)?;
+            let summary = scan::WalkSummary {
+                counts: m.counts,
+                errors: Vec::new(),
+                skipped_mounts: 0,
+            };
+            let listing = Listing {
+                format: m.format,
+                lacks: m.lacks,
+            };
+            (summary, Some(listing))
+        }
+    };
 
     let mut total = new_state();
     for s in states {
@@ -284,7 +317,7 @@ pub fn run(
                 slack_bytes: sizes.slack_bytes,
                 metadata_bytes: sizes.metadata_bytes,
                 overhead_pct: (overhead_pct * 100.0).round() / 100.0,
-                fits: tree_bytes <= free_bytes && f.counts.too_large == 0,
+                fits: model.fits(&sizes) && f.counts.too_large == 0,
                 exact: cfg.fs.exact(),
                 problems: f.counts.clone(),
                 problem_examples: f.examples.clone(),
@@ -298,14 +331,18 @@ pub fn run(
         fsfit: env!("CARGO_PKG_VERSION").to_string(),
         date: crate::units::now_utc(),
         volume_bytes: volume,
-        paths: paths
-            .iter()
-            .map(|p| p.to_string_lossy().into_owned())
-            .collect(),
+        paths: match source {
+            Source::Walk(paths) => paths
+                .iter()
+                .map(|p| p.to_string_lossy().into_owned())
+                .collect(),
+            Source::Manifest { file, .. } => vec![file.to_string_lossy().into_owned()],
+        },
         tree: summary.counts,
         configs: rows,
         refused,
         skipped_mounts: summary.skipped_mounts,
+        listing,
         errors: summary.errors,
     })
 }

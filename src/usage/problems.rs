@@ -257,16 +257,22 @@ impl DirFacts {
         if want_windows {
             // Of names that fold together, the smallest is kept and the
             // others collide, whatever order the listing gave them in.
-            let mut seen: HashMap<String, usize> = HashMap::with_capacity(dir.entries.len());
+            // Keyed by a hash of the folded name (no string per entry: this
+            // runs for every entry of the tree); a hash match is confirmed
+            // on the names themselves.
+            let mut seen: HashMap<u64, usize> = HashMap::with_capacity(dir.entries.len());
+            let mut buf = String::new();
             for (i, e) in dir.entries.iter().enumerate() {
-                let folded = e.name.to_string_lossy().to_uppercase();
-                match seen.entry(folded) {
+                match seen.entry(fold_hash(&e.name, &mut buf)) {
                     Entry_::Vacant(v) => {
                         v.insert(i);
                     }
                     Entry_::Occupied(mut o) => {
                         let kept = *o.get();
-                        if e.name < dir.entries[kept].name {
+                        if !same_folded(&e.name, &dir.entries[kept].name) {
+                            // Different names with the same 64-bit hash: not
+                            // worth a second table; neither is a collision.
+                        } else if e.name < dir.entries[kept].name {
                             o.insert(i);
                             collisions.push(kept);
                         } else {
@@ -284,6 +290,21 @@ impl DirFacts {
             rel_len,
         }
     }
+}
+
+/// A hash of the name as Windows compares names (upper-cased); `buf` is
+/// scratch space reused between calls.
+fn fold_hash(name: &std::ffi::OsStr, buf: &mut String) -> u64 {
+    buf.clear();
+    match name.to_str() {
+        Some(s) if s.is_ascii() => buf.extend(s.bytes().map(|b| b.to_ascii_uppercase() as char)),
+        _ => buf.push_str(&name.to_string_lossy().to_uppercase()),
+    }
+    xxhash_rust::xxh3::xxh3_64(buf.as_bytes())
+}
+
+fn same_folded(a: &std::ffi::OsStr, b: &std::ffi::OsStr) -> bool {
+    a.to_string_lossy().to_uppercase() == b.to_string_lossy().to_uppercase()
 }
 
 fn show(rel: &Path, e: &Entry) -> String {

@@ -209,3 +209,49 @@ fn refused_configs() {
         assert!(!out.status.success(), "fsfit usage {args:?} should refuse");
     }
 }
+
+/// btrfs `fits` comes from its data capacity, not f_bfree: a fresh 120 MiB
+/// volume reports 114 MiB free, but its data chunks take 39 MiB (the rest
+/// is DUP metadata and system chunks). A 30 MiB tree must be said to fit
+/// and copy; a 50 MiB tree, which f_bfree would accept, must be said not to
+/// fit, and the real copy must fail with ENOSPC.
+#[test]
+fn btrfs_fits_follows_data_capacity() {
+    if !ready(&["mkfs.btrfs", "losetup", "mount", "cp"]) {
+        return;
+    }
+    let volume = 120u64 << 20;
+    for (mib, fits) in [(30u64, true), (50, false)] {
+        let tree = tempfile::tempdir().unwrap();
+        for i in 0..mib {
+            write_file(&tree.path().join(format!("f{i:03}")), 1 << 20);
+        }
+        let v = common::usage_json(&[
+            "--volume",
+            &volume.to_string(),
+            "--fs",
+            "btrfs",
+            tree.path().to_str().unwrap(),
+        ]);
+        let c = common::config(&v, "btrfs", 4096);
+        assert!(
+            c["tree_bytes"].as_u64() < c["free_bytes"].as_u64(),
+            "f_bfree alone would say it fits: {c}"
+        );
+        assert_eq!(c["fits"], fits, "{mib} MiB on 120 MiB btrfs: {c}");
+
+        let vol = BTRFS.volume(volume, None);
+        let mnt = &vol.mount;
+        let from = format!("{}/.", tree.path().display());
+        let out = std::process::Command::new("cp")
+            .args(["-r", &from])
+            .arg(mnt.path())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.success(), fits, "cp of {mib} MiB: {err}");
+        if !fits {
+            assert!(err.contains("No space left on device"), "{err}");
+        }
+    }
+}

@@ -86,8 +86,53 @@ const FRESH_USED: u64 = 2 * 8 * NODE + 2 * NODE;
 /// size (btrfs_update_global_block_rsv's minimum for nodesize 16 KiB).
 const GLOBAL_RSV_MIN: u64 = 5_767_168;
 
+const MIB: u64 = 1 << 20;
+/// mkfs.btrfs leaves the first MiB of the device alone (boot area).
+const RESERVED_START: u64 = MIB;
+/// The system chunk mkfs makes (DUP: two copies on disk).
+const SYSTEM_CHUNK: u64 = 8 * MIB;
+
+/// The kernel's metadata chunk size (volumes.c, regular allocation policy):
+/// 256 MiB, or 1 GiB on volumes over 50 GiB, but at most a tenth of the
+/// device for both DUP copies together, in 64 KiB steps.
+fn metadata_chunk(volume: u64) -> u64 {
+    let cap = if volume > 50 << 30 {
+        1 << 30
+    } else {
+        256 * MIB
+    };
+    (volume / 10 / 65_536 * 65_536 / 2).min(cap)
+}
+
+/// measured (`btrfs filesystem df` of fresh volumes): the metadata chunk
+/// mkfs makes is the kernel's size but at least 32 MiB (120 MiB and 512 MiB
+/// volumes: 32 MiB; 1 GiB: 51.19 MiB; 2 GiB: 102.4 MiB; 8 GiB: 256 MiB;
+/// 64 GiB: 1 GiB).
+fn mkfs_metadata_chunk(volume: u64) -> u64 {
+    metadata_chunk(volume).max(32 * MIB)
+}
+
 struct Volume {
     volume: u64,
+}
+
+impl Volume {
+    /// Bytes of file data the volume takes before ENOSPC when metadata
+    /// needs `metadata_bytes` more on disk (DUP). btrfs splits the device
+    /// into data and metadata chunks, so f_bfree (which counts the unused
+    /// part of the metadata chunks too) overstates it: a fresh 120 MiB
+    /// volume reports 114 MiB free and takes 39 MiB of data.
+    fn data_capacity(&self, metadata_bytes: u64) -> u64 {
+        let first_meta = mkfs_metadata_chunk(self.volume);
+        let unallocated = (self.volume / SECTOR * SECTOR)
+            .saturating_sub(RESERVED_START + 2 * SYSTEM_CHUNK + 2 * first_meta);
+        // Metadata the copy needs in use at once: the tree blocks (one copy),
+        // what mkfs wrote, and the global reserve the kernel keeps back.
+        let need = metadata_bytes / 2 + FRESH_USED / 2 + GLOBAL_RSV_MIN;
+        let chunk = metadata_chunk(self.volume).max(1);
+        let more = need.saturating_sub(first_meta).div_ceil(chunk);
+        unallocated.saturating_sub(more * 2 * chunk)
+    }
 }
 
 /// Leaves and internal nodes of a tree holding `raw` item bytes.
@@ -147,6 +192,11 @@ impl Model for Volume {
                 Kind::Dir | Kind::Other => {}
             }
         }
+    }
+
+    fn fits(&self, sizes: &super::Sizes) -> bool {
+        sizes.tree_bytes() <= self.free_bytes()
+            && sizes.data_bytes <= self.data_capacity(sizes.metadata_bytes)
     }
 
     fn finish(&self, acc: &Acc) -> super::Sizes {
@@ -317,6 +367,33 @@ mod tests {
         assert_eq!(acc.n[0], 185 + 36 + 2 * 56);
         // One entry fits the existing leaf: nothing new.
         assert_eq!(s.metadata_bytes, 0);
+    }
+
+    #[test]
+    fn data_capacity_of_fresh_volumes() {
+        // measured: the bytes of one big file `dd` wrote before ENOSPC.
+        for (volume, data) in [
+            (120u64 << 20, 40_894_464u64),
+            (256 << 20, 183_500_800),
+            (512 << 20, 451_936_256),
+            (1 << 30, 948_568_064),
+            (2 << 30, 1_914_961_920),
+        ] {
+            let v = Volume { volume };
+            assert_eq!(v.data_capacity(0), data, "{volume}");
+            let m = Btrfs.model(volume, 4096).unwrap();
+            let fits = |data_bytes| {
+                m.fits(&super::super::Sizes {
+                    data_bytes,
+                    slack_bytes: 0,
+                    metadata_bytes: 0,
+                })
+            };
+            assert!(fits(data) && !fits(data + 4096));
+        }
+        // Metadata beyond the first chunk takes a new DUP chunk from data.
+        let v = Volume { volume: 1 << 30 };
+        assert!(v.data_capacity(200 << 20) < v.data_capacity(0) - (100 << 20));
     }
 
     #[test]

@@ -150,17 +150,43 @@ impl Model for UdfModel {
     }
 
     fn add_dir(&self, dir: &Dir, acc: &mut Acc) {
-        // cp cannot create a directory with a name Linux refuses, nor anything below it.
-        if !path_storable(dir.rel) {
+        // The names' CS0 encoding (the costly part) does not depend on the
+        // block size: worked out once per directory for every UDF config.
+        // Digest: `sizes` holds each entry's FID length (0: not storable),
+        // `stored` whether the directory itself can be created.
+        super::with_digest(
+            &DIGEST,
+            dir,
+            0,
+            |d| {
+                // cp cannot create a directory with a name Linux refuses, nor anything below it.
+                d.stored = path_storable(dir.rel);
+                if d.stored {
+                    d.sizes
+                        .extend(dir.entries.iter().map(|e| fid_len(e).unwrap_or(0)));
+                }
+            },
+            |d| self.add_digested(dir, d, acc),
+        )
+    }
+}
+
+thread_local! {
+    static DIGEST: std::cell::RefCell<super::Digest> = std::cell::RefCell::default();
+}
+
+impl UdfModel {
+    fn add_digested(&self, dir: &Dir, d: &super::Digest, acc: &mut Acc) {
+        if !d.stored {
             return;
         }
         let bs = self.bs;
         let inline = self.inline_max();
         let mut fids = PARENT_FID;
-        for e in dir.entries {
-            let Some(fid) = fid_len(e) else {
+        for (e, &fid) in dir.entries.iter().zip(&d.sizes) {
+            if fid == 0 {
                 continue;
-            };
+            }
             match e.kind {
                 Kind::File => {
                     if e.size > MAX_FILE {
