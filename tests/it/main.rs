@@ -13,6 +13,7 @@ mod ext4;
 mod fat;
 mod info;
 mod info_blkid;
+mod lab;
 mod ntfs;
 mod report;
 mod safety;
