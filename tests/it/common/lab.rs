@@ -46,12 +46,33 @@ pub fn uml_ready() -> bool {
     true
 }
 
-/// Boots user-mode Linux, runs `cmd` (program and arguments) in this
-/// directory with the caller's FSFIT_* settings, and returns its output.
-/// `timeout` in seconds; the guest is killed and cleaned up after it.
-pub fn uml(cmd: &[&str], timeout: u32) -> Run {
+/// The kernel modules of filesystems `fss`, from fsfit's registry, plus
+/// loop (fsfit bench attaches its image to a loop device).
+fn modules(fss: &[&str]) -> String {
+    let mut m: Vec<&str> = fss
+        .iter()
+        .flat_map(|f| {
+            fsfit::fs::by_name(f)
+                .unwrap_or_else(|| panic!("no filesystem {f}"))
+                .info()
+                .drivers
+                .kernel_modules
+                .iter()
+                .copied()
+        })
+        .collect();
+    m.push("loop");
+    m.join(",")
+}
+
+/// Boots user-mode Linux with the kernel drivers of filesystems `fss`, runs
+/// `cmd` (program and arguments) in this directory with the caller's
+/// FSFIT_* settings, and returns its output. `timeout` in seconds; the guest
+/// is killed and cleaned up after it.
+pub fn uml(fss: &[&str], cmd: &[&str], timeout: u32) -> Run {
     let out = Command::new(script("uml"))
-        .args(["--timeout", &timeout.to_string(), "--"])
+        .args(["--timeout", &timeout.to_string()])
+        .args(["--modules", &modules(fss), "--"])
         .args(cmd)
         .output()
         .expect("run scripts/lab/uml");
@@ -104,4 +125,47 @@ pub fn measured(out: &str) -> Vec<Measured> {
             })
         })
         .collect()
+}
+
+/// True when the QEMU lab can run: qemu-system-x86_64, busybox-static and
+/// the kernel scripts/lab/fetch-kernel unpacks (scripts/install-deps runs it).
+pub fn qemu_ready() -> bool {
+    if !super::have(&["qemu-system-x86_64", "busybox", "modprobe"]) || !super::can_mount() {
+        return false;
+    }
+    let cache = std::env::var("FSFIT_LAB_CACHE").unwrap_or("/var/cache/fsfit-lab".into());
+    let has_kernel = std::fs::read_dir(Path::new(&cache).join("root/boot"))
+        .map(|d| {
+            d.flatten()
+                .any(|e| e.file_name().to_string_lossy().starts_with("vmlinuz-"))
+        })
+        .unwrap_or(false);
+    if !has_kernel {
+        return skip(&format!(
+            "the QEMU lab's kernel in {cache} (run scripts/lab/fetch-kernel)"
+        ));
+    }
+    true
+}
+
+/// Boots QEMU (TCG) with the backports kernel and the drivers of `fss`,
+/// `image` as /dev/vda and `share` writable at its own path (the guest's /tmp
+/// is a tmpfs, the rest of / read-only), runs `cmd` and returns its output.
+pub fn qemu(fss: &[&str], share: &Path, image: &Path, cmd: &[&str], timeout: u32) -> Run {
+    let out = Command::new(script("qemu"))
+        .args(["--timeout", &timeout.to_string()])
+        .args(["--modules", &modules(fss)])
+        .arg("--share")
+        .arg(share)
+        .arg("--image")
+        .arg(image)
+        .arg("--")
+        .args(cmd)
+        .output()
+        .expect("run scripts/lab/qemu");
+    Run {
+        status: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
 }
