@@ -364,6 +364,12 @@ pub struct UsageArgs {
     #[command(flatten)]
     pub volume: VolumeArgs,
 
+    /// Which driver writes the copy, where drivers lay a tree out
+    /// differently (NTFS: kernel ntfs3, FUSE ntfs-3g) [default: the one
+    /// this host would mount with]
+    #[arg(long, value_enum)]
+    pub driver: Option<UsageDriver>,
+
     /// Print the fsfit.usage/1 JSON object.
     #[arg(long, conflicts_with = "csv")]
     pub json: bool,
@@ -390,6 +396,21 @@ pub struct UsageArgs {
     /// The manifest's format [default: recognised from its first lines].
     #[arg(long, value_name = "FORMAT", requires = "manifest")]
     pub format: Option<crate::manifest::Format>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum UsageDriver {
+    Kernel,
+    Fuse,
+}
+
+impl From<UsageDriver> for crate::fs::DriverKind {
+    fn from(d: UsageDriver) -> Self {
+        match d {
+            UsageDriver::Kernel => crate::fs::DriverKind::Kernel,
+            UsageDriver::Fuse => crate::fs::DriverKind::Fuse,
+        }
+    }
 }
 
 #[derive(Args, Debug)]

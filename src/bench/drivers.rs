@@ -37,6 +37,26 @@ pub fn kernel_has(fstype: &str, modules: &[&str]) -> bool {
     listed(fstype)
 }
 
+/// Could the running kernel mount `fstype` without loading anything new
+/// being tried: listed in /proc/filesystems, or one of its `modules` in
+/// this kernel's modules.dep. (`fsfit usage` asks; it loads no module.)
+pub fn kernel_available(fstype: &str, modules: &[&str]) -> bool {
+    if listed(fstype) {
+        return true;
+    }
+    let dep = format!("/lib/modules/{}/modules.dep", kernel_release());
+    let Ok(text) = std::fs::read_to_string(dep) else {
+        return false;
+    };
+    text.lines().any(|l| {
+        let path = l.split(':').next().unwrap_or("");
+        let file = path.rsplit('/').next().unwrap_or("");
+        modules
+            .iter()
+            .any(|m| file.split('.').next() == Some(m) && file.contains(".ko"))
+    })
+}
+
 pub fn fuse_has(program: &str) -> bool {
     std::path::Path::new("/dev/fuse").exists() && have_program(program)
 }

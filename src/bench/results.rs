@@ -34,6 +34,11 @@ pub struct Host {
     pub kernel: String,
     pub fsfit: String,
     pub cpus: u32,
+    /// Set when the run happened inside a lab VM (`uml`: user-mode Linux,
+    /// `qemu`: QEMU without KVM): its figures check that the driver works,
+    /// they are not the device's speed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lab: Option<String>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

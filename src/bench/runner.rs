@@ -152,7 +152,19 @@ fn host() -> Host {
             .unwrap_or_default(),
         fsfit: env!("CARGO_PKG_VERSION").to_string(),
         cpus: std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
+        lab: lab(),
     }
+}
+
+/// Which lab VM this runs in, if any: `FSFIT_LAB` (scripts/lab/ sets it), or
+/// user-mode Linux recognised by its CPU line, so a run started by hand in
+/// the lab is labelled too.
+fn lab() -> Option<String> {
+    if let Some(v) = std::env::var("FSFIT_LAB").ok().filter(|v| !v.is_empty()) {
+        return Some(v);
+    }
+    let cpu = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    cpu.contains("User Mode Linux").then(|| "uml".to_string())
 }
 
 fn interrupted() -> Result<(), String> {

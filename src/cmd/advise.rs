@@ -61,7 +61,7 @@ fn read_bench(p: &std::path::Path) -> Result<BenchReport> {
 }
 
 pub fn run(o: &Options, quiet: bool) -> Result<()> {
-    let r = super::usage::walk(&o.walk, &[], o.volume, quiet)?;
+    let r = super::usage::walk(&o.walk, &[], o.volume, None, quiet)?;
     let mut advice = advise::advise(&r, o.bench.as_ref(), &o.systems, o.max_overhead);
     if let Some(c) = &advice.choice {
         advice.commands = Some(advise::commands(&c.fs, c.cluster_bytes, &o.label));

@@ -59,6 +59,8 @@ pub struct Options {
     /// Empty: every filesystem at its default cluster plus its sweep.
     pub specs: Vec<FsSpec>,
     pub volume: u64,
+    /// `--driver`; None: the one this host would mount with.
+    pub driver: Option<crate::fs::DriverKind>,
     pub format: Format,
     pub report: Option<PathBuf>,
 }
@@ -82,6 +84,7 @@ impl Options {
             walk,
             specs: a.fs.clone(),
             volume: a.volume.volume,
+            driver: a.driver.map(Into::into),
             format,
             report: a.report.clone(),
         })
@@ -89,7 +92,7 @@ impl Options {
 }
 
 pub fn run(o: &Options, quiet: bool) -> Result<()> {
-    let r = walk(&o.walk, &o.specs, o.volume, quiet)?;
+    let r = walk(&o.walk, &o.specs, o.volume, o.driver, quiet)?;
     if let Some(path) = &o.report {
         // Read back through the JSON contract, as `fsfit report` would.
         let input = report::html::parse(report::json::usage(&r).as_bytes()).map_err(Error::Work)?;
@@ -105,8 +108,14 @@ pub fn run(o: &Options, quiet: bool) -> Result<()> {
 }
 
 /// Walk the tree once for every planned config; warnings go to stderr.
-pub fn walk(w: &Walk, specs: &[FsSpec], volume: u64, quiet: bool) -> Result<UsageReport> {
-    let (configs, refused) = usage::plan(specs, volume).map_err(Error::Input)?;
+pub fn walk(
+    w: &Walk,
+    specs: &[FsSpec],
+    volume: u64,
+    driver: Option<crate::fs::DriverKind>,
+    quiet: bool,
+) -> Result<UsageReport> {
+    let (configs, refused) = usage::plan(specs, volume, driver).map_err(Error::Input)?;
     let counter = Arc::new(AtomicU64::new(0));
     let spinner = Spinner::start(quiet, counter.clone());
     let source = match &w.manifest {

@@ -144,6 +144,27 @@ pub struct Drivers {
     pub fuse: Option<FuseDriver>,
 }
 
+/// Which kind of driver writes the copy (`fsfit usage --driver`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DriverKind {
+    Kernel,
+    Fuse,
+}
+
+impl Drivers {
+    /// `kernel:ntfs3`, `fuse:ntfs-3g`: the driver as the usage JSON names it.
+    /// A kind the filesystem lacks falls back to the one it has.
+    pub fn label(&self, kind: DriverKind) -> String {
+        match (kind, self.kernel, self.fuse) {
+            (DriverKind::Fuse, _, Some(f)) | (DriverKind::Kernel, None, Some(f)) => {
+                format!("fuse:{}", f.program.trim_start_matches("mount."))
+            }
+            (_, Some(k), _) => format!("kernel:{k}"),
+            (_, None, None) => "none".to_string(),
+        }
+    }
+}
+
 /// A FUSE driver: program and options (device and directory appended).
 #[derive(Clone, Copy, Debug)]
 pub struct FuseDriver {
@@ -243,6 +264,27 @@ pub trait Filesystem: Sync {
     }
     /// The model for one config, or why the mkfs tool refuses it.
     fn model(&self, volume: u64, cluster: u64) -> Result<Box<dyn Model>, String>;
+    /// The model for one config filled by `driver`, where drivers lay the
+    /// same tree out differently (NTFS: ntfs3 and ntfs-3g); by default one
+    /// model fits every driver.
+    fn model_with(
+        &self,
+        volume: u64,
+        cluster: u64,
+        _driver: DriverKind,
+    ) -> Result<Box<dyn Model>, String> {
+        self.model(volume, cluster)
+    }
+    /// Is the model for `driver` checked against real volumes (the JSON's
+    /// `exact`)?
+    fn exact_with(&self, _driver: DriverKind) -> bool {
+        self.exact()
+    }
+    /// The driver whose layout the model for `asked` follows (what the JSON
+    /// names): the one asked for, unless the model knows only another.
+    fn modelled_driver(&self, asked: DriverKind) -> DriverKind {
+        asked
+    }
 
     // What `fsfit bench` needs to make and mount it.
 

@@ -44,6 +44,12 @@ pub fn bench(r: &BenchReport) -> String {
         r.host.kernel,
         t.cold_cache
     );
+    if let Some(lab) = &r.host.lab {
+        let _ = writeln!(
+            o,
+            "LAB RUN ({lab}): a virtual machine's figures check that each driver works; they are not the device's speed"
+        );
+    }
     for c in &r.results {
         let _ = writeln!(
             o,

@@ -323,6 +323,16 @@ fn bench_env(o: &mut Out, r: &Named<BenchReport>) {
     }
     kv(&mut s, "Date", &esc(&d.date));
     kv(&mut s, "Kernel", &esc(&d.host.kernel));
+    if let Some(lab) = &d.host.lab {
+        kv(
+            &mut s,
+            "Lab run",
+            &format!(
+                "{}: a virtual machine's figures check that each driver works; they are not the device's speed",
+                esc(lab)
+            ),
+        );
+    }
     kv(&mut s, "CPUs", &d.host.cpus.to_string());
     let what = match t.kind.as_str() {
         "image" => "Image file",

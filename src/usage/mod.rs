@@ -20,6 +20,30 @@ pub const SCHEMA: &str = "fsfit.usage/1";
 pub struct Config {
     pub fs: &'static dyn Filesystem,
     pub cluster: u64,
+    /// Who writes the copy, as the JSON names it (`kernel:ntfs3`).
+    pub driver: String,
+    /// The model for that driver is checked against real volumes.
+    pub exact: bool,
+}
+
+/// The driver that fills `fs` for `fsfit usage`: the one asked for, else
+/// the one this host would mount with (its kernel's when the kernel has it,
+/// else a FUSE driver, else the kernel's as on most Linux systems).
+pub fn driver_for(fs: &dyn Filesystem, asked: Option<fs::DriverKind>) -> fs::DriverKind {
+    let d = &fs.info().drivers;
+    asked.unwrap_or_else(|| {
+        let here = d
+            .kernel
+            .is_some_and(|k| crate::bench::drivers::kernel_available(k, d.kernel_modules));
+        if !here
+            && d.fuse
+                .is_some_and(|f| crate::device::have_program(f.program))
+        {
+            fs::DriverKind::Fuse
+        } else {
+            fs::DriverKind::Kernel
+        }
+    })
 }
 
 /// A `--fs` argument: `exfat`, `exfat:4K,32K`, `fat32:default`.
@@ -99,7 +123,7 @@ pub type Plan = (Vec<(Config, Box<dyn Model>)>, Vec<Refused>);
 
 /// The configs to evaluate. Explicit configs the mkfs tool refuses are an
 /// error; in the default matrix they are listed as refused.
-pub fn plan(specs: &[FsSpec], volume: u64) -> Result<Plan, String> {
+pub fn plan(specs: &[FsSpec], volume: u64, driver: Option<fs::DriverKind>) -> Result<Plan, String> {
     let mut configs = Vec::new();
     let mut refused = Vec::new();
     let mut seen = std::collections::HashSet::new();
@@ -107,8 +131,17 @@ pub fn plan(specs: &[FsSpec], volume: u64) -> Result<Plan, String> {
         if !seen.insert((fs.name(), cluster)) {
             return Ok(());
         }
-        match fs.model(volume, cluster) {
-            Ok(m) => configs.push((Config { fs, cluster }, m)),
+        let kind = fs.modelled_driver(driver_for(fs, driver));
+        match fs.model_with(volume, cluster, kind) {
+            Ok(m) => configs.push((
+                Config {
+                    fs,
+                    cluster,
+                    driver: fs.info().drivers.label(kind),
+                    exact: fs.exact_with(kind),
+                },
+                m,
+            )),
             Err(reason) if explicit => {
                 return Err(format!(
                     "{}:{} on a {} volume: {reason}",
@@ -152,6 +185,8 @@ pub fn plan(specs: &[FsSpec], volume: u64) -> Result<Plan, String> {
 pub struct ConfigReport {
     pub fs: String,
     pub cluster_bytes: u64,
+    /// The driver the figures are for (`kernel:ntfs3`, `fuse:ntfs-3g`).
+    pub driver: String,
     pub free_bytes: u64,
     pub tree_bytes: u64,
     pub data_bytes: u64,
@@ -311,6 +346,7 @@ pub fn run(
             ConfigReport {
                 fs: cfg.fs.name().to_string(),
                 cluster_bytes: cfg.cluster,
+                driver: cfg.driver.clone(),
                 free_bytes,
                 tree_bytes,
                 data_bytes: sizes.data_bytes,
@@ -318,7 +354,7 @@ pub fn run(
                 metadata_bytes: sizes.metadata_bytes,
                 overhead_pct: (overhead_pct * 100.0).round() / 100.0,
                 fits: model.fits(&sizes) && f.counts.too_large == 0,
-                exact: cfg.fs.exact(),
+                exact: cfg.exact,
                 problems: f.counts.clone(),
                 problem_examples: f.examples.clone(),
                 default_cluster: cfg.fs.default_cluster(volume) == cfg.cluster,

@@ -13,6 +13,7 @@ mod ext4;
 mod fat;
 mod info;
 mod info_blkid;
+mod lab;
 mod manifest;
 mod ntfs;
 mod report;

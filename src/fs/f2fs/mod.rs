@@ -403,9 +403,9 @@ impl Model for F2fsModel {
 pub const INFO: FsInfo = FsInfo {
     name: "f2fs",
     title: "F2FS",
-    // No f2fs driver here: free space matches mkfs.f2fs, the per-file rules
-    // match sload.f2fs, but the kernel's own writes are not measured.
-    exact: false,
+    // tests/it/lab.rs: mkfs.f2fs + the kernel's f2fs driver in user-mode
+    // Linux, free_bytes and tree_bytes to the byte.
+    exact: true,
     limits: Limits {
         max_file_bytes: MAX_FILE,
         ..POSIX_LIMITS

@@ -819,6 +819,11 @@ impl Filesystem for Fat {
         v
     }
 
+    fn modelled_driver(&self, _asked: super::DriverKind) -> super::DriverKind {
+        // The model follows vfat's name rule (FSFIT_FAT_NAMES picks another
+        // rule); fusefat's own layout is not modelled.
+        super::DriverKind::Kernel
+    }
     fn model(&self, volume: u64, cluster: u64) -> Result<Box<dyn Model>, String> {
         if !cluster.is_power_of_two() || !(512..=65536).contains(&cluster) {
             return Err(format!(

@@ -18,6 +18,7 @@
 //! ~50 %), which the model does not know about.
 
 pub mod checker;
+mod ntfs3;
 pub mod probe;
 
 use super::{
@@ -396,12 +397,20 @@ const ROOT_RECORD_USED: u64 = 512;
 struct NtfsModel {
     cluster: u64,
     free: u64,
+    /// The kernel's ntfs3 fills the volume (ntfs3.rs), not ntfs-3g.
+    ntfs3: bool,
 }
 
 impl NtfsModel {
     /// Bytes an index of `blocks` 4 KiB blocks allocates: whole clusters.
     fn index_bytes(&self, blocks: u64) -> u64 {
         round_up(blocks * INDX, self.cluster)
+    }
+
+    /// Does a file's $DATA of `value` bytes stay in its record?
+    fn resident(&self, name_len: u64, value: u64) -> bool {
+        let less = if self.ntfs3 { ntfs3::RESIDENT_LESS } else { 0 };
+        data_is_resident(name_len, value + less)
     }
 
     /// Initial $MFT allocation (mkntfs_initialize_bitmaps).
@@ -439,7 +448,7 @@ impl Model for NtfsModel {
             names.max = names.max.max(entry);
             match e.kind {
                 Kind::File => {
-                    if !data_is_resident(len, e.size) {
+                    if !self.resident(len, e.size) {
                         acc.add_content(e.size, self.cluster);
                     }
                 }
@@ -484,7 +493,9 @@ impl Model for NtfsModel {
     fn finish(&self, acc: &Acc) -> Sizes {
         let records = acc.n[0] + (acc.n[1] + 512) / 1024;
         let mut meta = acc.meta;
-        if records > 0 {
+        if self.ntfs3 {
+            meta += ntfs3::mft_growth(self.mft_initial(), records, self.cluster);
+        } else if records > 0 {
             // Records 64.. are used (mft.c ntfs_mft_bitmap_find_free_rec);
             // $MFT/$DATA grows by 16 records or one cluster, whichever is
             // larger (mft.c ntfs_mft_data_extend_allocation).
@@ -600,11 +611,24 @@ impl Filesystem for Ntfs {
         }
         v
     }
+    fn exact_with(&self, driver: super::DriverKind) -> bool {
+        // ntfs3 is checked too (tests/it/lab.rs), but within about 1 %.
+        driver == super::DriverKind::Fuse
+    }
     fn model(&self, volume: u64, cluster: u64) -> Result<Box<dyn Model>, String> {
+        self.model_with(volume, cluster, super::DriverKind::Fuse)
+    }
+    fn model_with(
+        &self,
+        volume: u64,
+        cluster: u64,
+        driver: super::DriverKind,
+    ) -> Result<Box<dyn Model>, String> {
         let l = layout(volume, cluster)?;
         Ok(Box::new(NtfsModel {
             cluster,
             free: (l.clusters - l.used) * cluster,
+            ntfs3: driver == super::DriverKind::Kernel,
         }))
     }
 }

@@ -237,9 +237,9 @@ impl UdfModel {
 pub const INFO: FsInfo = FsInfo {
     name: "udf",
     title: "UDF",
-    // No udf driver here: free space matches mkudffs, the per-file rules
-    // match udfclient, but the kernel's own writes are not measured.
-    exact: false,
+    // tests/it/lab.rs: mkudffs + the kernel's udf driver in user-mode
+    // Linux, free_bytes and tree_bytes to the byte.
+    exact: true,
     limits: Limits {
         max_file_bytes: MAX_FILE,
         case_insensitive: false,

@@ -978,6 +978,7 @@ mod tests {
                 kernel: String::new(),
                 fsfit: String::new(),
                 cpus: 1,
+                lab: None,
             },
             target: crate::bench::results::TargetInfo {
                 kind: "image".into(),

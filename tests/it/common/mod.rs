@@ -3,6 +3,7 @@
 //! undoes what it set up when dropped, also when a test panics.
 #![allow(dead_code)]
 
+pub mod lab;
 pub mod volume;
 
 use serde_json::Value;

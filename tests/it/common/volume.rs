@@ -156,7 +156,15 @@ impl Fs {
 
     /// `fsfit usage --json --volume SIZE --fs SPEC TREE`: its one config.
     pub fn predict(&self, size: u64, cluster: Option<u64>, tree: &Path) -> Predicted {
+        // The model of the driver that mounts it here (NTFS: ntfs-3g, even
+        // on a host whose kernel has ntfs3).
+        let driver = match self.driver {
+            Driver::Kernel => "kernel",
+            Driver::Fuse(_) => "fuse",
+        };
         let v = usage_json(&[
+            "--driver",
+            driver,
             "--volume",
             &size.to_string(),
             "--fs",
