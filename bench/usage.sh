@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# fsfit usage against du -s and diskus on the same tree, warm cache,
-# alternating runs, medians; then a generated 1,000,000-file tree: time and
-# peak RSS. Usage: bench/usage.sh [TREE] [ROUNDS]   (defaults: /usr, 9)
-# Env: BIG_TREE=DIR (where the 1M-file tree goes, default /tmp/fsfit-1m),
+# fsfit usage against du -s, diskus and gdu on the same tree, warm cache,
+# alternating runs, medians of the per-round ratios; then manifests of
+# 1M, 3M and 10M files (find's listing form, generated: the same engine as a
+# walk without creating the files): time and peak RSS; then a generated
+# 1,000,000-file tree. Usage: bench/usage.sh [TREE] [ROUNDS]  (/usr, 9)
+# Env: FSFIT=path (a built fsfit; default: cargo build --release),
+#      MANIFEST_FILES="1000000 3000000 10000000" ("" skips),
+#      BIG_TREE=DIR (where the 1M-file tree goes, default /tmp/fsfit-1m),
 #      BIG_FILES=N (default 1000000), SKIP_BIG=1 to skip that part.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,9 +15,13 @@ ROUNDS=${2:-9}
 BIG_TREE=${BIG_TREE:-/tmp/fsfit-1m}
 BIG_FILES=${BIG_FILES:-1000000}
 
-cargo build --release --quiet
-FSFIT=$PWD/target/release/fsfit
+if [ -z "${FSFIT:-}" ]; then
+  cargo build --release --quiet
+  FSFIT=$PWD/target/release/fsfit
+fi
+MANIFEST_FILES=${MANIFEST_FILES-1000000 3000000 10000000}
 command -v diskus >/dev/null || cargo install --quiet diskus
+command -v gdu >/dev/null || apt-get install -y -qq gdu >/dev/null || true
 command -v /usr/bin/time >/dev/null || apt-get install -y -qq time >/dev/null
 
 now() { date +%s.%N; }
@@ -21,31 +29,67 @@ median() { sort -g | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1
 
 declare -A T
 tools=(fsfit du diskus)
+command -v gdu >/dev/null && tools+=(gdu)
 run() {
   case $1 in
     fsfit) "$FSFIT" usage "$TREE" --json --quiet >/dev/null ;;
     du) du -s "$TREE" >/dev/null ;;
     diskus) diskus "$TREE" >/dev/null 2>&1 ;;
+    gdu) gdu -n -s -p "$TREE" >/dev/null 2>&1 ;;
   esac
 }
 for t in "${tools[@]}"; do run "$t"; done   # warm the cache
+declare -A R
 for ((i = 0; i < ROUNDS; i++)); do
-  for t in "${tools[@]}"; do
+  # Alternate the order: even rounds as listed, odd rounds reversed.
+  order=("${tools[@]}")
+  ((i % 2)) && order=($(printf '%s\n' "${tools[@]}" | tac))
+  declare -A this
+  for t in "${order[@]}"; do
     s=$(now); run "$t"; e=$(now)
-    T[$t]+="$(awk -v a="$s" -v b="$e" 'BEGIN{print b-a}') "
+    this[$t]=$(awk -v a="$s" -v b="$e" 'BEGIN{print b-a}')
+    T[$t]+="${this[$t]} "
   done
+  for t in "${tools[@]}"; do
+    R[$t]+="$(awk -v f="${this[fsfit]}" -v o="${this[$t]}" 'BEGIN{print f/o}') "
+  done
+  echo "round $((i + 1)): $(for t in "${tools[@]}"; do printf '%s %ss  ' "$t" "${this[$t]}"; done)"
 done
-configs=$("$FSFIT" usage "$TREE" --json --quiet | grep -c '"fs":')
+configs=$("$FSFIT" usage "$TREE" --json --quiet | grep -o '"cluster_bytes"' | wc -l)
 entries=$(find "$TREE" -xdev | wc -l)
-echo "tree: $TREE ($entries entries), $ROUNDS alternating rounds, warm cache, $(nproc) cores"
+echo "tree: $TREE ($entries entries), $ROUNDS alternating rounds, warm cache, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "fsfit evaluates $configs configs (every default config)"
 for t in "${tools[@]}"; do
   m=$(echo "${T[$t]}" | tr ' ' '\n' | grep . | median)
-  printf "%-7s median %ss\n" "$t" "$m"
-  eval "M_$t=$m"
+  r=$(echo "${R[$t]}" | tr ' ' '\n' | grep . | median)
+  printf "%-7s median %ss   fsfit/%s median of per-round ratios %s\n" "$t" "$m" "$t" "$r"
 done
-awk -v f="$M_fsfit" -v d="$M_du" -v k="$M_diskus" \
-  'BEGIN{printf "fsfit/du = %.2f   fsfit/diskus = %.2f   (below 1: fsfit faster)\n", f/d, f/k}' 
+
+if [ -n "$MANIFEST_FILES" ]; then
+  # A find -printf '%y %s %T@ %P\0' listing, 1000 files per folder, 100
+  # folders per top folder, generated (no files are created).
+  for n in $MANIFEST_FILES; do
+    list=${TMPDIR:-/tmp}/fsfit-manifest-$n.find
+    [ -f "$list" ] || python3 - "$n" >"$list" <<'PY'
+import sys
+n = int(sys.argv[1]); per_dir = 1000
+sizes = [0, 1, 100, 700, 1500, 4096, 5000, 12000, 40000, 300]
+out = sys.stdout.buffer; buf = []
+for i in range(n):
+    top, sub = i // (per_dir * 100), (i // per_dir) % 100
+    if i % (per_dir * 100) == 0:
+        buf.append(b"d 4096 1700000000.0 d%03d\0" % top)
+    if i % per_dir == 0:
+        buf.append(b"d 4096 1700000000.0 d%03d/s%03d\0" % (top, sub))
+    buf.append(b"f %d 1700000001.5 d%03d/s%03d/file_%07d.dat\0" % (sizes[i % 10], top, sub, i))
+    if len(buf) >= 10000:
+        out.write(b"".join(buf)); buf = []
+out.write(b"".join(buf))
+PY
+    out=$( { /usr/bin/time -f "%e s elapsed, %U s user, %M KiB max RSS" "$FSFIT" usage --manifest "$list" --json --quiet >/dev/null; } 2>&1 )
+    printf "manifest of %9d files: %s\n" "$n" "$out"
+  done
+fi
 
 [ "${SKIP_BIG:-0}" = 1 ] && exit 0
 if [ ! -f "$BIG_TREE/.complete-$BIG_FILES" ]; then
