@@ -55,7 +55,7 @@ for ((i = 0; i < ROUNDS; i++)); do
   done
   echo "round $((i + 1)): $(for t in "${tools[@]}"; do printf '%s %ss  ' "$t" "${this[$t]}"; done)"
 done
-configs=$("$FSFIT" usage "$TREE" --json --quiet | grep -o '"cluster_bytes"' | wc -l)
+configs=$("$FSFIT" usage "$TREE" --json --quiet | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["configs"]))')
 entries=$(find "$TREE" -xdev | wc -l)
 echo "tree: $TREE ($entries entries), $ROUNDS alternating rounds, warm cache, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "fsfit evaluates $configs configs (every default config)"
