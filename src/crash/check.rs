@@ -2,24 +2,33 @@
 //! read-only, then a read-only mount compared with the oracle, then (when
 //! either failed) a repair with the checker and another look.
 
-use super::oracle::{Findings, Oracle};
+use super::oracle::{Findings, Observed, Oracle};
 use crate::device::mount::{self, Driver};
 use crate::fs::{Checker, Verdict};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-/// What happened to one state.
-#[derive(Clone, Debug, Default)]
-pub struct Outcome {
+/// What happened to one state's image; the same for every crash point
+/// that leaves the same image.
+#[derive(Clone, Debug)]
+pub struct Looked {
     pub mountable: bool,
     /// None: the filesystem has no checker.
     pub clean: Option<bool>,
     /// Some(true): repaired to clean; Some(false): still not clean.
     pub repaired: Option<bool>,
-    pub findings: Findings,
+    /// The files as mounted (after repair when it did not mount as is).
+    pub seen: Observed,
     /// The checker's or mount's last words when something failed.
     pub note: String,
+}
+
+/// One crash state: its image's fate and what it lost.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    pub looked: Looked,
+    pub findings: Findings,
 }
 
 /// Run a checker on `image`; its verdict and last line of output.
@@ -181,10 +190,10 @@ impl Mounter {
         mount::unmount_path(&self.dir)
     }
 
-    /// Mount the state, compare it with the oracle, unmount.
-    fn look(&self, oracle: &Oracle, cut: u64) -> Result<Findings, String> {
+    /// Mount the state, read what the oracle knows of, unmount.
+    fn look(&self, oracle: &Oracle) -> Result<Observed, String> {
         self.mount()?;
-        let f = oracle.check(&self.dir, cut);
+        let f = oracle.observe(&self.dir);
         self.unmount()?;
         Ok(f)
     }
@@ -204,45 +213,68 @@ impl Drop for Mounter {
 /// e2fsck and xfs_repair skip that replay and would report the unreplayed
 /// metadata as errors no user ever meets. Returns the outcome and whether
 /// the image was written to (journal replay or repair).
-pub fn judge(checker: Option<&Checker>, m: &Mounter, oracle: &Oracle, cut: u64) -> (Outcome, bool) {
-    let mut o = Outcome::default();
+pub fn judge(checker: Option<&Checker>, m: &Mounter, oracle: &Oracle) -> (Looked, bool) {
     let mut notes = Vec::new();
     let writes = m.device_writes();
-    let mut repaired = false;
-    match m.look(oracle, cut) {
-        Ok(f) => {
-            o.mountable = true;
-            o.findings = f;
-        }
+    let mut seen = None;
+    match m.look(oracle) {
+        Ok(f) => seen = Some(f),
         Err(e) => notes.push(e),
     }
+    let mountable = seen.is_some();
+    let mut clean = None;
+    let mut repaired = None;
     if let Some(ck) = checker {
         let (v, said) = run_checker(ck, ck.check_args, "", &m.image);
-        o.clean = Some(v == Verdict::Clean);
+        clean = Some(v == Verdict::Clean);
         if v != Verdict::Clean {
             notes.push(said);
         }
-    }
-    if let (Some(ck), true) = (checker, o.clean == Some(false) || !o.mountable) {
-        repaired = true;
-        let (_, said) = run_checker(ck, ck.repair_args, ck.repair_stdin, &m.image);
-        let (v, again) = run_checker(ck, ck.check_args, "", &m.image);
-        o.repaired = Some(v == Verdict::Clean);
-        if v != Verdict::Clean {
-            notes.push(format!("after repair ({said}): {again}"));
-        }
-        if !o.mountable {
-            match m.look(oracle, cut) {
-                Ok(f) => o.findings = f,
-                Err(e) => {
-                    notes.push(format!("after repair: {e}"));
-                    o.findings = oracle.all_lost(cut);
+        if v != Verdict::Clean || !mountable {
+            let (_, said) = run_checker(ck, ck.repair_args, ck.repair_stdin, &m.image);
+            let (v, again) = run_checker(ck, ck.check_args, "", &m.image);
+            repaired = Some(v == Verdict::Clean);
+            if v != Verdict::Clean {
+                notes.push(format!("after repair ({said}): {again}"));
+            }
+            if !mountable {
+                match m.look(oracle) {
+                    Ok(f) => seen = Some(f),
+                    Err(e) => notes.push(format!("after repair: {e}")),
                 }
             }
         }
-    } else if !o.mountable {
-        o.findings = oracle.all_lost(cut);
     }
-    o.note = notes.join("; ");
-    (o, repaired || m.device_writes() != writes)
+    let looked = Looked {
+        mountable,
+        clean,
+        repaired,
+        seen: seen.unwrap_or_else(|| oracle.nothing()),
+        note: notes.join("; "),
+    };
+    (looked, repaired.is_some() || m.device_writes() != writes)
+}
+
+/// A state's findings from its image's fate.
+pub fn outcome(looked: &Looked, oracle: &Oracle, cut: u64) -> Outcome {
+    Outcome {
+        findings: oracle.judge(&looked.seen, cut),
+        looked: looked.clone(),
+    }
+}
+
+/// States whose images are equal share a key: the prefix grown over every
+/// record it can absorb (applied extras, flushes, marks) and the extras left.
+pub fn image_key(records: &[super::log::Record], s: &super::states::State) -> (usize, Vec<u32>) {
+    let mut p = s.prefix;
+    let mut i = 0;
+    while p < records.len() {
+        if s.extra.get(i) == Some(&(p as u32)) {
+            i += 1;
+        } else if records[p].kind == super::log::Kind::Write {
+            break;
+        }
+        p += 1;
+    }
+    (p, s.extra[i..].to_vec())
 }

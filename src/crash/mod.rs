@@ -92,6 +92,10 @@ pub struct CrashResult {
     pub run_dir: String,
     #[serde(default)]
     pub recorder_dio: bool,
+    /// Distinct images among the states (crash points that leave the same
+    /// image are mounted and checked once, judged each against the oracle).
+    #[serde(default)]
+    pub images: u64,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -381,7 +385,7 @@ fn explore(
     };
     let chunk = all.len().div_ceil(jobs).max(1);
     let t0 = Instant::now();
-    let outcomes: Vec<Result<Vec<(usize, check::Outcome)>, String>> = std::thread::scope(|s| {
+    let outcomes: Vec<Result<(Vec<(usize, check::Outcome)>, usize), String>> = std::thread::scope(|s| {
         let handles: Vec<_> = all
             .chunks(chunk)
             .enumerate()
@@ -399,7 +403,9 @@ fn explore(
     res.seconds = t0.elapsed().as_secs_f64();
     let mut judged = Vec::new();
     for r in outcomes {
-        judged.extend(r?);
+        let (j, images) = r?;
+        judged.extend(j);
+        res.images += images as u64;
     }
     res.states = judged.len() as u64;
     res.states_per_s = res.states as f64 / res.seconds.max(1e-9);
@@ -416,7 +422,7 @@ fn worker(
     checker: Option<&crate::fs::Checker>,
     ro: &Driver,
     oracle: &oracle::Oracle,
-) -> Result<Vec<(usize, check::Outcome)>, String> {
+) -> Result<(Vec<(usize, check::Outcome)>, usize), String> {
     use std::os::unix::fs::FileExt;
     let path = scratch_dir().join(format!(
         "fsfit-crash-{}-{}.img",
@@ -440,10 +446,18 @@ fn worker(
         None
     };
     let m = check::Mounter::new(ro, &path, lo.as_ref().map(|l| l.dev.as_str()))?;
+    let mut seen: std::collections::HashMap<(usize, Vec<u32>), check::Looked> = Default::default();
     let mut out = Vec::new();
     let img_len = base.len() as u64;
     for (i, s) in part.iter().enumerate() {
         interrupted()?;
+        // A crash point that leaves an image already judged: only the
+        // oracle's verdict differs (it depends on the crash point).
+        let key = check::image_key(records, s);
+        if let Some(l) = seen.get(&key) {
+            out.push((first + i, check::outcome(l, oracle, s.cut as u64)));
+            continue;
+        }
         let changed = b.build(s)?;
         let img = b.image();
         for blk in changed {
@@ -452,8 +466,9 @@ fn worker(
             file.write_all_at(&img[start as usize..end as usize], start)
                 .map_err(|e| e.to_string())?;
         }
-        let (oc, wrote) = check::judge(checker, &m, oracle, s.cut as u64);
-        out.push((first + i, oc));
+        let (looked, wrote) = check::judge(checker, &m, oracle);
+        out.push((first + i, check::outcome(&looked, oracle, s.cut as u64)));
+        seen.insert(key, looked);
         // The repair or a journal replay wrote to the scratch image: put
         // back the blocks that differ so it is this state again.
         if wrote {
@@ -463,7 +478,7 @@ fn worker(
     drop(m);
     drop(lo);
     drop(guard);
-    Ok(out)
+    Ok((out, seen.len()))
 }
 
 fn resync(file: &std::fs::File, img: &[u8]) -> Result<(), String> {
@@ -510,6 +525,7 @@ fn tally(
     let mut worst: Vec<(u8, usize, String, String)> = Vec::new();
     for (i, oc) in judged {
         let f = &oc.findings;
+        let oc = &oc.looked;
         c.mountable_as_is += oc.mountable as u64;
         c.checker_clean += (oc.clean == Some(true)) as u64;
         c.checker_repaired += (oc.repaired == Some(true)) as u64;

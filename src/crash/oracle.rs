@@ -91,38 +91,54 @@ impl Oracle {
         self.file(path).old = true;
     }
 
+    /// Read what a mounted state holds of every file the oracle knows.
+    pub fn observe(&self, root: &Path) -> Observed {
+        Observed(
+            self.files
+                .iter()
+                .map(|f| match std::fs::read(root.join(&f.path)) {
+                    Ok(b) => Found::Bytes {
+                        digest: digest(&b),
+                        // Logs are judged by prefix: keep their bytes.
+                        bytes: f.append.is_some().then_some(b),
+                    },
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => Found::Absent,
+                    Err(e) => Found::Unreadable(e.to_string()),
+                })
+                .collect(),
+        )
+    }
+
+    /// Judge what a state holds against what must be there when the crash
+    /// came at log position `cut`.
+    pub fn judge(&self, seen: &Observed, cut: u64) -> Findings {
+        let mut out = Findings::default();
+        for (f, found) in self.files.iter().zip(&seen.0) {
+            f.judge(found, cut, &mut out);
+        }
+        out
+    }
+
     /// Compare a mounted crash state, cut at log position `cut`, with what
     /// must be there.
     pub fn check(&self, root: &Path, cut: u64) -> Findings {
-        let mut out = Findings::default();
-        for f in &self.files {
-            let found = match std::fs::read(root.join(&f.path)) {
-                Ok(b) => Found::Bytes(b),
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Found::Absent,
-                Err(e) => Found::Unreadable(e.to_string()),
-            };
-            f.judge(&found, cut, &mut out);
-        }
-        out
+        self.judge(&self.observe(root), cut)
     }
 
-    /// What an unmountable volume loses: everything that was durable.
-    pub fn all_lost(&self, cut: u64) -> Findings {
-        let mut out = Findings::default();
-        for f in &self.files {
-            f.judge(
-                &Found::Unreadable("volume does not mount".into()),
-                cut,
-                &mut out,
-            );
-        }
-        out
+    /// What an unmountable volume holds: nothing readable.
+    pub fn nothing(&self) -> Observed {
+        Observed(self.files.iter().map(|_| Found::Unreadable("volume does not mount".into())).collect())
     }
 }
 
+/// What one mounted state held, file by file, in the oracle's order.
+#[derive(Clone, Debug)]
+pub struct Observed(Vec<Found>);
+
+#[derive(Clone, Debug)]
 enum Found {
     Absent,
-    Bytes(Vec<u8>),
+    Bytes { digest: (u64, u64), bytes: Option<Vec<u8>> },
     Unreadable(String),
 }
 
@@ -139,14 +155,11 @@ impl File {
             .rposition(|v| v.durable.is_some_and(|p| p <= cut));
         let from = d.unwrap_or(0);
         let ok = match (found, &self.append) {
-            (Found::Bytes(b), Some(all)) => {
+            (Found::Bytes { bytes: Some(b), .. }, Some(all)) => {
                 let need = d.map_or(0, |i| self.versions[i].content.map_or(0, |c| c.0)) as usize;
                 b.len() >= need && all.starts_with(b)
             }
-            (Found::Bytes(b), None) => {
-                let h = digest(b);
-                self.versions[from..].iter().any(|v| v.content == Some(h))
-            }
+            (Found::Bytes { digest: h, .. }, _) => self.versions[from..].iter().any(|v| v.content == Some(*h)),
             (Found::Absent, _) => self.versions[from..].iter().any(|v| v.content.is_none()),
             (Found::Unreadable(_), _) => false,
         };
@@ -155,7 +168,7 @@ impl File {
         }
         let what = match found {
             Found::Absent => "missing".to_string(),
-            Found::Bytes(b) => format!("{} bytes, not a version written", b.len()),
+            Found::Bytes { digest, .. } => format!("{} bytes, not a version written", digest.0),
             Found::Unreadable(e) => format!("unreadable ({e})"),
         };
         let detail = format!("{}: {what}", self.path);
@@ -164,7 +177,7 @@ impl File {
         } else if let Some(i) = d {
             // For a log, damage past the durable length is only in flight.
             let durable_part_ok = match (found, &self.append) {
-                (Found::Bytes(b), Some(all)) => {
+                (Found::Bytes { bytes: Some(b), .. }, Some(all)) => {
                     let need = self.versions[i].content.map_or(0, |c| c.0) as usize;
                     b.len() >= need && b[..need] == all[..need]
                 }
