@@ -71,6 +71,11 @@ pub fn run(a: &CrashArgs, quiet: bool) -> Result<()> {
         }
         return Ok(());
     }
+    if a.report.is_some() {
+        return Err(Error::input(
+            "--report: the survival chart is not built yet; use --json and the table",
+        ));
+    }
     let o = options(a, quiet)?;
     let _ = ctrlc::set_handler(|| {
         if bench::CANCEL.swap(true, Ordering::SeqCst) {

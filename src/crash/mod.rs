@@ -385,7 +385,7 @@ fn explore(
     };
     let chunk = all.len().div_ceil(jobs).max(1);
     let t0 = Instant::now();
-    let outcomes: Vec<Result<(Vec<(usize, check::Outcome)>, usize), String>> = std::thread::scope(|s| {
+    let outcomes: Vec<Result<Judged, String>> = std::thread::scope(|s| {
         let handles: Vec<_> = all
             .chunks(chunk)
             .enumerate()
@@ -413,6 +413,10 @@ fn explore(
     Ok(())
 }
 
+/// A worker's states (by index) with their outcomes, and how many distinct
+/// images it mounted.
+type Judged = (Vec<(usize, check::Outcome)>, usize);
+
 /// One worker: build its states in order into one scratch image, judge each.
 fn worker(
     base: &[u8],
@@ -422,7 +426,7 @@ fn worker(
     checker: Option<&crate::fs::Checker>,
     ro: &Driver,
     oracle: &oracle::Oracle,
-) -> Result<(Vec<(usize, check::Outcome)>, usize), String> {
+) -> Result<Judged, String> {
     use std::os::unix::fs::FileExt;
     let path = scratch_dir().join(format!(
         "fsfit-crash-{}-{}.img",

@@ -127,7 +127,12 @@ impl Oracle {
 
     /// What an unmountable volume holds: nothing readable.
     pub fn nothing(&self) -> Observed {
-        Observed(self.files.iter().map(|_| Found::Unreadable("volume does not mount".into())).collect())
+        Observed(
+            self.files
+                .iter()
+                .map(|_| Found::Unreadable("volume does not mount".into()))
+                .collect(),
+        )
     }
 }
 
@@ -138,7 +143,10 @@ pub struct Observed(Vec<Found>);
 #[derive(Clone, Debug)]
 enum Found {
     Absent,
-    Bytes { digest: (u64, u64), bytes: Option<Vec<u8>> },
+    Bytes {
+        digest: (u64, u64),
+        bytes: Option<Vec<u8>>,
+    },
     Unreadable(String),
 }
 
@@ -159,7 +167,9 @@ impl File {
                 let need = d.map_or(0, |i| self.versions[i].content.map_or(0, |c| c.0)) as usize;
                 b.len() >= need && all.starts_with(b)
             }
-            (Found::Bytes { digest: h, .. }, _) => self.versions[from..].iter().any(|v| v.content == Some(*h)),
+            (Found::Bytes { digest: h, .. }, _) => {
+                self.versions[from..].iter().any(|v| v.content == Some(*h))
+            }
             (Found::Absent, _) => self.versions[from..].iter().any(|v| v.content.is_none()),
             (Found::Unreadable(_), _) => false,
         };
