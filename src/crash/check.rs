@@ -170,6 +170,10 @@ impl Mounter {
                 }
                 Ok(())
             }
+            (_, Some(dev)) => {
+                mount::flush_device_cache(dev);
+                mount::mount_at(dev, &self.driver, &self.dir).map(|_| ())
+            }
             _ => {
                 mount::mount_at(&self.image.to_string_lossy(), &self.driver, &self.dir).map(|_| ())
             }
@@ -177,7 +181,7 @@ impl Mounter {
     }
 
     fn unmount(&self) -> Result<(), String> {
-        if self.dev.is_some() {
+        if matches!(self.driver, Driver::Kernel { .. }) {
             let dir = std::ffi::CString::new(self.dir.to_string_lossy().as_bytes())
                 .map_err(|e| e.to_string())?;
             for i in 0..20 {

@@ -78,8 +78,8 @@ pub fn render(rep: &Report) -> String {
     }
     let cols = head.len();
     let mut w = vec![0; cols];
-    for r in &rows {
-        for (i, c) in r.iter().enumerate().take(cols) {
+    for r in rows.iter().filter(|r| r.len() == cols) {
+        for (i, c) in r.iter().enumerate() {
             w[i] = w[i].max(c.chars().count());
         }
     }
