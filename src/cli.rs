@@ -311,7 +311,7 @@ pub struct BenchArgs {
     pub scale: f64,
 
     /// A small scale, each workload grown until one run takes --min-time
-    /// (0.5 s): figures that hold still, in minutes.
+    /// (0.5 s), as far as the volume allows.
     #[arg(long)]
     pub quick: bool,
 
