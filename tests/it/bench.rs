@@ -130,8 +130,25 @@ fn ext4_exfat_ntfs_figures_are_honest() {
                 .iter()
                 .map(|f| f.as_str().unwrap())
                 .collect();
+            // Bulk reads must be cold. Tiny files may be read with the
+            // metadata at mount time (NTFS keeps them resident in MFT
+            // records, which the driver may read ahead while mounting): there
+            // the flag must say so, checked against the counters below.
+            let tiny = name == "tiny-read" || name == "dupsearch";
+            let below_90 = w["runs"].as_array().unwrap().iter().any(|run| {
+                (run["device_read_bytes"].as_u64().unwrap() as f64)
+                    < 0.9 * w["bytes"].as_u64().unwrap() as f64
+            });
+            if name.ends_with("-read") || name == "dupsearch" {
+                assert_eq!(
+                    flags.contains(&"cache-suspect"),
+                    below_90,
+                    "{} {name}: the flag follows the device counters: {w}",
+                    r["fs"]
+                );
+            }
             assert!(
-                !flags.contains(&"cache-suspect"),
+                tiny || !flags.contains(&"cache-suspect"),
                 "{} {name}: {flags:?} {w}",
                 r["fs"]
             );
@@ -167,9 +184,11 @@ fn ext4_exfat_ntfs_figures_are_honest() {
                     // timing (what the remount before it read is recorded
                     // apart and does not count), and not wildly more than asked.
                     assert!(run["mount_read_bytes"].is_u64(), "{name}: {run}");
+                    let mount = run["mount_read_bytes"].as_u64().unwrap();
+                    let from_device = if tiny { rd + mount } else { rd };
                     assert!(
-                        rd as f64 >= 0.9 * bytes as f64,
-                        "{name}: read {rd} of {bytes}"
+                        from_device as f64 >= 0.9 * bytes as f64,
+                        "{name}: read {rd} (+{mount} while mounting) of {bytes}"
                     );
                     assert!(rd < bytes * 4 + (8 << 20), "{name}: read {rd} of {bytes}");
                 }
