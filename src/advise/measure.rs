@@ -10,7 +10,7 @@ use crate::bench::{self, results::BenchReport, workloads::Workload};
 use crate::scan::TreeCounts;
 use crate::units::short;
 use crate::{Error, Result};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -28,7 +28,7 @@ const MAX_CONFIGS: usize = 8;
 /// Kept back from the budget for the recommendation and cleanup.
 const RESERVE: Duration = Duration::from_secs(3);
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RoundReport {
     pub round: u32,
     pub scale: f64,
@@ -38,7 +38,7 @@ pub struct RoundReport {
     pub stopped: Vec<String>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct BudgetReport {
     pub budget_seconds: f64,
     pub spent_seconds: f64,

@@ -11,8 +11,9 @@ use crate::units::{iec, short};
 use crate::usage::{ConfigReport, UsageReport};
 use serde::Serialize;
 
-/// Measured times closer than this are one speed: the less wasteful wins.
-const SAME_SPEED: f64 = 1.03;
+/// Measured speeds closer than this are one speed: one short run on a busy
+/// machine varies that much (bench flags figures over 10 % CV as high-cv).
+const SAME_SPEED: f64 = 1.10;
 
 /// How a candidate's speed is known.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -332,10 +333,20 @@ pub fn advise(usage: &UsageReport, opts: &Options) -> Advice {
             }
         })
     });
-    // Measured times within noise of the leader's: the least space wins.
+    // Measured speeds within noise of the leader's are a tie; the tie goes
+    // to the cluster the prior favours (the larger, up to the mkfs default):
+    // small clusters cost what a write benchmark does not time (format time,
+    // allocation-table size, file-manager lag: seed 000).
+    let mut tie = None;
     if measured && good.len() > 1 {
         if let Some(best) = good[0].cost() {
             let head = good[0].clone();
+            let favour = |c: &Candidate| {
+                let d = fs::by_name(&c.fs).map_or(c.cluster_bytes, |f| {
+                    f.default_cluster(usage.volume_bytes)
+                });
+                prior::relative_speed(c.cluster_bytes, d)
+            };
             let pick = good
                 .iter()
                 .enumerate()
@@ -345,10 +356,21 @@ pub fn advise(usage: &UsageReport, opts: &Options) -> Advice {
                         && (c.overhead_pct > max) == (head.overhead_pct > max)
                         && c.cost().is_some_and(|k| k <= best * SAME_SPEED)
                 })
-                .min_by_key(|(_, c)| c.tree_bytes)
+                .max_by(|(_, x), (_, y)| {
+                    favour(x)
+                        .total_cmp(&favour(y))
+                        .then(y.tree_bytes.cmp(&x.tree_bytes))
+                })
                 .map(|(i, _)| i);
             if let Some(i) = pick.filter(|&i| i > 0) {
                 let c = good.remove(i);
+                tie = Some(format!(
+                    "{} measured within {:.0} % of the fastest ({}: {:.1} MB/s), inside one short run's noise; the tie goes to the larger cluster, since small clusters cost what a write benchmark does not time (format time, allocation-table size: seed 000)",
+                    c.name(),
+                    (SAME_SPEED - 1.0) * 100.0,
+                    head.name(),
+                    head.write_mb_per_s.unwrap_or(0.0)
+                ));
                 good.insert(0, c);
             }
         }
@@ -376,6 +398,7 @@ pub fn advise(usage: &UsageReport, opts: &Options) -> Advice {
     let mut assumptions = Vec::new();
     if let Some(c) = &choice {
         why_lines(&mut why, c, usage, opts, fill, floor_applies);
+        why.extend(tie);
         for other in [
             runner_up.as_ref(),
             fastest(&good, c, fewest),
