@@ -342,9 +342,8 @@ pub fn advise(usage: &UsageReport, opts: &Options) -> Advice {
         if let Some(best) = good[0].cost() {
             let head = good[0].clone();
             let favour = |c: &Candidate| {
-                let d = fs::by_name(&c.fs).map_or(c.cluster_bytes, |f| {
-                    f.default_cluster(usage.volume_bytes)
-                });
+                let d = fs::by_name(&c.fs)
+                    .map_or(c.cluster_bytes, |f| f.default_cluster(usage.volume_bytes));
                 prior::relative_speed(c.cluster_bytes, d)
             };
             let pick = good

@@ -1014,7 +1014,9 @@ pub fn render(inputs: &Inputs, command: &[String]) -> Page {
     o.push("</ol>\n</nav>\n<main>\n");
     for (i, a) in inputs.advice.iter().enumerate() {
         let id = format!("advice-{}", i + 1);
-        o.push(&super::advice_html::section(&id, &a.label, &a.source, &a.doc));
+        o.push(&super::advice_html::section(
+            &id, &a.label, &a.source, &a.doc,
+        ));
     }
     for (i, b) in inputs.bench.iter().enumerate() {
         bench_section(&mut o, i, b);
