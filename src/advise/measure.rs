@@ -122,20 +122,21 @@ pub fn pick(ranked: &[Candidate], max_overhead: f64) -> (Vec<(String, u64)>, Vec
 
 /// Space the runner needs at this scale (it refuses a target smaller).
 fn fits_target(m: &Measure, wl: &[&'static dyn Workload], scale: f64) -> bool {
-    let opts = options(m, ("exfat", 0), wl, scale);
-    bench::space_needed(&opts) <= m.target_bytes
+    options(m, None, wl, scale).is_ok_and(|o| bench::space_needed(&o) <= m.target_bytes)
 }
 
 fn options(
     m: &Measure,
-    (fs, cluster): (&str, u64),
+    config: Option<(&str, u64)>,
     wl: &[&'static dyn Workload],
     scale: f64,
-) -> bench::Options {
-    let specs = crate::usage::parse_fs_spec(&format!("{fs}:{cluster}"))
-        .map(|s| vec![s])
-        .unwrap_or_default();
-    bench::Options {
+) -> Result<bench::Options, String> {
+    // Exactly this config, never the runner's default set.
+    let specs = match config {
+        None => Vec::new(),
+        Some((fs, cluster)) => vec![crate::usage::parse_fs_spec(&format!("{fs}:{cluster}"))?],
+    };
+    Ok(bench::Options {
         target: (m.target)(),
         specs,
         driver: bench::drivers::Choice::Auto,
@@ -147,7 +148,7 @@ fn options(
         quiet: true,
         baseline: None,
         command: m.command.clone(),
-    }
+    })
 }
 
 /// What one config's earlier passes predict for a pass at `scale`.
@@ -320,7 +321,7 @@ fn rounds(
             // past the deadline: a slow driver must not eat the budget.
             let allowance = (guess * 3).max(Duration::from_secs(30));
             let dog = Watchdog::start((now + allowance).min(deadline));
-            let res = bench::run(&options(m, (&cfg.0, cfg.1), wl, scale));
+            let res = options(m, Some((&cfg.0, cfg.1)), wl, scale).and_then(|o| bench::run(&o));
             let fired = dog.stop();
             let secs = now.elapsed().as_secs_f64();
             match res {
