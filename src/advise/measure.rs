@@ -130,11 +130,13 @@ fn options(
     config: Option<(&str, u64)>,
     wl: &[&'static dyn Workload],
     scale: f64,
-) -> Result<bench::Options, String> {
+) -> Result<bench::Options> {
     // Exactly this config, never the runner's default set.
     let specs = match config {
         None => Vec::new(),
-        Some((fs, cluster)) => vec![crate::usage::parse_fs_spec(&format!("{fs}:{cluster}"))?],
+        Some((fs, cluster)) => {
+            vec![crate::usage::parse_fs_spec(&format!("{fs}:{cluster}")).map_err(Error::Work)?]
+        }
     };
     Ok(bench::Options {
         target: (m.target)(),
