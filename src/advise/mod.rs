@@ -99,7 +99,18 @@ pub fn recommend(
             "no candidate to measure (see fsfit advise without --device)",
         ));
     }
-    let (reports, mut budget) = measure::run(m, configs, &usage.tree)?;
+    let contenders: Vec<(String, u64)> = ranked
+        .iter()
+        .filter(|c| c.overhead_pct <= opts.max_overhead)
+        .map(|c| (c.fs.clone(), c.cluster_bytes))
+        .collect();
+    // Nothing within the limit: all measured configs contend.
+    let contenders = if configs.iter().any(|c| contenders.contains(c)) {
+        contenders
+    } else {
+        configs.clone()
+    };
+    let (reports, mut budget) = measure::run(m, configs, &contenders, &usage.tree)?;
     left.append(&mut budget.not_measured);
     budget.not_measured = left;
     let opts = Options {

@@ -59,6 +59,10 @@ pub struct Candidate {
     /// The last measuring round this config took part in (1 = the first).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub round: Option<u32>,
+    /// Measured MB/s for your mix in each round (0: not in that round):
+    /// rounds run at different scales, so only one round compares two.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub mb_per_s_by_round: Vec<f64>,
     /// What crash results say, when given (see [`Robustness`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub crash: Option<String>,
@@ -166,6 +170,7 @@ fn candidate(c: &ConfigReport, tree: &TreeCounts) -> Candidate {
         assumed_relative_speed: None,
         speed_from: Vec::new(),
         round: None,
+        mb_per_s_by_round: Vec::new(),
         crash: None,
         reasons: Vec::new(),
     }
@@ -237,17 +242,20 @@ fn speeds(good: &mut [Candidate], tree: &TreeCounts, opts: &Options, volume: u64
             c.assumed_relative_speed = Some(prior::relative_speed(c.cluster_bytes, default));
             continue;
         }
-        for (i, b) in opts.measured.iter().enumerate().rev() {
-            if let Some((s, used)) = copy_estimate(tree, b, &c.fs, c.cluster_bytes) {
-                if s > 0.0 {
+        for (i, b) in opts.measured.iter().enumerate() {
+            let mbps = match copy_estimate(tree, b, &c.fs, c.cluster_bytes) {
+                Some((s, used)) if s > 0.0 => {
+                    // The latest round wins: the longest pass.
                     c.speed = SpeedKind::Measured;
                     c.est_copy_seconds = Some((s * 100.0).round() / 100.0);
                     c.write_mb_per_s = Some(tree.apparent_bytes as f64 / 1e6 / s);
                     c.speed_from = used;
                     c.round = Some(i as u32 + 1);
-                    break;
+                    tree.apparent_bytes as f64 / 1e6 / s
                 }
-            }
+                _ => 0.0,
+            };
+            c.mb_per_s_by_round.push((mbps * 100.0).round() / 100.0);
         }
     }
 }
@@ -513,7 +521,7 @@ fn why_lines(
     if c.cluster_bytes < prior::FLASH_MIN_CLUSTER && !floor_applies {
         why.push(if c.speed == SpeedKind::Measured {
             format!(
-                "below {} because it measured fastest on this target",
+                "below {} because it measured fastest of the configs within the overhead limit on this target",
                 short(prior::FLASH_MIN_CLUSTER)
             )
         } else {
@@ -562,7 +570,7 @@ fn fastest<'a>(good: &'a [Candidate], c: &Candidate, fewest: u64) -> Option<&'a 
 /// The least wasteful other candidate, if it wastes less than the choice.
 fn least_waste<'a>(good: &'a [Candidate], c: &Candidate, fewest: u64) -> Option<&'a Candidate> {
     good.iter()
-        .filter(|o| o.problems == fewest)
+        .filter(|o| o.problems == fewest && o.speed == c.speed)
         .filter(|o| c.speed != SpeedKind::Assumed || o.fs == c.fs)
         .min_by_key(|o| o.tree_bytes)
         .filter(|o| o.name() != c.name() && o.tree_bytes < c.tree_bytes)
@@ -572,13 +580,26 @@ fn least_waste<'a>(good: &'a [Candidate], c: &Candidate, fewest: u64) -> Option<
 /// 1.90 GiB less wasted" — the choice against another, at the fill.
 pub fn compare(c: &Candidate, o: &Candidate, fill: u64) -> String {
     let mut parts = Vec::new();
-    match (c.cost(), o.cost()) {
-        (Some(a), Some(b)) if c.speed == o.speed => {
+    // Measured: both from the same round (rounds differ in scale).
+    let measured_pair = || {
+        let r = c.round?.min(o.round?) as usize;
+        let (x, y) = (
+            *c.mb_per_s_by_round.get(r - 1)?,
+            *o.mb_per_s_by_round.get(r - 1)?,
+        );
+        (x > 0.0 && y > 0.0).then(|| (1.0 / x, 1.0 / y, format!("measured, round {r}")))
+    };
+    let pair = match (c.speed, o.speed) {
+        (SpeedKind::Measured, SpeedKind::Measured) => measured_pair(),
+        (SpeedKind::Assumed, SpeedKind::Assumed) => c
+            .cost()
+            .zip(o.cost())
+            .map(|(a, b)| (a, b, "assumed".to_string())),
+        _ => None,
+    };
+    match pair {
+        Some((a, b, kind)) => {
             let p = (a / b - 1.0) * 100.0;
-            let kind = match c.speed {
-                SpeedKind::Measured => "measured",
-                _ => "assumed",
-            };
             if p.abs() < 0.5 {
                 parts.push(format!(
                     "as fast to fill with your files as {} ({kind})",
@@ -600,7 +621,7 @@ pub fn compare(c: &Candidate, o: &Candidate, fill: u64) -> String {
                 });
             }
         }
-        _ => parts.push(format!("speed against {} not known", o.name())),
+        None => parts.push(format!("speed against {} not measured", o.name())),
     }
     let (wc, wo) = (c.wasted_at_fill_bytes, o.wasted_at_fill_bytes);
     if wc <= wo {

@@ -97,6 +97,7 @@ pub fn text(a: &Advice) -> String {
                         c.est_copy_seconds.unwrap_or(0.0)
                     ),
                     (None, Some(r)) => format!(", {:.0} % speed assumed", r * 100.0),
+                    _ if a.speed_measured => ", not measured".to_string(),
                     _ => String::new(),
                 };
                 let _ = writeln!(
