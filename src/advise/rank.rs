@@ -559,12 +559,21 @@ fn why_lines(
 
 /// The fastest other candidate, if faster than the choice.
 fn fastest<'a>(good: &'a [Candidate], c: &Candidate, fewest: u64) -> Option<&'a Candidate> {
+    // Measured: by the first round, the one every measured config ran.
+    let cost = |x: &Candidate| match x.speed {
+        SpeedKind::Measured => x
+            .mb_per_s_by_round
+            .first()
+            .filter(|&&m| m > 0.0)
+            .map(|m| 1.0 / m),
+        _ => x.cost(),
+    };
     good.iter()
-        .filter(|o| o.speed == c.speed && o.round == c.round && o.problems == fewest)
+        .filter(|o| o.speed == c.speed && o.problems == fewest)
         .filter(|o| c.speed != SpeedKind::Assumed || o.fs == c.fs)
-        .filter(|o| o.cost().is_some())
-        .min_by(|x, y| x.cost().unwrap().total_cmp(&y.cost().unwrap()))
-        .filter(|o| o.name() != c.name() && o.cost() < c.cost())
+        .filter(|o| cost(o).is_some())
+        .min_by(|x, y| cost(x).unwrap().total_cmp(&cost(y).unwrap()))
+        .filter(|o| o.name() != c.name() && cost(o) < cost(c))
 }
 
 /// The least wasteful other candidate, if it wastes less than the choice.
