@@ -10,6 +10,18 @@ pub fn size(s: &str) -> Result<u64, String> {
     crate::units::parse_size(s)
 }
 
+/// A time budget (`90s`, `10m`, `1h30m`): at least 30 s, one short pass of
+/// one config.
+pub fn budget(s: &str) -> Result<std::time::Duration, String> {
+    let d = crate::units::parse_duration(s)?;
+    if d < std::time::Duration::from_secs(30) {
+        return Err(format!(
+            "'{s}' is too short (give at least 30s: one short pass of one config)"
+        ));
+    }
+    Ok(d)
+}
+
 /// The size of a volume to plan: at least 1 MiB.
 pub fn volume_size(s: &str) -> Result<u64, String> {
     let n = size(s)?;
@@ -100,11 +112,16 @@ Exit status: 0 done (some configs may have failed: see the table), 1 failed, 2 b
     #[command(
         long_about = "Walks PATH (as `fsfit usage` does), keeps the filesystem x cluster \
 configs that every system named by --for reads and writes and that store the tree, and ranks \
-them: by measured speed when --bench results are given (weighted by your tree's mix of file \
-sizes), else by robustness and the mkfs default, within --max-overhead of space. Prints the \
-choice, the runner-up, why, the trade-off, and the commands to format it on Linux, Windows and \
-macOS.\n\n\
+them by write speed against wasted space: the fastest config within --max-overhead. Speed \
+is measured on the drive itself with --device (or --image), inside --budget: a short pass \
+on every config that can still win, longer passes on the faster half; or read from --bench \
+results; else assumed from an explicit prior (flash writes clusters under 4K slower), and \
+the output says which figures are measured and which assumed. Prints the choice, the \
+runner-up, why, the trade-offs in numbers, and the commands to format it on Linux, Windows \
+and macOS.\n\n\
   fsfit advise ~/Photos --for windows,macos --volume 64GB\n\
+  sudo fsfit advise ~/Photos --for windows,macos --device /dev/sdb --yes-erase /dev/sdb --budget 10m\n\
+  sudo fsfit advise ~/Music --for car --image /tmp/try.img --size 8G --json advice.json\n\
   fsfit advise ~/Music --for car --bench stick.json"
     )]
     Advise(AdviseArgs),
@@ -237,6 +254,34 @@ pub struct AdviseArgs {
     #[command(flatten)]
     pub tree: TreeArgs,
 
+    /// Measure the candidates on this drive: EVERYTHING ON IT IS ERASED.
+    #[arg(long, value_name = "DEV", conflicts_with_all = ["image", "bench", "volume"])]
+    pub device: Option<String>,
+
+    /// Confirms --device: must name the same device.
+    #[arg(long, value_name = "DEV", requires = "device")]
+    pub yes_erase: Option<String>,
+
+    /// Allow a non-removable (internal) disk with --device.
+    #[arg(long, requires = "device")]
+    pub allow_fixed: bool,
+
+    /// Measure the candidates on this image file (created sparse if missing).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["bench", "volume"])]
+    pub image: Option<PathBuf>,
+
+    /// Size of the --image [default: its size, or 4G for a new one].
+    #[arg(long, value_name = "SIZE", requires = "image", value_parser = size)]
+    pub size: Option<u64>,
+
+    /// Format the --image even if fsfit did not make it (as bench's flag).
+    #[arg(long, requires = "image")]
+    pub overwrite_image: bool,
+
+    /// Time for measuring with --device or --image: 90s, 10m, 1h.
+    #[arg(long, value_name = "TIME", default_value = "10m", value_parser = budget)]
+    pub budget: std::time::Duration,
+
     /// Results of `fsfit bench --json` on the drive, to rank by speed.
     #[arg(long, value_name = "FILE.json")]
     pub bench: Option<PathBuf>,
@@ -246,8 +291,14 @@ pub struct AdviseArgs {
     #[arg(long = "for", value_name = "SYSTEM,...", value_delimiter = ',')]
     pub systems: Vec<String>,
 
+    // With --device or --image the volume is the target's size.
     #[command(flatten)]
     pub volume: VolumeArgs,
+
+    /// How much data like PATH the volume will hold, to weigh waste against
+    /// speed [default: as much as fills it].
+    #[arg(long, value_name = "SIZE", value_parser = size)]
+    pub fill: Option<u64>,
 
     /// Most space overhead (size on disk over apparent size) to accept, in %.
     #[arg(long, value_name = "PCT", default_value = "10")]
@@ -257,9 +308,10 @@ pub struct AdviseArgs {
     #[arg(long, default_value = "DATA")]
     pub label: String,
 
-    /// Print the ranked candidates as JSON (fsfit.advise/1).
-    #[arg(long)]
-    pub json: bool,
+    /// Write the fsfit.advise/1 JSON (with its measurements) to FILE,
+    /// atomically; `-` prints it instead of the text.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]

@@ -49,6 +49,39 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
     Ok(value)
 }
 
+/// Parse a duration: `90` or `90s` seconds, `10m` minutes, `1h` hours,
+/// `1h30m` (the parts add up).
+pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
+    let bad = || format!("'{s}' is not a duration (try 90s, 10m or 1h30m)");
+    let t = s.trim();
+    if t.is_empty() {
+        return Err(bad());
+    }
+    let mut total = 0.0f64;
+    let mut num = String::new();
+    for ch in t.chars() {
+        if ch.is_ascii_digit() || ch == '.' {
+            num.push(ch);
+            continue;
+        }
+        let unit = match ch {
+            's' => 1.0,
+            'm' => 60.0,
+            'h' => 3600.0,
+            _ => return Err(bad()),
+        };
+        total += num.parse::<f64>().map_err(|_| bad())? * unit;
+        num.clear();
+    }
+    if !num.is_empty() {
+        total += num.parse::<f64>().map_err(|_| bad())?;
+    }
+    if !total.is_finite() || total > 1e9 {
+        return Err(bad());
+    }
+    Ok(std::time::Duration::from_secs_f64(total))
+}
+
 /// Bytes in IEC units with three significant figures: `1.50 GiB`, `512 B`.
 pub fn iec(n: u64) -> String {
     const UNITS: [&str; 7] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
@@ -134,6 +167,17 @@ mod tests {
         assert!(parse_size("K").is_err());
         assert!(parse_size("99999999999999999999").is_err());
         assert!(parse_size("99999999999T").is_err());
+    }
+
+    #[test]
+    fn durations_parse() {
+        assert_eq!(parse_duration("90").unwrap().as_secs(), 90);
+        assert_eq!(parse_duration("10m").unwrap().as_secs(), 600);
+        assert_eq!(parse_duration("1h30m").unwrap().as_secs(), 5400);
+        assert_eq!(parse_duration("45s").unwrap().as_secs(), 45);
+        assert!(parse_duration("").is_err());
+        assert!(parse_duration("10x").is_err());
+        assert!(parse_duration("m").is_err());
     }
 
     #[test]

@@ -1,65 +1,31 @@
 //! `fsfit advise`: the recommendation with its reasons. Candidates are the
 //! filesystem × cluster configs every named system reads and writes and that
-//! store the tree as it is; they are ranked by measured speed where bench
-//! results are given (weighted by the tree's mix of file sizes), else by the
-//! filesystem's robustness and the mkfs default, always within the space
+//! store the tree as it is; they are ranked by speed (measured on the target
+//! within a time budget, read from `--bench` results, or assumed from an
+//! explicit prior, and said which) against the space they waste, within the
 //! overhead the user accepts.
 
+pub mod measure;
+pub mod prior;
+mod rank;
 pub mod systems;
 
+pub use rank::{advise, candidates, compare, Advice, Candidate, Options, Robustness, SpeedKind};
+
 use crate::bench::results::BenchReport;
-use crate::fs::{self, Filesystem};
+use crate::fs;
 use crate::scan::TreeCounts;
 use crate::units::short;
-use crate::usage::{ConfigReport, UsageReport};
+use crate::usage::UsageReport;
 use serde::Serialize;
 
 pub const SCHEMA: &str = "fsfit.advise/1";
-
-#[derive(Clone, Debug, Serialize)]
-pub struct Candidate {
-    pub fs: String,
-    pub cluster_bytes: u64,
-    pub tree_bytes: u64,
-    pub overhead_pct: f64,
-    pub fits: bool,
-    /// Files the filesystem cannot store as they are.
-    pub problems: u64,
-    /// Estimated seconds to copy the tree, from bench results.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub est_copy_seconds: Option<f64>,
-    /// Which bench workloads the estimate used.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub speed_from: Vec<String>,
-    pub reasons: Vec<String>,
-}
 
 #[derive(Clone, Debug, Serialize)]
 pub struct Commands {
     pub linux: String,
     pub windows: String,
     pub macos: String,
-}
-
-#[derive(Clone, Debug, Serialize)]
-pub struct Advice {
-    pub schema: &'static str,
-    pub volume_bytes: u64,
-    pub systems: Vec<String>,
-    /// Where each named system's list of filesystems comes from.
-    pub sources: Vec<String>,
-    pub max_overhead_pct: f64,
-    pub tree: TreeCounts,
-    pub speed_measured: bool,
-    pub choice: Option<Candidate>,
-    pub runner_up: Option<Candidate>,
-    pub why: Vec<String>,
-    pub tradeoff: Option<String>,
-    pub commands: Option<Commands>,
-    /// Every candidate, best first.
-    pub candidates: Vec<Candidate>,
-    /// Configs left out, with the reason.
-    pub rejected: Vec<Candidate>,
 }
 
 /// The filesystems every named system reads and writes.
@@ -116,185 +82,44 @@ pub fn copy_estimate(
     Some((secs, used))
 }
 
-fn candidate(c: &ConfigReport) -> Candidate {
-    Candidate {
-        fs: c.fs.clone(),
-        cluster_bytes: c.cluster_bytes,
-        tree_bytes: c.tree_bytes,
-        overhead_pct: c.overhead_pct,
-        fits: c.fits,
-        problems: c.problems.blocking(),
-        est_copy_seconds: None,
-        speed_from: Vec::new(),
-        reasons: Vec::new(),
-    }
-}
-
-fn pct(a: f64, b: f64) -> String {
-    let p = (a / b - 1.0) * 100.0;
-    format!("{p:+.0} %")
-}
-
-pub fn advise(
+/// The whole recommendation: with a target, measure the configs that can
+/// still win inside the budget first, then rank with what was measured.
+pub fn recommend(
     usage: &UsageReport,
-    bench: Option<&BenchReport>,
-    systems: &[&systems::System],
-    max_overhead: f64,
-) -> Advice {
-    let ok_fs = allowed(systems);
-    let mut good = Vec::new();
-    let mut rejected = Vec::new();
-    for c in &usage.configs {
-        let mut cand = candidate(c);
-        if let Some(b) = bench {
-            if let Some((s, used)) = copy_estimate(&usage.tree, b, &c.fs, c.cluster_bytes) {
-                cand.est_copy_seconds = Some((s * 100.0).round() / 100.0);
-                cand.speed_from = used;
-            }
-        }
-        if !ok_fs.contains(&c.fs.as_str()) {
-            let why: Vec<String> = systems
-                .iter()
-                .filter(|s| !s.reads_writes(&c.fs))
-                .map(|s| {
-                    if s.only_reads(&c.fs) {
-                        format!("{} only reads {}", s.name, c.fs)
-                    } else {
-                        format!("{} cannot read {}", s.name, c.fs)
-                    }
-                })
-                .collect();
-            cand.reasons.push(why.join(", "));
-            rejected.push(cand);
-        } else if c.problems.too_large > 0 {
-            cand.reasons.push(format!(
-                "{} files are over {}'s size limit",
-                c.problems.too_large, c.fs
-            ));
-            rejected.push(cand);
-        } else if !c.fits {
-            cand.reasons.push(format!(
-                "the tree does not fit: needs {} of {} free",
-                crate::units::iec(c.tree_bytes),
-                crate::units::iec(c.free_bytes)
-            ));
-            rejected.push(cand);
-        } else {
-            good.push(cand);
-        }
-    }
-    let speed_measured = good.iter().any(|c| c.est_copy_seconds.is_some());
-    // Preference when speed was not measured (FsInfo::preference, 1 best).
-    let pref = |fs: &str| fs::by_name(fs).map_or(u8::MAX, |f| f.info().preference);
-    let default_of =
-        |fs: &str| fs::by_name(fs).map(|f: &dyn Filesystem| f.default_cluster(usage.volume_bytes));
-    // Lower is better: problems first, then the overhead limit, then speed or preference.
-    good.sort_by(|a, b| {
-        let ka = (a.problems > 0, a.overhead_pct > max_overhead);
-        let kb = (b.problems > 0, b.overhead_pct > max_overhead);
-        ka.cmp(&kb).then_with(|| {
-            if ka.1 {
-                // Over the limit: the least space first.
-                a.tree_bytes.cmp(&b.tree_bytes)
-            } else if speed_measured {
-                let sa = a.est_copy_seconds.unwrap_or(f64::INFINITY);
-                let sb = b.est_copy_seconds.unwrap_or(f64::INFINITY);
-                sa.partial_cmp(&sb)
-                    .unwrap()
-                    .then(a.tree_bytes.cmp(&b.tree_bytes))
-            } else {
-                // Same filesystem: the mkfs default if it is within the limit,
-                // else the largest cluster within it (bigger clusters write big
-                // files faster: 000 measured 338 MB/s at 8K, 390 at 128K).
-                pref(&a.fs).cmp(&pref(&b.fs)).then_with(|| {
-                    let da = Some(a.cluster_bytes) == default_of(&a.fs);
-                    let db = Some(b.cluster_bytes) == default_of(&b.fs);
-                    db.cmp(&da).then(b.cluster_bytes.cmp(&a.cluster_bytes))
-                })
-            }
-        })
-    });
-    let choice = good.first().cloned();
-    let runner_up = good.get(1).cloned();
-    let mut why = Vec::new();
-    let mut tradeoff = None;
-    if let Some(c) = &choice {
-        let names: Vec<&str> = systems.iter().map(|s| s.name).collect();
-        if names.is_empty() {
-            why.push("no --for given: every filesystem counts".into());
-        } else if names.len() == 1 {
-            why.push(format!("{} reads and writes {}", names[0], c.fs));
-        } else {
-            why.push(format!("{} all read and write {}", names.join(", "), c.fs));
-        }
-        why.push(format!(
-            "your {} files ({}) take {} on it: {:+.1} % overhead (limit {max_overhead} %)",
-            usage.tree.files,
-            crate::units::iec(usage.tree.apparent_bytes),
-            crate::units::iec(c.tree_bytes),
-            c.overhead_pct
+    opts: Options,
+    target: Option<&measure::Measure>,
+) -> crate::Result<Advice> {
+    let Some(m) = target else {
+        return Ok(advise(usage, &opts));
+    };
+    let ranked = advise(usage, &opts).candidates;
+    let (configs, mut left) = measure::pick(&ranked, opts.max_overhead);
+    if configs.is_empty() {
+        return Err(crate::Error::work(
+            "no candidate to measure (see fsfit advise without --device)",
         ));
-        if c.problems > 0 {
-            why.push(format!(
-                "{} files must be renamed or left out: no candidate stores them all as they are",
-                c.problems
-            ));
-        }
-        if c.overhead_pct > max_overhead {
-            why.push(format!("no candidate stays within {max_overhead} % overhead; this one takes the least space"));
-        }
-        match c.est_copy_seconds {
-            Some(s) => why.push(format!(
-                "copying it would take about {s:.1} s on the benchmarked drive (from {})",
-                c.speed_from.join(", ")
-            )),
-            None => why.push(
-                "speed was not measured (give --bench results from `fsfit bench` to rank by speed)"
-                    .into(),
-            ),
-        }
-        if let Some(f) = fs::by_name(&c.fs) {
-            why.push(format!("{}: {}", c.fs, f.info().robustness));
-        }
-        if let Some(r) = &runner_up {
-            let mut parts = Vec::new();
-            if let (Some(a), Some(b)) = (c.est_copy_seconds, r.est_copy_seconds) {
-                parts.push(format!("{} copy speed", pct(a, b)));
-            }
-            parts.push(format!(
-                "{} size on disk",
-                pct(r.tree_bytes as f64, c.tree_bytes as f64)
-            ));
-            tradeoff = Some(format!(
-                "{}:{} instead: {}",
-                r.fs,
-                short(r.cluster_bytes),
-                parts.join(", ")
-            ));
-        }
     }
-    let commands = choice
-        .as_ref()
-        .map(|c| commands(&c.fs, c.cluster_bytes, "DATA"));
-    Advice {
-        schema: SCHEMA,
-        volume_bytes: usage.volume_bytes,
-        systems: systems.iter().map(|s| s.name.to_string()).collect(),
-        sources: systems
-            .iter()
-            .map(|s| format!("{}: {}", s.name, s.source))
-            .collect(),
-        max_overhead_pct: max_overhead,
-        tree: usage.tree.clone(),
-        speed_measured,
-        choice,
-        runner_up,
-        why,
-        tradeoff,
-        commands,
-        candidates: good,
-        rejected,
-    }
+    let contenders: Vec<(String, u64)> = ranked
+        .iter()
+        .filter(|c| c.overhead_pct <= opts.max_overhead)
+        .map(|c| (c.fs.clone(), c.cluster_bytes))
+        .collect();
+    // Nothing within the limit: all measured configs contend.
+    let contenders = if configs.iter().any(|c| contenders.contains(c)) {
+        contenders
+    } else {
+        configs.clone()
+    };
+    let (reports, mut budget) = measure::run(m, configs, &contenders, &usage.tree)?;
+    left.append(&mut budget.not_measured);
+    budget.not_measured = left;
+    let opts = Options {
+        measured: &reports,
+        ..opts
+    };
+    let mut a = advise(usage, &opts);
+    a.budget = Some(budget);
+    Ok(a)
 }
 
 /// How to format it on each system, with this cluster size and label.

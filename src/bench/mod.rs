@@ -9,7 +9,7 @@ mod runner;
 pub mod stats;
 pub mod workloads;
 
-pub use runner::{run, Options, TargetSpec};
+pub use runner::{run, space_needed, Options, TargetSpec};
 
 use std::sync::atomic::AtomicBool;
 

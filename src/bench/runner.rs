@@ -64,7 +64,8 @@ struct Planned {
     label: String,
 }
 
-fn space_needed(opts: &Options) -> u64 {
+/// Bytes the target must hold for these workloads at this scale.
+pub fn space_needed(opts: &Options) -> u64 {
     let need = opts
         .workloads
         .iter()

@@ -1,19 +1,43 @@
-//! `fsfit advise`: walk the tree, rank the configs, print the choice.
+//! `fsfit advise`: walk the tree, measure the candidates on the target when
+//! there is one (inside the budget), rank, print the choice.
 
 use super::usage::Walk;
-use crate::advise::{self, systems::System};
+use crate::advise::{self, measure::Measure, systems::System};
 use crate::bench::results::{BenchReport, SCHEMA as BENCH_SCHEMA};
+use crate::bench::{self, TargetSpec};
 use crate::cli::AdviseArgs;
 use crate::{report, Error, Result};
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+
+/// Where the candidates are measured.
+pub enum Target {
+    Device {
+        dev: String,
+        yes_erase: Option<String>,
+        allow_fixed: bool,
+    },
+    Image {
+        path: PathBuf,
+        /// `--overwrite-image`: format a file fsfit did not make.
+        overwrite: bool,
+    },
+}
 
 pub struct Options {
     pub walk: Walk,
     pub volume: u64,
     pub systems: Vec<&'static System>,
     pub max_overhead: f64,
+    pub fill: Option<u64>,
     pub bench: Option<BenchReport>,
+    pub target: Option<Target>,
+    pub budget: std::time::Duration,
     pub label: String,
-    pub json: bool,
+    /// `-`: print the JSON instead of the text.
+    pub json: Option<PathBuf>,
+    /// Where measured figures come from, for the reasons.
+    pub measured_on: String,
 }
 
 impl Options {
@@ -33,14 +57,75 @@ impl Options {
         let bench = a.bench.as_deref().map(read_bench).transpose()?;
         let mut walk = Walk::new(&a.tree, false)?;
         walk.paths.dedup();
+        // The volume is the target's size.
+        let (target, volume, measured_on) = if let Some(dev) = &a.device {
+            let info = crate::device::guard::inspect(&crate::device::guard::Host::real(), dev)
+                .map_err(Error::Input)?;
+            let t = Target::Device {
+                dev: dev.clone(),
+                yes_erase: a.yes_erase.clone(),
+                allow_fixed: a.allow_fixed,
+            };
+            (Some(t), info.size_bytes, dev.clone())
+        } else if let Some(img) = &a.image {
+            // An image fsfit made records its volume before its marker.
+            let existing = std::fs::File::open(img).ok().and_then(|f| {
+                let len = f.metadata().ok()?.len();
+                (len > 0).then(|| crate::device::image::read_marker(&f, len).unwrap_or(len))
+            });
+            let volume = a.size.or(existing).unwrap_or(4 << 30);
+            let on = format!("image {}", img.display());
+            let t = Target::Image {
+                path: img.clone(),
+                overwrite: a.overwrite_image,
+            };
+            (Some(t), volume, on)
+        } else {
+            let on = a
+                .bench
+                .as_ref()
+                .map(|b| format!("the drive of {}", b.display()))
+                .unwrap_or_default();
+            (None, a.volume.volume, on)
+        };
+        if target.is_some() && unsafe { libc::geteuid() } != 0 {
+            return Err(Error::input(
+                "fsfit advise --device/--image formats and mounts volumes: run it as root (sudo)",
+            ));
+        }
         Ok(Options {
             walk,
-            volume: a.volume.volume,
+            volume,
             systems,
             max_overhead: a.max_overhead,
+            fill: a.fill,
             bench,
+            target,
+            budget: a.budget,
             label: a.label.clone(),
-            json: a.json,
+            json: a.json.clone(),
+            measured_on,
+        })
+    }
+
+    /// A fresh target for one measured config: the runner sets it up (the
+    /// device guard, re-checked each time) and releases it.
+    fn target_spec(&self) -> Option<TargetSpec> {
+        Some(match self.target.as_ref()? {
+            Target::Device {
+                dev,
+                yes_erase,
+                allow_fixed,
+            } => TargetSpec::Device {
+                dev: dev.clone(),
+                yes_erase: yes_erase.clone(),
+                allow_fixed: *allow_fixed,
+            },
+            Target::Image { path, overwrite } => TargetSpec::Image {
+                path: path.clone(),
+                size: Some(self.volume),
+                overwrite: *overwrite,
+            },
         })
     }
 }
@@ -62,18 +147,47 @@ fn read_bench(p: &std::path::Path) -> Result<BenchReport> {
 
 pub fn run(o: &Options, quiet: bool) -> Result<()> {
     let r = super::usage::walk(&o.walk, &[], o.volume, None, quiet)?;
-    let mut advice = advise::advise(&r, o.bench.as_ref(), &o.systems, o.max_overhead);
+    let measured: Vec<BenchReport> = o.bench.iter().cloned().collect();
+    let opts = advise::Options {
+        systems: o.systems.clone(),
+        max_overhead: o.max_overhead,
+        fill: o.fill,
+        measured: &measured,
+        measured_on: o.measured_on.clone(),
+        crash: &[],
+    };
+    let make = || o.target_spec().expect("a target");
+    let measure = o.target.as_ref().map(|_| Measure {
+        target: &make,
+        target_bytes: o.volume,
+        budget: o.budget,
+        quiet,
+        command: std::env::args().collect(),
+    });
+    if measure.is_some() {
+        let _ = ctrlc::set_handler(|| {
+            advise::measure::USER_STOP.store(true, Ordering::SeqCst);
+            if bench::CANCEL.swap(true, Ordering::SeqCst) {
+                eprintln!("\nfsfit: still cleaning up; run `fsfit cleanup` if it is killed");
+            } else {
+                eprintln!("\nfsfit: stopping after cleaning up...");
+            }
+        });
+    }
+    let mut advice = advise::recommend(&r, opts, measure.as_ref())?;
     if let Some(c) = &advice.choice {
         advice.commands = Some(advise::commands(&c.fs, c.cluster_bytes, &o.label));
     }
-    let out = if o.json {
-        let mut s = serde_json::to_string_pretty(&advice).expect("advice serializes");
-        s.push('\n');
-        s
-    } else {
-        report::advice::text(&advice)
-    };
-    super::print(&out)?;
+    let mut json = serde_json::to_string_pretty(&advice).expect("advice serializes");
+    json.push('\n');
+    match o.json.as_deref() {
+        Some(p) if p.as_os_str() == "-" => super::print(&json)?,
+        Some(p) => {
+            report::write_atomic(p, json.as_bytes())?;
+            super::print(&report::advice::text(&advice))?;
+        }
+        None => super::print(&report::advice::text(&advice))?,
+    }
     if advice.choice.is_none() {
         return Err(Error::work(
             "no filesystem fits these constraints (see the rejected list)",

@@ -41,8 +41,43 @@ pub fn text(a: &Advice) -> String {
             for w in &a.why {
                 let _ = writeln!(o, "  - {w}");
             }
-            if let Some(t) = &a.tradeoff {
-                let _ = writeln!(o, "\nTrade-off: {t}");
+            if !a.tradeoffs.is_empty() {
+                let _ = writeln!(o, "\nTrade-offs:");
+                for t in &a.tradeoffs {
+                    let _ = writeln!(o, "  - {t}");
+                }
+            }
+            if !a.assumptions.is_empty() {
+                let _ = writeln!(o, "\nAssumed, not measured:");
+                for t in &a.assumptions {
+                    let _ = writeln!(o, "  - {t}");
+                }
+            }
+            if let Some(b) = &a.budget {
+                let _ = writeln!(
+                    o,
+                    "\nMeasured in {:.0} s of a {:.0} s budget ({}):",
+                    b.spent_seconds,
+                    b.budget_seconds,
+                    b.workloads.join(", ")
+                );
+                for r in &b.rounds {
+                    let _ = writeln!(
+                        o,
+                        "  round {} at scale {}: {} in {:.0} s",
+                        r.round,
+                        r.scale,
+                        if r.configs.is_empty() {
+                            "nothing".to_string()
+                        } else {
+                            r.configs.join(", ")
+                        },
+                        r.seconds
+                    );
+                    for s in &r.stopped {
+                        let _ = writeln!(o, "    not finished: {s}");
+                    }
+                }
             }
             if let Some(cmd) = &a.commands {
                 let _ = writeln!(
@@ -55,10 +90,16 @@ pub fn text(a: &Advice) -> String {
             }
             let _ = writeln!(o, "\nCandidates, best first:");
             for c in a.candidates.iter().take(12) {
-                let speed = c
-                    .est_copy_seconds
-                    .map(|s| format!(", copy ~{s:.1} s"))
-                    .unwrap_or_default();
+                let speed = match (c.write_mb_per_s, c.assumed_relative_speed) {
+                    (Some(m), _) => format!(
+                        ", {m:.1} MB/s measured (round {}), copy ~{:.1} s",
+                        c.round.unwrap_or(1),
+                        c.est_copy_seconds.unwrap_or(0.0)
+                    ),
+                    (None, Some(r)) => format!(", {:.0} % speed assumed", r * 100.0),
+                    _ if a.speed_measured => ", not measured".to_string(),
+                    _ => String::new(),
+                };
                 let _ = writeln!(
                     o,
                     "  {:>6}:{:<5} {:>10} on disk ({:+.1} %){speed}{}",

@@ -84,6 +84,7 @@ pub struct Named<T> {
 pub enum Input {
     Bench(Box<BenchReport>),
     Usage(Box<UsageDoc>),
+    Advise(Box<super::advice_html::AdviseDoc>),
 }
 
 /// Read a results file; the `schema` field says which kind it is.
@@ -111,15 +112,21 @@ pub fn parse(bytes: &[u8]) -> Result<Input, String> {
         Ok(Input::Usage(Box::new(
             serde_json::from_value(v).map_err(one_line)?,
         )))
+    } else if schema == crate::advise::SCHEMA {
+        Ok(Input::Advise(Box::new(
+            serde_json::from_value(v).map_err(one_line)?,
+        )))
     } else if schema.is_empty() {
         Err(format!(
-            "not fsfit results (no \"schema\" field; expected {BENCH_SCHEMA} or {})",
-            crate::usage::SCHEMA
+            "not fsfit results (no \"schema\" field; expected {BENCH_SCHEMA}, {} or {})",
+            crate::usage::SCHEMA,
+            crate::advise::SCHEMA
         ))
     } else {
         Err(format!(
-            "schema \"{schema}\" is not one fsfit report reads ({BENCH_SCHEMA} or {})",
-            crate::usage::SCHEMA
+            "schema \"{schema}\" is not one fsfit report reads ({BENCH_SCHEMA}, {} or {})",
+            crate::usage::SCHEMA,
+            crate::advise::SCHEMA
         ))
     }
 }
@@ -129,13 +136,16 @@ pub fn parse(bytes: &[u8]) -> Result<Input, String> {
 pub struct Inputs {
     pub bench: Vec<Named<BenchReport>>,
     pub usage: Vec<Named<UsageDoc>>,
+    pub advice: Vec<Named<super::advice_html::AdviseDoc>>,
 }
 
 impl Inputs {
     /// Add one input; labels are made unique by a number.
     pub fn add(&mut self, label: &str, source: &str, input: Input) {
         let taken = |l: &str| {
-            self.bench.iter().any(|b| b.label == l) || self.usage.iter().any(|u| u.label == l)
+            self.bench.iter().any(|b| b.label == l)
+                || self.usage.iter().any(|u| u.label == l)
+                || self.advice.iter().any(|a| a.label == l)
         };
         let mut name = label.to_string();
         let mut n = 2;
@@ -154,6 +164,21 @@ impl Inputs {
                 source: source.into(),
                 doc: *u,
             }),
+            Input::Advise(mut a) => {
+                // Its evidence is drawn like any bench and usage results.
+                for (i, m) in std::mem::take(&mut a.measurements).into_iter().enumerate() {
+                    let round = format!("{name} round {}", i + 1);
+                    self.add(&round, source, Input::Bench(Box::new(m)));
+                }
+                if let Some(u) = a.usage.take() {
+                    self.add(&format!("{name} sizes"), source, Input::Usage(Box::new(u)));
+                }
+                self.advice.push(Named {
+                    label: name,
+                    source: source.into(),
+                    doc: *a,
+                });
+            }
         }
     }
 }
@@ -956,6 +981,14 @@ pub fn render(inputs: &Inputs, command: &[String]) -> Page {
         .skip(1)
         .any(|b| !figures::diff_rows(&inputs.bench[0].doc, &b.doc).is_empty());
     o.push("<nav aria-label=\"Contents\">\n<h2>Contents</h2>\n<ol>\n");
+    for (i, a) in inputs.advice.iter().enumerate() {
+        let _ = writeln!(
+            o.html,
+            "<li><a href=\"#advice-{}\">Recommendation: {}</a></li>",
+            i + 1,
+            esc(&a.label)
+        );
+    }
     for (i, b) in inputs.bench.iter().enumerate() {
         let _ = writeln!(
             o.html,
@@ -979,6 +1012,12 @@ pub fn render(inputs: &Inputs, command: &[String]) -> Page {
         );
     }
     o.push("</ol>\n</nav>\n<main>\n");
+    for (i, a) in inputs.advice.iter().enumerate() {
+        let id = format!("advice-{}", i + 1);
+        o.push(&super::advice_html::section(
+            &id, &a.label, &a.source, &a.doc,
+        ));
+    }
     for (i, b) in inputs.bench.iter().enumerate() {
         bench_section(&mut o, i, b);
     }
@@ -1000,6 +1039,10 @@ mod tests {
 
     #[test]
     fn schema_decides_the_kind() {
+        assert!(matches!(
+            parse(br#"{"schema":"fsfit.crash/1"}"#),
+            Err(e) if e.contains("fsfit.crash/1") && !e.contains('\n')
+        ));
         assert!(matches!(
             parse(br#"{"schema":"fsfit.advise/1"}"#),
             Err(e) if e.contains("fsfit.advise/1") && !e.contains('\n')

@@ -1,6 +1,7 @@
 //! Exporters: one file per output format.
 
 pub mod advice;
+pub mod advice_html;
 pub mod bench_table;
 pub mod charts;
 pub mod csv;

@@ -8,7 +8,7 @@ use std::path::Path;
 
 fn advise(args: &[&str]) -> (Value, i32) {
     let out = fsfit()
-        .args(["advise", "--json", "--quiet"])
+        .args(["advise", "--json", "-", "--quiet"])
         .args(args)
         .output()
         .unwrap();
@@ -159,7 +159,10 @@ fn with_bench_results_the_faster_of_two_equal_size_configs_wins() {
         assert_eq!(c["tree_bytes"], r["tree_bytes"], "equal size on disk");
         assert!(c["est_copy_seconds"].as_f64().unwrap() < r["est_copy_seconds"].as_f64().unwrap());
         assert!(
-            v["tradeoff"].as_str().unwrap().contains("copy speed"),
+            v["tradeoff"]
+                .as_str()
+                .unwrap()
+                .contains("75 % less time than"),
             "{}",
             v["tradeoff"]
         );
@@ -179,4 +182,255 @@ fn bad_arguments() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
+}
+
+/// A hand-made bench result: `configs` as (fs, cluster, MB/s) for the
+/// large-file workload.
+fn speeds_file(dir: &Path, name: &str, configs: &[(&str, u64, f64)]) -> std::path::PathBuf {
+    let results: Vec<Value> = configs
+        .iter()
+        .map(|(fs, cluster, mbps)| {
+            serde_json::json!({"fs": fs, "cluster_bytes": cluster, "driver": "kernel:x",
+                "format_seconds": 0.1,
+                "workloads": [{"name": "large-write", "files": 10, "bytes": 100_000_000u64,
+                    "median_seconds": 100.0 / mbps, "mb_per_s": mbps, "files_per_s": 1.0,
+                    "cv_pct": 1.0, "flags": [], "runs": []}]})
+        })
+        .collect();
+    let v = serde_json::json!({
+        "schema": "fsfit.bench/1",
+        "host": {"kernel": "6.1", "fsfit": "0.1.0", "cpus": 2},
+        "target": {"kind": "image", "path": "/tmp/x.img", "size_bytes": 1u64 << 32},
+        "results": results
+    });
+    let p = dir.join(name);
+    std::fs::write(&p, serde_json::to_vec(&v).unwrap()).unwrap();
+    p
+}
+
+#[test]
+fn known_speeds_decide_the_cluster_in_both_orders() {
+    let t = tempfile::tempdir().unwrap();
+    let tree = t.path().join("videos");
+    // Big files in whole 128 KiB clusters: 32K and 128K both within 10 %.
+    for i in 0..4 {
+        write_file(&tree.join(format!("v{i}.mkv")), (16 << 20) + (i << 17));
+    }
+    let run = |b: &Path| {
+        advise(&[
+            tree.to_str().unwrap(),
+            "--for",
+            "windows,macos",
+            "--volume",
+            "64G",
+            "--bench",
+            b.to_str().unwrap(),
+        ])
+    };
+    let k32 = 32 << 10;
+    let k128 = 128 << 10;
+    for (fast, slow) in [(k32, k128), (k128, k32)] {
+        let b = speeds_file(
+            t.path(),
+            &format!("b{fast}.json"),
+            &[("exfat", fast, 300.0), ("exfat", slow, 150.0)],
+        );
+        let (v, code) = run(&b);
+        assert_eq!(code, 0, "{v}");
+        assert_eq!(v["choice"]["fs"], "exfat", "{}", v["why"]);
+        assert_eq!(v["choice"]["cluster_bytes"], fast, "{}", v["why"]);
+        assert_eq!(v["choice"]["speed"], "measured");
+        let t0 = v["tradeoffs"][0].as_str().unwrap();
+        assert!(
+            t0.contains("less time than exfat") && t0.contains("(measured, round 1)"),
+            "{t0}"
+        );
+        // Measured speeds: nothing is assumed about them.
+        let assumed = v["assumptions"].to_string();
+        assert!(!assumed.contains("write speed"), "{assumed}");
+    }
+    // Within one run's noise (10 %), the tie goes to the larger cluster even
+    // when the smaller measured a little faster, and the reason says so.
+    let b = speeds_file(
+        t.path(),
+        "tie.json",
+        &[("exfat", k32, 310.0), ("exfat", k128, 300.0)],
+    );
+    let (v, _) = run(&b);
+    assert_eq!(v["choice"]["cluster_bytes"], k128, "{}", v["why"]);
+    assert!(v["why"].to_string().contains("tie goes to the larger"));
+}
+
+#[test]
+fn a_tiny_tree_on_a_large_volume_gets_no_cluster_below_4k_without_a_reason() {
+    let t = tempfile::tempdir().unwrap();
+    // 300 files of 100-1900 bytes: 512-byte clusters waste least, 4K is
+    // far over the 10 % limit.
+    for i in 0..300u64 {
+        write_file(
+            &t.path().join(format!("d{}/n{i}.txt", i / 50)),
+            100 + (i * 37) % 1800,
+        );
+    }
+    let (v, code) = advise(&[
+        t.path().to_str().unwrap(),
+        "--for",
+        "windows,macos",
+        "--volume",
+        "64G",
+    ]);
+    assert_eq!(code, 0);
+    let c = &v["choice"];
+    assert_eq!(c["fs"], "exfat", "{}", v["why"]);
+    assert_eq!(c["cluster_bytes"], 4096, "{}", v["why"]);
+    assert_eq!(c["speed"], "assumed");
+    assert!(c["overhead_pct"].as_f64().unwrap() > 10.0);
+    let why = v["why"].to_string();
+    assert!(why.contains("without going below 4K"), "{why}");
+    // What is assumed is said, and the trade-off against the least wasteful
+    // cluster is in numbers.
+    let assumed = v["assumptions"].to_string();
+    assert!(
+        assumed.contains("seed 000") && assumed.contains("flash"),
+        "{assumed}"
+    );
+    let trade = v["tradeoffs"].to_string();
+    assert!(
+        trade.contains("less time than exfat 512") && trade.contains("more wasted"),
+        "{trade}"
+    );
+    // With --fill the trade-offs are weighed at that amount.
+    let (v, _) = advise(&[
+        t.path().to_str().unwrap(),
+        "--for",
+        "windows,macos",
+        "--fill",
+        "1G",
+    ]);
+    assert_eq!(v["fill_bytes"], 1u64 << 30);
+    assert!(v["tradeoffs"]
+        .to_string()
+        .contains("at 1.00 GiB of data like yours"));
+}
+
+#[test]
+fn advise_arguments_are_checked() {
+    for args in [
+        &["advise", "--budget", "5s", "."][..],
+        &["advise", "--budget", "ten", "."],
+        &["advise", "--fill", "lots", "."],
+        &["advise", "--image", "/tmp/x.img", "--bench", "b.json", "."],
+        &["advise", "--yes-erase", "/dev/sdz", "."],
+        &["advise", "--size", "1G", "."],
+    ] {
+        let out = fsfit().args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}
+
+/// Mounts and loop devices under `dir` still there.
+fn leftovers(dir: &Path) -> Vec<String> {
+    let s = dir.to_string_lossy().into_owned();
+    let mut left: Vec<String> = std::fs::read_to_string("/proc/self/mounts")
+        .unwrap()
+        .lines()
+        .filter(|l| l.contains(&s))
+        .map(String::from)
+        .collect();
+    let losetup = std::process::Command::new("losetup")
+        .arg("-a")
+        .output()
+        .unwrap();
+    left.extend(
+        String::from_utf8_lossy(&losetup.stdout)
+            .lines()
+            .filter(|l| l.contains(&s))
+            .map(String::from),
+    );
+    left
+}
+
+#[test]
+fn measures_on_an_image_within_the_budget_and_reports_it() {
+    if !(common::can_mount() && common::have(&["mkfs.ext4", "mkfs.xfs"])) {
+        return;
+    }
+    let state = tempfile::Builder::new()
+        .prefix("fsfit-advise-")
+        .tempdir()
+        .unwrap();
+    let tree = state.path().join("tree");
+    common::mixed_tree(&tree, 200);
+    let img = state.path().join("try.img");
+    let json = state.path().join("advice.json");
+    let budget = 60.0;
+    let t0 = std::time::Instant::now();
+    let out = fsfit()
+        .env("FSFIT_STATE_DIR", state.path())
+        .args(["advise", "--quiet", "--for", "linux", "--budget", "60s"])
+        .arg(&tree)
+        .arg("--image")
+        .arg(&img)
+        .args(["--size", "1G", "--json"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    let took = t0.elapsed().as_secs_f64();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    // The budget holds: measuring inside it, the whole run just after it
+    // (the tree walk, and cleanup of a config stopped at the deadline).
+    let v: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let b = &v["budget"];
+    assert!(b["spent_seconds"].as_f64().unwrap() <= budget, "{b}");
+    assert!(took <= budget + 15.0, "took {took:.0} s");
+    assert!(
+        leftovers(state.path()).is_empty(),
+        "{:?}",
+        leftovers(state.path())
+    );
+    // Something was measured on the image, and the choice rests on it.
+    assert_eq!(v["speed_measured"], true, "{b}");
+    assert_eq!(v["choice"]["speed"], "measured", "{}", v["why"]);
+    let m = v["measurements"].as_array().unwrap();
+    assert!(!m.is_empty());
+    assert_eq!(m[0]["schema"], "fsfit.bench/1");
+    assert_eq!(m[0]["target"]["kind"], "image");
+    assert_eq!(v["volume_bytes"], 1u64 << 30);
+    let ran: Vec<&Value> = b["rounds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|r| r["configs"].as_array().unwrap())
+        .collect();
+    assert!(!ran.is_empty(), "{b}");
+    // Each measured config's figures are in the evidence.
+    for r in m {
+        for c in r["results"].as_array().unwrap() {
+            assert!(c["workloads"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|w| w["mb_per_s"].as_f64().unwrap() > 0.0));
+        }
+    }
+    // fsfit report draws the evidence behind it.
+    let html = state.path().join("r.html");
+    let out = fsfit()
+        .args(["report", "-o"])
+        .arg(&html)
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("Recommendation: advice"));
+    assert!(page.contains("Benchmark: advice round 1"));
+    assert!(page.contains("Space usage: advice sizes"));
 }

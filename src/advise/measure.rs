@@ -1,0 +1,447 @@
+//! Measuring the candidates on the target itself, inside a time budget, by
+//! successive halving: a short pass on every config that can still win,
+//! then a longer pass on the faster half, and so on while the budget lasts.
+//! Each config is one call of `fsfit bench`'s runner ([`bench::run`]), so it
+//! gets the same device guard (re-checked before every config), the same
+//! cold caches and durable writes, and the same cleanup.
+
+use super::rank::Candidate;
+use crate::bench::{self, results::BenchReport, workloads::Workload};
+use crate::scan::TreeCounts;
+use crate::units::short;
+use crate::{Error, Result};
+use serde::{Deserialize, Serialize};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// Set by Ctrl-C during `fsfit advise`: tells a user's stop from the budget's.
+pub static USER_STOP: AtomicBool = AtomicBool::new(false);
+
+/// The first pass's scale: about 10 MB per workload.
+const FIRST_SCALE: f64 = 0.01;
+/// The documents' sizes: no pass goes beyond them.
+const MAX_SCALE: f64 = 1.0;
+/// Time guessed for a config before any was measured.
+const FIRST_GUESS: Duration = Duration::from_secs(20);
+/// At most this many configs get a first pass.
+const MAX_CONFIGS: usize = 8;
+/// Kept back from the budget for the recommendation and cleanup.
+const RESERVE: Duration = Duration::from_secs(3);
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RoundReport {
+    pub round: u32,
+    pub scale: f64,
+    pub configs: Vec<String>,
+    pub seconds: f64,
+    /// Configs of the round that did not finish, and why.
+    pub stopped: Vec<String>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct BudgetReport {
+    pub budget_seconds: f64,
+    pub spent_seconds: f64,
+    pub workloads: Vec<String>,
+    pub rounds: Vec<RoundReport>,
+    /// Candidates that got no first pass, and why.
+    pub not_measured: Vec<String>,
+}
+
+pub struct Measure<'a> {
+    /// A fresh target for each config (the runner sets it up and releases it).
+    pub target: &'a dyn Fn() -> bench::TargetSpec,
+    pub target_bytes: u64,
+    pub budget: Duration,
+    pub quiet: bool,
+    pub command: Vec<String>,
+}
+
+/// The write workloads that match the tree's mix of file sizes (the size
+/// classes of [`TreeCounts::by_size`]).
+pub fn workloads_for(tree: &TreeCounts) -> Vec<&'static dyn Workload> {
+    let names = ["small-write", "medium-write", "large-write"];
+    let mut v: Vec<&'static dyn Workload> = tree
+        .by_size
+        .iter()
+        .zip(names)
+        .filter(|(c, _)| c.bytes > 0)
+        .filter_map(|(_, n)| bench::workloads::by_name(n))
+        .collect();
+    if v.is_empty() {
+        v.extend(bench::workloads::by_name("small-write"));
+    }
+    v
+}
+
+/// The configs worth a first pass: those within the overhead limit (they can
+/// win) and, per filesystem, the next cluster over it (what the limit costs
+/// in speed), at most four per filesystem and [`MAX_CONFIGS`] in all, in
+/// the ranking's order.
+pub fn pick(ranked: &[Candidate], max_overhead: f64) -> (Vec<(String, u64)>, Vec<String>) {
+    // (Only those within the limit go on to longer passes: see `run`.)
+    let fewest = ranked.iter().map(|c| c.problems).min().unwrap_or(0);
+    let ok: Vec<&Candidate> = ranked.iter().filter(|c| c.problems == fewest).collect();
+    let mut picked: Vec<(String, u64)> = Vec::new();
+    let mut left = Vec::new();
+    let mut fss: Vec<&str> = Vec::new();
+    for c in &ok {
+        if !fss.contains(&c.fs.as_str()) {
+            fss.push(&c.fs);
+        }
+    }
+    for f in fss {
+        let mut mine: Vec<&Candidate> = ok.iter().copied().filter(|c| c.fs == f).collect();
+        mine.sort_by_key(|c| c.cluster_bytes);
+        let within: Vec<&Candidate> = mine
+            .iter()
+            .copied()
+            .filter(|c| c.overhead_pct <= max_overhead)
+            .collect();
+        let over = mine.iter().copied().find(|c| c.overhead_pct > max_overhead);
+        // The largest clusters within the limit first (the prior's fastest).
+        let mut chosen: Vec<&Candidate> = within.iter().rev().take(3).copied().collect();
+        chosen.extend(over);
+        for c in &mine {
+            if !chosen.iter().any(|x| x.cluster_bytes == c.cluster_bytes) {
+                left.push(format!(
+                    "{}: not among the configs that can still win",
+                    c.name()
+                ));
+            }
+        }
+        for c in chosen {
+            if picked.len() < MAX_CONFIGS {
+                picked.push((c.fs.clone(), c.cluster_bytes));
+            } else {
+                left.push(format!("{}: more than {MAX_CONFIGS} configs", c.name()));
+            }
+        }
+    }
+    (picked, left)
+}
+
+/// Space the runner needs at this scale (it refuses a target smaller).
+fn fits_target(m: &Measure, wl: &[&'static dyn Workload], scale: f64) -> bool {
+    options(m, None, wl, scale).is_ok_and(|o| bench::space_needed(&o) <= m.target_bytes)
+}
+
+fn options(
+    m: &Measure,
+    config: Option<(&str, u64)>,
+    wl: &[&'static dyn Workload],
+    scale: f64,
+) -> Result<bench::Options> {
+    // Exactly this config, never the runner's default set.
+    let specs = match config {
+        None => Vec::new(),
+        Some((fs, cluster)) => {
+            vec![crate::usage::parse_fs_spec(&format!("{fs}:{cluster}")).map_err(Error::Work)?]
+        }
+    };
+    Ok(bench::Options {
+        target: (m.target)(),
+        specs,
+        driver: bench::drivers::Choice::Auto,
+        workloads: wl.to_vec(),
+        scale,
+        // advise sizes the passes itself.
+        min_seconds: 0.0,
+        repeat: 1,
+        quiet: true,
+        baseline: None,
+        command: m.command.clone(),
+    })
+}
+
+/// What one config's earlier passes predict for a pass at `scale`.
+fn predict(history: &[(f64, f64)], scale: f64) -> Option<f64> {
+    match history {
+        [] => None,
+        [(s, t)] => Some(t * (scale / s).max(1.0)),
+        [.., (s0, t0), (s1, t1)] => {
+            let b = if s1 > s0 { (t1 - t0) / (s1 - s0) } else { 0.0 };
+            let b = b.max(0.0);
+            Some((t1 + b * (scale - s1)).max(*t1))
+        }
+    }
+}
+
+/// Stops the runner (through its cancel flag) when `at` passes.
+struct Watchdog {
+    done: Option<std::sync::mpsc::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<bool>>,
+}
+
+impl Watchdog {
+    fn start(at: Instant) -> Watchdog {
+        let (tx, rx) = std::sync::mpsc::channel::<()>();
+        let thread = std::thread::spawn(move || {
+            let wait = at.saturating_duration_since(Instant::now());
+            match rx.recv_timeout(wait) {
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                    bench::CANCEL.store(true, Ordering::SeqCst);
+                    true
+                }
+                _ => false,
+            }
+        });
+        Watchdog {
+            done: Some(tx),
+            thread: Some(thread),
+        }
+    }
+
+    /// Stop watching; true when it fired.
+    fn stop(mut self) -> bool {
+        drop(self.done.take());
+        let fired = self
+            .thread
+            .take()
+            .is_some_and(|t| t.join().unwrap_or(false));
+        if fired && !USER_STOP.load(Ordering::SeqCst) {
+            bench::CANCEL.store(false, Ordering::SeqCst);
+        }
+        fired
+    }
+}
+
+/// The progress bar: the budget's seconds, with the round, config and ETA.
+fn bar(m: &Measure) -> indicatif::ProgressBar {
+    if m.quiet {
+        return indicatif::ProgressBar::hidden();
+    }
+    let pb = indicatif::ProgressBar::new(m.budget.as_secs().max(1));
+    pb.set_style(
+        indicatif::ProgressStyle::with_template("{bar:30} {elapsed_precise} of the budget  {msg}")
+            .unwrap(),
+    );
+    pb
+}
+
+fn mmss(d: Duration) -> String {
+    let s = d.as_secs();
+    format!("{}m{:02}s", s / 60, s % 60)
+}
+
+/// Measure `configs` within the budget. Returns one bench report per round
+/// (the configs that ran in it) and what the budget went to.
+pub fn run(
+    m: &Measure,
+    configs: Vec<(String, u64)>,
+    contenders: &[(String, u64)],
+    tree: &TreeCounts,
+) -> Result<(Vec<BenchReport>, BudgetReport)> {
+    let start = Instant::now();
+    let deadline = start + m.budget.saturating_sub(RESERVE);
+    let wl = workloads_for(tree);
+    let pb = bar(m);
+    let ticking = std::sync::Arc::new(AtomicBool::new(true));
+    let ticker = {
+        let (pb, ticking) = (pb.clone(), ticking.clone());
+        std::thread::spawn(move || {
+            while ticking.load(Ordering::Relaxed) {
+                pb.set_position(start.elapsed().as_secs());
+                std::thread::sleep(Duration::from_millis(250));
+            }
+        })
+    };
+    let out = rounds(m, configs, contenders, tree, &wl, deadline, &pb);
+    ticking.store(false, Ordering::Relaxed);
+    let _ = ticker.join();
+    pb.finish_and_clear();
+    let (reports, rounds, not_measured) = out?;
+    Ok((
+        reports,
+        BudgetReport {
+            budget_seconds: m.budget.as_secs_f64(),
+            spent_seconds: (start.elapsed().as_secs_f64() * 10.0).round() / 10.0,
+            workloads: wl.iter().map(|w| w.name().to_string()).collect(),
+            rounds,
+            not_measured,
+        },
+    ))
+}
+
+type Rounds = (Vec<BenchReport>, Vec<RoundReport>, Vec<String>);
+
+fn rounds(
+    m: &Measure,
+    configs: Vec<(String, u64)>,
+    contenders: &[(String, u64)],
+    tree: &TreeCounts,
+    wl: &[&'static dyn Workload],
+    deadline: Instant,
+    pb: &indicatif::ProgressBar,
+) -> Result<Rounds> {
+    let mut history: std::collections::HashMap<(String, u64), Vec<(f64, f64)>> = Default::default();
+    let mut reports = Vec::new();
+    let mut rounds = Vec::new();
+    let mut not_measured = Vec::new();
+    let mut alive = configs;
+    let mut scale = FIRST_SCALE;
+    if !fits_target(m, wl, scale) {
+        return Err(Error::input(format!(
+            "the target ({}) is too small for even the shortest pass",
+            crate::units::iec(m.target_bytes)
+        )));
+    }
+    for round in 1u32.. {
+        let t0 = Instant::now();
+        let mut merged: Option<BenchReport> = None;
+        let mut stopped = Vec::new();
+        let mut ran = Vec::new();
+        let mut this_round: Vec<f64> = Vec::new();
+        for (i, cfg) in alive.iter().enumerate() {
+            let name = format!("{}:{}", cfg.0, short(cfg.1));
+            let guess = predict(&history.get(cfg).cloned().unwrap_or_default(), scale)
+                .or_else(|| {
+                    (!this_round.is_empty())
+                        .then(|| this_round.iter().sum::<f64>() / this_round.len() as f64)
+                })
+                .map(Duration::from_secs_f64)
+                .unwrap_or(FIRST_GUESS);
+            let now = Instant::now();
+            if now + guess > deadline {
+                let why = format!(
+                    "{name}: not run in round {round}: the budget would not cover it (~{:.0} s)",
+                    guess.as_secs_f64()
+                );
+                if round == 1 {
+                    not_measured.push(why.clone());
+                }
+                stopped.push(why);
+                continue;
+            }
+            let rest: f64 = this_round.iter().sum::<f64>() / this_round.len().max(1) as f64
+                * (alive.len() - i) as f64;
+            let eta = (now + Duration::from_secs_f64(rest.max(guess.as_secs_f64()))).min(deadline);
+            pb.set_message(format!(
+                "round {round}: {name} ({}/{}) at scale {scale}, ETA {}",
+                i + 1,
+                alive.len(),
+                mmss(eta.saturating_duration_since(now))
+            ));
+            // A config may take four times its guess (at least 60 s: fixed
+            // costs and a busy machine make short passes vary), never
+            // past the deadline: a slow driver must not eat the budget.
+            let allowance = (guess * 4).max(Duration::from_secs(60));
+            let dog = Watchdog::start((now + allowance).min(deadline));
+            let res = options(m, Some((&cfg.0, cfg.1)), wl, scale).and_then(|o| bench::run(&o));
+            let fired = dog.stop();
+            let secs = now.elapsed().as_secs_f64();
+            match res {
+                Ok(r) => {
+                    let failed = r.results.iter().find_map(|c| c.error.clone());
+                    if let Some(e) = failed {
+                        stopped.push(format!("{name}: {e}"));
+                    } else {
+                        history.entry(cfg.clone()).or_default().push((scale, secs));
+                        this_round.push(secs);
+                        ran.push(name);
+                    }
+                    match &mut merged {
+                        None => merged = Some(r),
+                        Some(acc) => {
+                            acc.results.extend(r.results);
+                            acc.skipped.extend(r.skipped);
+                        }
+                    }
+                }
+                Err(Error::Interrupted) if USER_STOP.load(Ordering::SeqCst) || !fired => {
+                    return Err(Error::Interrupted)
+                }
+                Err(Error::Interrupted) => stopped.push(format!(
+                    "{name}: stopped after {secs:.0} s, over its time allowance (slower than the budget allows)"
+                )),
+                Err(e) => stopped.push(format!("{name}: {e}")),
+            }
+        }
+        let Some(mut report) = merged else {
+            rounds.push(RoundReport {
+                round,
+                scale,
+                configs: ran,
+                seconds: t0.elapsed().as_secs_f64(),
+                stopped,
+            });
+            break;
+        };
+        // One run each, not comparable with another run's baseline.
+        report.baseline.clear();
+        for r in &mut report.results {
+            for w in &mut r.workloads {
+                w.relative_pct = None;
+            }
+        }
+        report.scale = scale;
+        // The faster half goes on to a longer pass.
+        let mut timed: Vec<((String, u64), f64)> = alive
+            .iter()
+            .filter_map(|c| {
+                super::copy_estimate(tree, &report, &c.0, c.1).map(|(s, _)| (c.clone(), s))
+            })
+            .collect();
+        timed.sort_by(|a, b| a.1.total_cmp(&b.1));
+        // Configs over the overhead limit were measured for the trade-off
+        // only: longer passes go to those that can win.
+        timed.retain(|(c, _)| contenders.contains(c));
+        reports.push(report);
+        rounds.push(RoundReport {
+            round,
+            scale,
+            configs: ran,
+            seconds: (t0.elapsed().as_secs_f64() * 10.0).round() / 10.0,
+            stopped,
+        });
+        if timed.len() < 2 {
+            break;
+        }
+        let keep = timed.len().div_ceil(2);
+        let next: Vec<(String, u64)> = timed.into_iter().take(keep).map(|(c, _)| c).collect();
+        // The longest pass the budget covers for all of them: 4x, else 2x.
+        let left = deadline
+            .saturating_duration_since(Instant::now())
+            .as_secs_f64();
+        let cost = |s: f64| -> f64 {
+            next.iter()
+                .map(|c| predict(history.get(c).map_or(&[][..], |h| h), s).unwrap_or(f64::MAX))
+                .sum()
+        };
+        let Some(s) = [4.0, 2.0]
+            .iter()
+            .map(|k| (scale * k).min(MAX_SCALE))
+            .find(|&s| s > scale && cost(s) <= left && fits_target(m, wl, s))
+        else {
+            break;
+        };
+        scale = s;
+        alive = next;
+    }
+    Ok((reports, rounds, not_measured))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn predictions_grow_with_scale() {
+        assert_eq!(predict(&[], 0.1), None);
+        assert_eq!(predict(&[(0.01, 4.0)], 0.04), Some(16.0));
+        // Fixed cost 3 s + 100 s per unit of scale, from two passes.
+        let p = predict(&[(0.01, 4.0), (0.04, 7.0)], 0.16).unwrap();
+        assert!((p - 19.0).abs() < 1e-9, "{p}");
+        // Never less than the last pass took.
+        assert_eq!(predict(&[(0.04, 7.0), (0.01, 9.0)], 0.02), Some(9.0));
+    }
+
+    #[test]
+    fn mix_picks_workloads() {
+        let mut t = TreeCounts::default();
+        t.by_size[0].bytes = 10;
+        t.by_size[2].bytes = 10;
+        let names: Vec<&str> = workloads_for(&t).iter().map(|w| w.name()).collect();
+        assert_eq!(names, ["small-write", "large-write"]);
+    }
+}

@@ -1,0 +1,656 @@
+//! The ranking: keep the configs the named systems write and that store the
+//! tree, then weigh speed against space the way seed 000 did ("8 KiB: 338
+//! MB/s at 10 % overhead"): the fastest config within the overhead limit,
+//! where speed is measured when it can be and assumed (and said so) when not.
+
+use super::{allowed, copy_estimate, prior, systems, Commands, SCHEMA};
+use crate::bench::results::BenchReport;
+use crate::fs;
+use crate::scan::TreeCounts;
+use crate::units::{iec, short};
+use crate::usage::{ConfigReport, UsageReport};
+use serde::Serialize;
+
+/// Measured speeds closer than this are one speed: one short run on a busy
+/// machine varies that much (bench flags figures over 10 % CV as high-cv).
+const SAME_SPEED: f64 = 1.10;
+
+/// How a candidate's speed is known.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SpeedKind {
+    /// Benchmarked on the target (or read from `--bench` results).
+    Measured,
+    /// From the prior ([`prior`]): nothing was measured.
+    Assumed,
+    /// Others were measured, this one was not (budget, or it failed).
+    Unmeasured,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Candidate {
+    pub fs: String,
+    pub cluster_bytes: u64,
+    pub tree_bytes: u64,
+    pub overhead_pct: f64,
+    pub fits: bool,
+    /// Files the filesystem cannot store as they are.
+    pub problems: u64,
+    /// How much data like yours a full volume of this config holds.
+    pub holds_bytes: u64,
+    /// Space lost to slack and metadata at the expected fill.
+    pub wasted_at_fill_bytes: u64,
+    pub speed: SpeedKind,
+    /// Measured: your tree's mix of sizes written at the workloads' speeds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub write_mb_per_s: Option<f64>,
+    /// Estimated seconds to copy the tree, from bench results.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub est_copy_seconds: Option<f64>,
+    /// Measured: seconds to write the expected fill.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fill_seconds: Option<f64>,
+    /// Assumed: write speed relative to 128 KiB clusters on flash.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub assumed_relative_speed: Option<f64>,
+    /// Which bench workloads the estimate used.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub speed_from: Vec<String>,
+    /// The last measuring round this config took part in (1 = the first).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub round: Option<u32>,
+    /// Measured MB/s for your mix in each round (0: not in that round):
+    /// rounds run at different scales, so only one round compares two.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub mb_per_s_by_round: Vec<f64>,
+    /// What crash results say, when given (see [`Robustness`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub crash: Option<String>,
+    pub reasons: Vec<String>,
+}
+
+impl Candidate {
+    pub fn name(&self) -> String {
+        format!("{} {}", self.fs, short(self.cluster_bytes))
+    }
+
+    /// Time per byte, comparable between candidates of the same speed kind.
+    fn cost(&self) -> Option<f64> {
+        match self.speed {
+            SpeedKind::Measured => self.write_mb_per_s.map(|s| 1.0 / s),
+            SpeedKind::Assumed => self.assumed_relative_speed.map(|s| 1.0 / s),
+            SpeedKind::Unmeasured => None,
+        }
+    }
+}
+
+/// Crash results for one filesystem (and cluster, when they name one):
+/// the hook `fsfit crash --json` results come in by. States in which
+/// durable or older files were damaged rank a config after clean ones.
+#[derive(Clone, Debug)]
+pub struct Robustness {
+    pub fs: String,
+    pub cluster_bytes: Option<u64>,
+    pub states: u64,
+    pub damaged: u64,
+}
+
+/// What the ranking needs besides the usage report.
+pub struct Options<'a> {
+    pub systems: Vec<&'static systems::System>,
+    pub max_overhead: f64,
+    /// Apparent bytes of data like the tree the volume will hold; None: as
+    /// much as fills it.
+    pub fill: Option<u64>,
+    /// Measured speeds: one report per measuring round, in order, or the
+    /// results given with `--bench`. Empty: speeds are assumed.
+    pub measured: &'a [BenchReport],
+    /// Where the measurements come from, for the reasons.
+    pub measured_on: String,
+    pub crash: &'a [Robustness],
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Advice {
+    pub schema: &'static str,
+    pub fsfit: String,
+    pub date: String,
+    pub volume_bytes: u64,
+    pub systems: Vec<String>,
+    /// Where each named system's list of filesystems comes from.
+    pub sources: Vec<String>,
+    pub max_overhead_pct: f64,
+    /// Apparent bytes of data like yours the trade-offs are weighed at.
+    pub fill_bytes: u64,
+    pub tree: TreeCounts,
+    pub speed_measured: bool,
+    pub choice: Option<Candidate>,
+    pub runner_up: Option<Candidate>,
+    pub why: Vec<String>,
+    /// The choice against the runner-up (kept for older readers).
+    pub tradeoff: Option<String>,
+    /// The choice against the runner-up, the fastest and the least wasteful.
+    pub tradeoffs: Vec<String>,
+    /// Which figures are assumed, and from where.
+    pub assumptions: Vec<String>,
+    pub commands: Option<Commands>,
+    /// Every candidate, best first.
+    pub candidates: Vec<Candidate>,
+    /// Configs left out, with the reason.
+    pub rejected: Vec<Candidate>,
+    /// The measuring run, when advise benchmarked the target itself.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub budget: Option<super::measure::BudgetReport>,
+    /// The measurements the recommendation rests on (fsfit.bench/1 each).
+    pub measurements: Vec<BenchReport>,
+    /// The size-on-disk figures (fsfit.usage/1).
+    pub usage: UsageReport,
+}
+
+fn candidate(c: &ConfigReport, tree: &TreeCounts) -> Candidate {
+    let a = tree.apparent_bytes.max(1) as f64;
+    let holds = if c.tree_bytes > 0 {
+        (c.free_bytes as f64 * a / c.tree_bytes as f64) as u64
+    } else {
+        c.free_bytes
+    };
+    Candidate {
+        fs: c.fs.clone(),
+        cluster_bytes: c.cluster_bytes,
+        tree_bytes: c.tree_bytes,
+        overhead_pct: c.overhead_pct,
+        fits: c.fits,
+        problems: c.problems.blocking(),
+        holds_bytes: holds,
+        wasted_at_fill_bytes: 0,
+        speed: SpeedKind::Unmeasured,
+        write_mb_per_s: None,
+        est_copy_seconds: None,
+        fill_seconds: None,
+        assumed_relative_speed: None,
+        speed_from: Vec::new(),
+        round: None,
+        mb_per_s_by_round: Vec::new(),
+        crash: None,
+        reasons: Vec::new(),
+    }
+}
+
+/// Why the named systems rule this filesystem out, if they do.
+fn system_rejection(systems: &[&systems::System], fs: &str) -> Option<String> {
+    if allowed(systems).contains(&fs) {
+        return None;
+    }
+    let why: Vec<String> = systems
+        .iter()
+        .filter(|s| !s.reads_writes(fs))
+        .map(|s| {
+            if s.only_reads(fs) {
+                format!("{} only reads {fs}", s.name)
+            } else {
+                format!("{} cannot read {fs}", s.name)
+            }
+        })
+        .collect();
+    Some(why.join(", "))
+}
+
+/// Split the usage report's configs into candidates and rejected ones.
+pub fn candidates(
+    usage: &UsageReport,
+    systems: &[&systems::System],
+) -> (Vec<Candidate>, Vec<Candidate>) {
+    let mut good = Vec::new();
+    let mut rejected = Vec::new();
+    for c in &usage.configs {
+        let mut cand = candidate(c, &usage.tree);
+        if let Some(why) = system_rejection(systems, &c.fs) {
+            cand.reasons.push(why);
+            rejected.push(cand);
+        } else if c.problems.too_large > 0 {
+            cand.reasons.push(format!(
+                "{} files are over {}'s size limit",
+                c.problems.too_large, c.fs
+            ));
+            rejected.push(cand);
+        } else if !c.fits {
+            cand.reasons.push(format!(
+                "the tree does not fit: needs {} of {} free",
+                iec(c.tree_bytes),
+                iec(c.free_bytes)
+            ));
+            rejected.push(cand);
+        } else {
+            good.push(cand);
+        }
+    }
+    (good, rejected)
+}
+
+/// The registry's order when speed says nothing across filesystems (1 best).
+fn pref(fs: &str) -> u8 {
+    fs::by_name(fs).map_or(u8::MAX, |f| f.info().preference)
+}
+
+/// Fill in each candidate's speed: measured (latest round that has it) or,
+/// with no measurements at all, assumed from the prior.
+fn speeds(good: &mut [Candidate], tree: &TreeCounts, opts: &Options, volume: u64) {
+    for c in good.iter_mut() {
+        if opts.measured.is_empty() {
+            let default = fs::by_name(&c.fs).map_or(c.cluster_bytes, |f| f.default_cluster(volume));
+            c.speed = SpeedKind::Assumed;
+            c.assumed_relative_speed = Some(prior::relative_speed(c.cluster_bytes, default));
+            continue;
+        }
+        for (i, b) in opts.measured.iter().enumerate() {
+            let mbps = match copy_estimate(tree, b, &c.fs, c.cluster_bytes) {
+                Some((s, used)) if s > 0.0 => {
+                    // The latest round wins: the longest pass.
+                    c.speed = SpeedKind::Measured;
+                    c.est_copy_seconds = Some((s * 100.0).round() / 100.0);
+                    c.write_mb_per_s = Some(tree.apparent_bytes as f64 / 1e6 / s);
+                    c.speed_from = used;
+                    c.round = Some(i as u32 + 1);
+                    tree.apparent_bytes as f64 / 1e6 / s
+                }
+                _ => 0.0,
+            };
+            c.mb_per_s_by_round.push((mbps * 100.0).round() / 100.0);
+        }
+    }
+}
+
+fn crash_note(c: &Candidate, crash: &[Robustness]) -> Option<(bool, String)> {
+    let r = crash
+        .iter()
+        .filter(|r| r.fs == c.fs && r.cluster_bytes.is_none_or(|x| x == c.cluster_bytes))
+        .max_by_key(|r| r.cluster_bytes.is_some())?;
+    Some((
+        r.damaged > 0,
+        format!(
+            "crash tests: {} of {} power-cut states damaged durable or older files",
+            r.damaged, r.states
+        ),
+    ))
+}
+
+pub fn advise(usage: &UsageReport, opts: &Options) -> Advice {
+    let tree = &usage.tree;
+    let (mut good, rejected) = candidates(usage, &opts.systems);
+    speeds(&mut good, tree, opts, usage.volume_bytes);
+    let measured = !opts.measured.is_empty();
+    let max = opts.max_overhead;
+    for c in good.iter_mut() {
+        if let Some((_, note)) = crash_note(c, opts.crash) {
+            c.crash = Some(note);
+        }
+    }
+    // The flash floor applies to assumed speeds only, and only where some
+    // candidate of 4 KiB or more stores the tree.
+    let fewest = good.iter().map(|c| c.problems).min().unwrap_or(0);
+    let floor_applies = !measured
+        && good
+            .iter()
+            .any(|c| c.cluster_bytes >= prior::FLASH_MIN_CLUSTER && c.problems == fewest);
+    let below_floor = |c: &Candidate| floor_applies && c.cluster_bytes < prior::FLASH_MIN_CLUSTER;
+    let damaged = |c: &Candidate| crash_note(c, opts.crash).is_some_and(|(d, _)| d);
+    // Lower is better: files it cannot store, crash damage, the flash floor,
+    // the overhead limit, then speed.
+    good.sort_by(|x, y| {
+        let kx = (
+            x.problems > fewest,
+            damaged(x),
+            below_floor(x),
+            x.overhead_pct > max,
+        );
+        let ky = (
+            y.problems > fewest,
+            damaged(y),
+            below_floor(y),
+            y.overhead_pct > max,
+        );
+        kx.cmp(&ky).then_with(|| {
+            if kx.3 {
+                // Over the limit: the least space first (assumed speeds:
+                // within the robustness order of filesystems).
+                let by_fs = if measured {
+                    std::cmp::Ordering::Equal
+                } else {
+                    pref(&x.fs).cmp(&pref(&y.fs))
+                };
+                return by_fs.then(x.tree_bytes.cmp(&y.tree_bytes));
+            }
+            let by_round = y.round.cmp(&x.round);
+            let by_cost = || {
+                let cx = x.cost().unwrap_or(f64::INFINITY);
+                let cy = y.cost().unwrap_or(f64::INFINITY);
+                cx.total_cmp(&cy)
+            };
+            if measured {
+                // Successive halving: who reached a later round beat the rest.
+                by_round
+                    .then_with(by_cost)
+                    .then(x.tree_bytes.cmp(&y.tree_bytes))
+            } else {
+                // Assumed speeds say nothing across filesystems: robustness
+                // order first, then the prior within the filesystem.
+                pref(&x.fs)
+                    .cmp(&pref(&y.fs))
+                    .then_with(by_cost)
+                    .then(x.tree_bytes.cmp(&y.tree_bytes))
+            }
+        })
+    });
+    // Measured speeds within noise of the leader's are a tie; the tie goes
+    // to the cluster the prior favours (the larger, up to the mkfs default):
+    // small clusters cost what a write benchmark does not time (format time,
+    // allocation-table size, file-manager lag: seed 000).
+    let mut tie = None;
+    if measured && good.len() > 1 {
+        if let Some(best) = good[0].cost() {
+            let head = good[0].clone();
+            let favour = |c: &Candidate| {
+                let d = fs::by_name(&c.fs)
+                    .map_or(c.cluster_bytes, |f| f.default_cluster(usage.volume_bytes));
+                prior::relative_speed(c.cluster_bytes, d)
+            };
+            let pick = good
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| {
+                    c.round == head.round
+                        && c.problems == head.problems
+                        && (c.overhead_pct > max) == (head.overhead_pct > max)
+                        && c.cost().is_some_and(|k| k <= best * SAME_SPEED)
+                })
+                .max_by(|(_, x), (_, y)| {
+                    favour(x)
+                        .total_cmp(&favour(y))
+                        .then(y.tree_bytes.cmp(&x.tree_bytes))
+                })
+                .map(|(i, _)| i);
+            if let Some(i) = pick.filter(|&i| i > 0) {
+                let c = good.remove(i);
+                tie = Some(format!(
+                    "{} measured within {:.0} % of the fastest ({}: {:.1} MB/s), inside one short run's noise; the tie goes to the larger cluster, since small clusters cost what a write benchmark does not time (format time, allocation-table size: seed 000)",
+                    c.name(),
+                    (SAME_SPEED - 1.0) * 100.0,
+                    head.name(),
+                    head.write_mb_per_s.unwrap_or(0.0)
+                ));
+                good.insert(0, c);
+            }
+        }
+    }
+    // The fill does not change the order (overhead and speed are per byte);
+    // it only puts the trade-offs in bytes and seconds. Default: as much as
+    // fills the volume formatted as recommended.
+    let fill = opts
+        .fill
+        .unwrap_or_else(|| good.first().map_or(0, |c| c.holds_bytes));
+    let a = tree.apparent_bytes.max(1) as f64;
+    for c in good.iter_mut() {
+        let ratio = c.tree_bytes as f64 / a;
+        // A config that cannot hold the whole fill wastes what it can hold.
+        let stored = fill.min(c.holds_bytes) as f64;
+        c.wasted_at_fill_bytes = (stored * (ratio - 1.0)).max(0.0) as u64;
+        if let Some(mbps) = c.write_mb_per_s {
+            c.fill_seconds = Some((fill as f64 / 1e6 / mbps * 10.0).round() / 10.0);
+        }
+    }
+    let choice = good.first().cloned();
+    let runner_up = good.get(1).cloned();
+    let mut why = Vec::new();
+    let mut tradeoffs = Vec::new();
+    let mut assumptions = Vec::new();
+    if let Some(c) = &choice {
+        why_lines(&mut why, c, usage, opts, fill, floor_applies);
+        why.extend(tie);
+        for other in [
+            runner_up.as_ref(),
+            fastest(&good, c, fewest),
+            least_waste(&good, c, fewest),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            let t = compare(c, other, fill);
+            if !tradeoffs.contains(&t) {
+                tradeoffs.push(t);
+            }
+        }
+    }
+    if !measured {
+        assumptions.push(format!(
+            "write speed against cluster size is assumed, not measured: {} (clusters above the mkfs default are assumed no faster than it)",
+            prior::SOURCE
+        ));
+        assumptions.push(format!(
+            "the drive is flash (USB stick, SD card, SSD): clusters below {} are written slower, so none is chosen where {} or more stores the tree",
+            short(prior::FLASH_MIN_CLUSTER),
+            short(prior::FLASH_MIN_CLUSTER)
+        ));
+        assumptions
+            .push("filesystems are ordered by robustness (journaled first), not by speed".into());
+    }
+    if opts.fill.is_none() {
+        assumptions.push(format!(
+            "your {} files are a sample of what will fill the volume: trade-offs are weighed at {} of data like them (--fill sets the amount)",
+            tree.files,
+            iec(fill)
+        ));
+    }
+    let commands = choice
+        .as_ref()
+        .map(|c| super::commands(&c.fs, c.cluster_bytes, "DATA"));
+    Advice {
+        schema: SCHEMA,
+        fsfit: env!("CARGO_PKG_VERSION").to_string(),
+        date: crate::units::now_utc(),
+        volume_bytes: usage.volume_bytes,
+        systems: opts.systems.iter().map(|s| s.name.to_string()).collect(),
+        sources: opts
+            .systems
+            .iter()
+            .map(|s| format!("{}: {}", s.name, s.source))
+            .collect(),
+        max_overhead_pct: max,
+        fill_bytes: fill,
+        tree: tree.clone(),
+        speed_measured: measured && good.iter().any(|c| c.speed == SpeedKind::Measured),
+        choice,
+        tradeoff: tradeoffs.first().cloned(),
+        runner_up,
+        why,
+        tradeoffs,
+        assumptions,
+        commands,
+        candidates: good,
+        rejected,
+        budget: None,
+        measurements: opts.measured.to_vec(),
+        usage: usage.clone(),
+    }
+}
+
+fn why_lines(
+    why: &mut Vec<String>,
+    c: &Candidate,
+    usage: &UsageReport,
+    opts: &Options,
+    fill: u64,
+    floor_applies: bool,
+) {
+    let max = opts.max_overhead;
+    let names: Vec<&str> = opts.systems.iter().map(|s| s.name).collect();
+    if names.is_empty() {
+        why.push("no --for given: every filesystem counts".into());
+    } else if names.len() == 1 {
+        why.push(format!("{} reads and writes {}", names[0], c.fs));
+    } else {
+        why.push(format!("{} all read and write {}", names.join(", "), c.fs));
+    }
+    why.push(format!(
+        "your {} files ({}) take {} on it: {:+.1} % overhead (limit {max} %); at {} of data like yours that is {} wasted",
+        usage.tree.files,
+        iec(usage.tree.apparent_bytes),
+        iec(c.tree_bytes),
+        c.overhead_pct,
+        iec(fill),
+        iec(c.wasted_at_fill_bytes)
+    ));
+    if c.problems > 0 {
+        why.push(format!(
+            "{} files must be renamed or left out (symlinks, clashing or forbidden names): no candidate stores them all as they are",
+            c.problems
+        ));
+    }
+    if c.overhead_pct > max {
+        if floor_applies && c.cluster_bytes >= prior::FLASH_MIN_CLUSTER {
+            why.push(format!(
+                "nothing of {} or more stays within {max} % overhead; this one takes the least space without going below {} (smaller clusters only with a stated reason: they write slower on flash)",
+                short(prior::FLASH_MIN_CLUSTER),
+                short(prior::FLASH_MIN_CLUSTER)
+            ));
+        } else {
+            why.push(format!(
+                "no candidate stays within {max} % overhead; this one takes the least space"
+            ));
+        }
+    }
+    if c.cluster_bytes < prior::FLASH_MIN_CLUSTER && !floor_applies {
+        why.push(if c.speed == SpeedKind::Measured {
+            format!(
+                "below {} because it measured fastest of the configs within the overhead limit on this target",
+                short(prior::FLASH_MIN_CLUSTER)
+            )
+        } else {
+            format!(
+                "below {} because no candidate of {} or more stores your tree",
+                short(prior::FLASH_MIN_CLUSTER),
+                short(prior::FLASH_MIN_CLUSTER)
+            )
+        });
+    }
+    match c.speed {
+        SpeedKind::Measured => why.push(format!(
+            "measured: your mix of file sizes writes at {:.1} MB/s on {} (from {}; round {}), about {:.1} s for your tree",
+            c.write_mb_per_s.unwrap_or(0.0),
+            opts.measured_on,
+            c.speed_from.join(", "),
+            c.round.unwrap_or(1),
+            c.est_copy_seconds.unwrap_or(0.0)
+        )),
+        SpeedKind::Assumed => why.push(format!(
+            "assumed, not measured: {:.0} % of the write speed of 128K clusters on a typical flash drive (give --device, --image or --bench to measure)",
+            c.assumed_relative_speed.unwrap_or(1.0) * 100.0
+        )),
+        SpeedKind::Unmeasured => why.push(
+            "not measured (the budget ran out or its bench failed): ranked by space".into(),
+        ),
+    }
+    if let Some(f) = fs::by_name(&c.fs) {
+        why.push(format!("{}: {}", c.fs, f.info().robustness));
+    }
+    if let Some(n) = &c.crash {
+        why.push(n.clone());
+    }
+}
+
+/// The fastest other candidate, if faster than the choice.
+fn fastest<'a>(good: &'a [Candidate], c: &Candidate, fewest: u64) -> Option<&'a Candidate> {
+    // Measured: by the first round, the one every measured config ran.
+    let cost = |x: &Candidate| match x.speed {
+        SpeedKind::Measured => x
+            .mb_per_s_by_round
+            .first()
+            .filter(|&&m| m > 0.0)
+            .map(|m| 1.0 / m),
+        _ => x.cost(),
+    };
+    good.iter()
+        .filter(|o| o.speed == c.speed && o.problems == fewest)
+        .filter(|o| c.speed != SpeedKind::Assumed || o.fs == c.fs)
+        .filter(|o| cost(o).is_some())
+        .min_by(|x, y| cost(x).unwrap().total_cmp(&cost(y).unwrap()))
+        .filter(|o| o.name() != c.name() && cost(o) < cost(c))
+}
+
+/// The least wasteful other candidate, if it wastes less than the choice.
+fn least_waste<'a>(good: &'a [Candidate], c: &Candidate, fewest: u64) -> Option<&'a Candidate> {
+    good.iter()
+        .filter(|o| o.problems == fewest && o.speed == c.speed)
+        .filter(|o| c.speed != SpeedKind::Assumed || o.fs == c.fs)
+        .min_by_key(|o| o.tree_bytes)
+        .filter(|o| o.name() != c.name() && o.tree_bytes < c.tree_bytes)
+}
+
+/// "exfat 32K: 12 % slower to fill with your files than exfat 128K, and
+/// 1.90 GiB less wasted" — the choice against another, at the fill.
+pub fn compare(c: &Candidate, o: &Candidate, fill: u64) -> String {
+    let mut parts = Vec::new();
+    // Measured: both from the same round (rounds differ in scale).
+    let measured_pair = || {
+        let r = c.round?.min(o.round?) as usize;
+        let (x, y) = (
+            *c.mb_per_s_by_round.get(r - 1)?,
+            *o.mb_per_s_by_round.get(r - 1)?,
+        );
+        (x > 0.0 && y > 0.0).then(|| (1.0 / x, 1.0 / y, format!("measured, round {r}")))
+    };
+    let pair = match (c.speed, o.speed) {
+        (SpeedKind::Measured, SpeedKind::Measured) => measured_pair(),
+        (SpeedKind::Assumed, SpeedKind::Assumed) => c
+            .cost()
+            .zip(o.cost())
+            .map(|(a, b)| (a, b, "assumed".to_string())),
+        _ => None,
+    };
+    match pair {
+        Some((a, b, kind)) => {
+            let p = (a / b - 1.0) * 100.0;
+            if p.abs() < 0.5 {
+                parts.push(format!(
+                    "as fast to fill with your files as {} ({kind})",
+                    o.name()
+                ));
+            } else {
+                // In time taken: "12 % slower" is 12 % more time.
+                parts.push(if p > 0.0 {
+                    format!(
+                        "{p:.0} % slower to fill with your files than {} ({kind})",
+                        o.name()
+                    )
+                } else {
+                    format!(
+                        "fills with your files in {:.0} % less time than {} ({kind})",
+                        -p,
+                        o.name()
+                    )
+                });
+            }
+        }
+        None => parts.push(format!("speed against {} not measured", o.name())),
+    }
+    let (wc, wo) = (c.wasted_at_fill_bytes, o.wasted_at_fill_bytes);
+    if wc <= wo {
+        parts.push(format!("{} less wasted", iec(wo - wc)));
+    } else {
+        parts.push(format!("{} more wasted", iec(wc - wo)));
+    }
+    let mut s = format!(
+        "{}: {}, at {} of data like yours",
+        c.name(),
+        parts.join(", and "),
+        iec(fill)
+    );
+    let short_of: Vec<String> = [c, o]
+        .iter()
+        .filter(|x| x.holds_bytes < fill)
+        .map(|x| format!("{} holds only {}", x.name(), iec(x.holds_bytes)))
+        .collect();
+    if !short_of.is_empty() {
+        s.push_str(&format!(" ({})", short_of.join("; ")));
+    }
+    s
+}
