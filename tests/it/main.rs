@@ -8,6 +8,7 @@ mod advise;
 mod bench;
 mod btrfs_xfs;
 mod cli;
+mod collide;
 mod crash;
 mod exfat;
 mod ext4;

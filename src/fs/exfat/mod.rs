@@ -239,6 +239,30 @@ impl ExfatModel {
     }
 }
 
+/// The name as exFAT compares it (spec 7.2.5: each UTF-16 unit through the
+/// up-case table mkfs writes, which maps a character to its simple
+/// uppercase, one unit to one unit); a non-UTF-8 name's bytes as they are.
+fn upcased(e: &Entry) -> impl Iterator<Item = u32> + '_ {
+    let b = e.name.as_encoded_bytes();
+    let s = e.name.to_str();
+    let chars = s.into_iter().flat_map(|s| s.chars()).map(|c| {
+        let mut up = c.to_uppercase();
+        match (up.next(), up.next()) {
+            (Some(u), None) if (u as u32 > 0xFFFF) == (c as u32 > 0xFFFF) => u as u32,
+            _ => c as u32,
+        }
+    });
+    let raw = b.iter().filter(move |_| s.is_none()).map(|&x| x as u32);
+    chars.chain(raw)
+}
+
+/// FNV-1a over [`upcased`].
+fn upcase_hash(e: &Entry) -> u64 {
+    upcased(e).fold(0xcbf2_9ce4_8422_2325, |h, c| {
+        (h ^ c as u64).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
 /// Bytes exFAT names may not hold (exFAT spec 7.7.3, invalid FileName
 /// characters: control characters and `" * / : < > ? \ |`). UTF-8 continuation bytes are >= 0x80,
 /// so a byte test is exact.
@@ -272,7 +296,17 @@ impl Model for ExfatModel {
                 // The root starts with mkfs's label, bitmap and up-case entries; a
                 // subdirectory starts empty (exFAT has no "." and ".." entries).
                 d.slots = if dir.is_root { ROOT_SYSTEM_ENTRIES } else { 0 };
-                for e in dir.entries {
+                // A name equal to an earlier one through the up-case table is
+                // not created: cp fails with EEXIST (measured, exfat-fuse).
+                let dup = super::case_duplicates(
+                    dir.entries,
+                    |e| matches!(e.kind, Kind::File | Kind::Dir).then(|| upcase_hash(e)),
+                    |x, y| upcased(x).eq(upcased(y)),
+                );
+                for (i, e) in dir.entries.iter().enumerate() {
+                    if dup.get(i).copied().unwrap_or(false) {
+                        continue;
+                    }
                     let created = match e.kind {
                         Kind::File | Kind::Dir => true,
                         // cp -r makes a symlink with symlink(2): neither driver has it.

@@ -17,7 +17,6 @@ use crate::info::bytes::Dev;
 use crate::info::{ProbeOptions, VolumeInfo};
 use crate::scan::{Dir, Entry, Kind};
 use crate::units::{iec, short};
-use std::cell::RefCell;
 use std::ffi::OsStr;
 
 /// mkfs.fat.c: `sector_size = 512` unless the device says otherwise (an
@@ -455,8 +454,6 @@ struct FatModel {
 
 thread_local! {
     static DIGEST: std::cell::RefCell<super::Digest> = std::cell::RefCell::default();
-    /// Per-thread scratch for case-collision detection: (folded hash, index).
-    static SEEN: RefCell<Vec<(u64, u32)>> = const { RefCell::new(Vec::new()) };
 }
 
 impl Model for FatModel {
@@ -538,37 +535,11 @@ impl Model for FatModel {
 /// `vfat_cmpi`, folding bytes through the io charset); folding ASCII only
 /// is the approximation here. Empty when there are none.
 fn duplicates(entries: &[Entry]) -> Vec<bool> {
-    if entries.len() < 2 {
-        return Vec::new();
-    }
-    SEEN.with(|seen| {
-        let mut seen = seen.borrow_mut();
-        seen.clear();
-        seen.extend(
-            entries
-                .iter()
-                .enumerate()
-                .filter(|(_, e)| matches!(e.kind, Kind::File | Kind::Dir))
-                .map(|(i, e)| (fold_hash(stored_name(&e.name)), i as u32)),
-        );
-        seen.sort_unstable();
-        let mut dup = Vec::new();
-        for w in seen.windows(2) {
-            let (a, b) = (w[0], w[1]);
-            if a.0 != b.0 {
-                continue;
-            }
-            let (x, y) = (&entries[a.1 as usize].name, &entries[b.1 as usize].name);
-            if stored_name(x).eq_ignore_ascii_case(stored_name(y)) {
-                if dup.is_empty() {
-                    dup = vec![false; entries.len()];
-                }
-                // Sorted by (hash, index): b is the later of the two.
-                dup[b.1 as usize] = true;
-            }
-        }
-        dup
-    })
+    super::case_duplicates(
+        entries,
+        |e| matches!(e.kind, Kind::File | Kind::Dir).then(|| fold_hash(stored_name(&e.name))),
+        |x, y| stored_name(&x.name).eq_ignore_ascii_case(stored_name(&y.name)),
+    )
 }
 
 /// The name vfat stores: trailing dots dropped (namei_vfat.c `vfat_striptail_len`).
