@@ -98,6 +98,18 @@ pub fn usage(r: &UsageReport) -> String {
         o,
         "\n* the cluster mkfs picks by default   ~ modelled, not checked against real volumes"
     );
+    // Which driver the figures are for (the JSON's `driver` per config):
+    // one line, each filesystem once, in the table's order.
+    let mut drivers: Vec<String> = Vec::new();
+    for c in &rows {
+        let d = format!("{} {}", c.fs, c.driver);
+        if !c.driver.is_empty() && !drivers.contains(&d) {
+            drivers.push(d);
+        }
+    }
+    if !drivers.is_empty() {
+        let _ = writeln!(o, "Drivers modelled: {}", drivers.join(", "));
+    }
     // Refused configs, one line per filesystem when none of its sizes works.
     let mut fss: Vec<&str> = r.refused.iter().map(|rf| rf.fs.as_str()).collect();
     fss.dedup();
