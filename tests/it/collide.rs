@@ -22,7 +22,7 @@ fn ready() -> bool {
 /// differ in size but not in clusters (1..500 bytes: one cluster at every
 /// tested cluster size), because which one cp copies first follows inode
 /// order, not the walker's readdir order (see fs::case_duplicates).
-fn collide_tree(root: &Path) {
+pub(crate) fn collide_tree(root: &Path) {
     let long = "a_rather_long_name_that_takes_several_entries_".repeat(2);
     for dir in ["", "sub", "sub/deeper"] {
         let d = root.join(dir);
@@ -68,4 +68,21 @@ fn exfat_file_collisions() {
         row.check(0.0);
         assert!(row.exact, "collide_tree: exact");
     }
+}
+
+/// FAT filled by mcopy (`-D s`: a clashing name is skipped, as exfat-fuse's
+/// EEXIST does): the model keeps the first name, ASCII folded.
+#[test]
+fn fat_file_collisions_under_the_mtools_rule() {
+    if !have(&["mkfs.fat", "mcopy"]) {
+        return;
+    }
+    let t = tempfile::Builder::new()
+        .prefix("fsfit-collide-fat-")
+        .tempdir()
+        .unwrap();
+    collide_tree(t.path());
+    let m = &[Some("mtools")];
+    crate::fat::check_tree(16, 64 * M, Some(2048), t.path(), m, true);
+    crate::fat::check_tree(32, G, Some(512), t.path(), m, true);
 }

@@ -184,7 +184,7 @@ fn human(n: u64) -> String {
 
 /// Format, measure free, copy the tree, measure again; compare with fsfit
 /// under each rule in `rules`. Returns the printed report line.
-fn check_tree(
+pub(crate) fn check_tree(
     bits: u32,
     volume: u64,
     cluster: Option<u64>,

@@ -256,6 +256,16 @@ fn upcased(e: &Entry) -> impl Iterator<Item = u32> + '_ {
     chars.chain(raw)
 }
 
+/// Marks the files and directories whose name folds to an earlier one's
+/// (see [`super::case_duplicates`]). Empty when there are none.
+pub(crate) fn duplicates(entries: &[Entry]) -> Vec<bool> {
+    super::case_duplicates(
+        entries,
+        |e| matches!(e.kind, Kind::File | Kind::Dir).then(|| upcase_hash(e)),
+        |x, y| upcased(x).eq(upcased(y)),
+    )
+}
+
 /// FNV-1a over [`upcased`].
 fn upcase_hash(e: &Entry) -> u64 {
     upcased(e).fold(0xcbf2_9ce4_8422_2325, |h, c| {
@@ -298,11 +308,7 @@ impl Model for ExfatModel {
                 d.slots = if dir.is_root { ROOT_SYSTEM_ENTRIES } else { 0 };
                 // A name equal to an earlier one through the up-case table is
                 // not created: cp fails with EEXIST (measured, exfat-fuse).
-                let dup = super::case_duplicates(
-                    dir.entries,
-                    |e| matches!(e.kind, Kind::File | Kind::Dir).then(|| upcase_hash(e)),
-                    |x, y| upcased(x).eq(upcased(y)),
-                );
+                let dup = duplicates(dir.entries);
                 for (i, e) in dir.entries.iter().enumerate() {
                     if dup.get(i).copied().unwrap_or(false) {
                         continue;
@@ -595,5 +601,33 @@ mod tests {
         assert_eq!(tree_bytes(&m, "d", false, &odd).meta, 1024);
         let k = ExfatModel::new(64 * M, 512, Driver::Kernel).unwrap();
         assert_eq!(tree_bytes(&k, "d", false, &odd).meta, 512);
+    }
+
+    /// Names that fold to the same up-case form: every later one is marked,
+    /// whatever its kind (file/dir clashes too); ß has no one-unit
+    /// uppercase, so `straße` and `STRASSE` are two names.
+    #[test]
+    fn case_duplicates_fold_through_upcase() {
+        let names = [
+            ("abc", Kind::File),
+            ("ABC", Kind::File),
+            ("Abc", Kind::Dir),
+            ("xyz", Kind::File),
+            ("ÉTÉ", Kind::Dir),
+            ("été", Kind::Dir),
+            ("straße", Kind::File),
+            ("STRASSE", Kind::File),
+            ("link", Kind::Symlink),
+            ("LINK", Kind::File),
+        ];
+        let entries: Vec<Entry> = names
+            .iter()
+            .map(|(n, k)| Entry::new(OsString::from(n), *k, 1, 0))
+            .collect();
+        let dup = duplicates(&entries);
+        let want = [
+            false, true, true, false, false, true, false, false, false, false,
+        ];
+        assert_eq!(dup, want);
     }
 }

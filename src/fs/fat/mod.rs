@@ -477,7 +477,7 @@ impl Model for FatModel {
             // fs/fat/dir.c fat_alloc_new_dir: `.` and `..` in every directory
             // but the root.
             d.slots = if dir.is_root { 0 } else { 2 };
-            let dup = duplicates(dir.entries);
+            let dup = duplicates(dir.entries, self.names);
             for (i, e) in dir.entries.iter().enumerate() {
                 // vfat has no symlink/mknod: cp fails for those, nothing stored.
                 if !matches!(e.kind, Kind::File | Kind::Dir) {
@@ -533,8 +533,13 @@ impl Model for FatModel {
 /// Marks the files and directories whose name equals an earlier one's but
 /// for case. vfat looks names up case-insensitively (namei_vfat.c
 /// `vfat_cmpi`, folding bytes through the io charset); folding ASCII only
-/// is the approximation here. Empty when there are none.
-fn duplicates(entries: &[Entry]) -> Vec<bool> {
+/// is the approximation for the kernel rules. mcopy folds non-ASCII letters
+/// too (measured: `café.txt` and `CAFÉ.TXT` clash under mtools 4.0.32), as
+/// exFAT's up-case table does. Empty when there are none.
+fn duplicates(entries: &[Entry], rule: NameRule) -> Vec<bool> {
+    if rule == NameRule::Mtools {
+        return super::exfat::duplicates(entries);
+    }
     super::case_duplicates(
         entries,
         |e| matches!(e.kind, Kind::File | Kind::Dir).then(|| fold_hash(stored_name(&e.name))),
