@@ -6,6 +6,7 @@ pub mod counters;
 pub mod drivers;
 pub mod results;
 mod runner;
+pub(crate) use runner::lab;
 pub mod stats;
 pub mod workloads;
 

@@ -160,7 +160,7 @@ fn host() -> Host {
 /// Which lab VM this runs in, if any: `FSFIT_LAB` (scripts/lab/ sets it), or
 /// user-mode Linux recognised by its CPU line, so a run started by hand in
 /// the lab is labelled too.
-fn lab() -> Option<String> {
+pub(crate) fn lab() -> Option<String> {
     if let Some(v) = std::env::var("FSFIT_LAB").ok().filter(|v| !v.is_empty()) {
         return Some(v);
     }

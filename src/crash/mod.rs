@@ -116,6 +116,10 @@ pub struct Report {
     pub quick: bool,
     pub results: Vec<CrashResult>,
     pub skipped: Vec<Skipped>,
+    /// Added field: the lab VM this ran in (`uml`, `qemu`), absent on the
+    /// host. A lab run's figures check the driver, not the host's speed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lab: Option<String>,
 }
 
 fn interrupted() -> Result<(), String> {
@@ -184,6 +188,7 @@ pub fn run(o: &Options) -> Result<Report, String> {
         quick: o.quick,
         results: Vec::new(),
         skipped: Vec::new(),
+        lab: crate::bench::lab(),
     };
     for spec in &o.specs {
         let fs = spec.fs;

@@ -83,8 +83,12 @@ pub fn render(rep: &Report) -> String {
             w[i] = w[i].max(c.chars().count());
         }
     }
+    let lab = match &rep.lab {
+        Some(l) => format!(" - LAB RUN ({l}): the lab kernel's driver, not this host's speed"),
+        None => String::new(),
+    };
     let mut out = format!(
-        "Crash states, device model: {} (seed {})\n\n",
+        "Crash states, device model: {} (seed {}){lab}\n\n",
         rep.device_model, rep.seed
     );
     for r in &rows {

@@ -301,3 +301,158 @@ fn usage_under_kernel_exfat_and_ntfs3() {
         }
     }
 }
+
+/// The shell script that runs a tiny `fsfit crash` on the kernel drivers of
+/// `fss` (one workload, one random state per epoch: lab boots are slow and
+/// UML and TCG run one CPU), then says what it left mounted or attached.
+fn crash_script(dir: &Path, tmp: &Path, fss: &[&str]) -> String {
+    let fs_args: Vec<String> = fss.iter().map(|f| format!("--fs {f}")).collect();
+    format!(
+        "mkdir -p {t}\n\
+         export TMPDIR={t} FSFIT_STATE_DIR={d}/state\n\
+         {bin} crash {fs} --driver kernel --quick --workloads save --states 1 --jobs 1 \
+         --seed 3 --json {d}/crash.json --run-dir {d}/run\n\
+         echo mounts-left: $(grep -cE ' {t}| fuse[. ]' /proc/mounts)\n\
+         echo loops-left: $(losetup -a | wc -l)",
+        t = tmp.display(),
+        d = dir.display(),
+        fs = fs_args.join(" "),
+        bin = env!("CARGO_BIN_EXE_fsfit"),
+    )
+}
+
+/// What every lab crash run must show: the kernel driver named, states
+/// tested, no error, outcome counts that add up, the lab labelled, nothing
+/// left behind.
+fn check_crash(run: &lab::Run, json: &Path, lab_name: &str, want: &[(&str, &str, bool)]) {
+    assert_eq!(run.status, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("mounts-left: 0"), "{}", run.stdout);
+    assert!(run.stdout.contains("loops-left: 0"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains(&format!("LAB RUN ({lab_name})")),
+        "{}",
+        run.stdout
+    );
+    let v: Value = serde_json::from_slice(&std::fs::read(json).unwrap()).unwrap();
+    assert_eq!(v["schema"], "fsfit.crash/1");
+    assert_eq!(v["lab"], lab_name, "the JSON labels a lab run");
+    let results = v["results"].as_array().unwrap();
+    assert_eq!(results.len(), want.len(), "{v}");
+    for (r, (fs, kind, has_checker)) in results.iter().zip(want) {
+        assert_eq!(r["fs"], *fs, "{r}");
+        let driver = r["driver"].as_str().unwrap();
+        assert!(
+            driver.starts_with(&format!("kernel:{kind}")),
+            "{fs}: driver {driver}"
+        );
+        assert!(r["error"].is_null(), "{fs}: {}", r["error"]);
+        let states = r["states"].as_u64().unwrap();
+        assert!(states >= 2, "{fs}: {states} states");
+        assert!(
+            r["writes"].as_u64().unwrap() > 0,
+            "{fs}: no writes recorded"
+        );
+        let o = &r["outcomes"];
+        let n = |k: &str| o[k].as_u64().unwrap();
+        for k in [
+            "mountable_as_is",
+            "checker_clean",
+            "checker_repaired",
+            "unrepairable",
+            "no_checker",
+            "durable_lost",
+            "old_files_damaged",
+        ] {
+            assert!(n(k) <= states, "{fs} {k}: {r}");
+        }
+        if *has_checker {
+            assert!(r["checker"].is_string(), "{fs}: {r}");
+            assert_eq!(n("no_checker"), 0, "{fs}: {r}");
+            // Every state is clean, or was repaired (successfully or not).
+            assert!(
+                n("checker_clean") + n("checker_repaired") + n("unrepairable") >= states,
+                "{fs}: outcomes do not add up: {r}"
+            );
+            assert!(n("checker_repaired") + n("unrepairable") <= states, "{r}");
+        } else {
+            // UDF: "no checker exists" is itself the result.
+            assert!(r["checker"].is_null(), "{fs}: {r}");
+            assert_eq!(n("no_checker"), states, "{fs}: {r}");
+            assert_eq!(n("checker_clean") + n("checker_repaired"), 0, "{r}");
+        }
+    }
+}
+
+#[test]
+fn crash_quick_on_kernel_vfat_udf_f2fs() {
+    if !lab::uml_ready()
+        || !common::have(&["mkfs.fat", "fsck.fat", "mkudffs", "mkfs.f2fs", "fsck.f2fs"])
+    {
+        return;
+    }
+    let dir = tempfile::Builder::new()
+        .prefix("fsfit-lab-crash-")
+        .tempdir()
+        .unwrap();
+    let tmp = dir.path().join("tmp");
+    // The recorder is a FUSE file: the guest loads its own fuse module.
+    let run = lab::uml_with(
+        &["fat32", "udf", "f2fs"],
+        &["fuse"],
+        &[
+            "sh",
+            "-ec",
+            &crash_script(dir.path(), &tmp, &["fat32", "udf", "f2fs"]),
+        ],
+        TIMEOUT,
+    );
+    check_crash(
+        &run,
+        &dir.path().join("crash.json"),
+        "uml",
+        &[
+            ("fat32", "vfat", true),
+            ("udf", "udf", false),
+            ("f2fs", "f2fs", true),
+        ],
+    );
+}
+
+#[test]
+fn crash_quick_on_kernel_exfat_and_ntfs3() {
+    if !lab::qemu_ready() || !common::have(&["mkfs.exfat", "fsck.exfat", "mkntfs", "ntfsfix"]) {
+        return;
+    }
+    let dir = tempfile::Builder::new()
+        .prefix("fsfit-lab-crash-")
+        .tempdir()
+        .unwrap();
+    // The QEMU lab wants a /dev/vda; crash makes its own images in the
+    // guest's /tmp (a tmpfs) and keeps the run in the shared directory.
+    let vda = dir.path().join("unused.img");
+    std::fs::File::create(&vda)
+        .unwrap()
+        .set_len(1 << 20)
+        .unwrap();
+    let run = lab::qemu(
+        &["exfat", "ntfs"],
+        dir.path(),
+        &vda,
+        &[
+            "sh",
+            "-ec",
+            &crash_script(
+                dir.path(),
+                Path::new("/tmp/fsfit-lab-crash"),
+                &["exfat", "ntfs"],
+            ),
+        ],
+        TIMEOUT,
+    );
+    check_crash(
+        &run,
+        &dir.path().join("crash.json"),
+        "qemu",
+        &[("exfat", "exfat", true), ("ntfs", "ntfs3", true)],
+    );
+}

@@ -70,9 +70,20 @@ fn modules(fss: &[&str]) -> String {
 /// FSFIT_* settings, and returns its output. `timeout` in seconds; the guest
 /// is killed and cleaned up after it.
 pub fn uml(fss: &[&str], cmd: &[&str], timeout: u32) -> Run {
+    uml_with(fss, &[], cmd, timeout)
+}
+
+/// `uml` with `extra` kernel modules loaded too (`fuse`: fsfit crash serves
+/// its write recorder through FUSE inside the guest).
+pub fn uml_with(fss: &[&str], extra: &[&str], cmd: &[&str], timeout: u32) -> Run {
+    let mut mods = modules(fss);
+    for m in extra {
+        mods.push(',');
+        mods.push_str(m);
+    }
     let out = Command::new(script("uml"))
         .args(["--timeout", &timeout.to_string()])
-        .args(["--modules", &modules(fss), "--"])
+        .args(["--modules", &mods, "--"])
         .args(cmd)
         .output()
         .expect("run scripts/lab/uml");
