@@ -312,7 +312,7 @@ fn crash_script(dir: &Path, tmp: &Path, fss: &[&str]) -> String {
          export TMPDIR={t} FSFIT_STATE_DIR={d}/state\n\
          {bin} crash {fs} --driver kernel --quick --workloads save --states 1 --jobs 1 \
          --seed 3 --json {d}/crash.json --run-dir {d}/run\n\
-         echo mounts-left: $(grep -cE ' {t}| fuse[. ]' /proc/mounts)\n\
+         echo mounts-left: $(grep -cE ' ({t}|{d})/| fuse[. ]' /proc/mounts)\n\
          echo loops-left: $(losetup -a | wc -l)",
         t = tmp.display(),
         d = dir.display(),
