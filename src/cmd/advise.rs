@@ -184,9 +184,9 @@ pub fn run(o: &Options, quiet: bool) -> Result<()> {
         Some(p) if p.as_os_str() == "-" => super::print(&json)?,
         Some(p) => {
             report::write_atomic(p, json.as_bytes())?;
-            super::print(&report::advice::text(&advice))?;
+            super::print(&report::text::advise::text(&advice))?;
         }
-        None => super::print(&report::advice::text(&advice))?,
+        None => super::print(&report::text::advise::text(&advice))?,
     }
     if advice.choice.is_none() {
         return Err(Error::work(

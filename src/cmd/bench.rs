@@ -140,14 +140,14 @@ pub fn run(o: &Options) -> Result<()> {
     if let Some(path) = &o.json {
         report::write_atomic(path, report::json::bench(&results).as_bytes())?;
     }
-    super::print(&report::bench_table::bench(&results))?;
+    super::print(&report::text::bench::bench(&results))?;
     match results.error.as_deref() {
         Some("interrupted") => return Err(Error::Interrupted),
         Some(e) => return Err(Error::work(e)),
         None => {}
     }
     if let Some(path) = &o.report {
-        let mut inputs = report::html::Inputs::default();
+        let mut inputs = report::inputs::Inputs::default();
         let source = match &o.json {
             Some(j) => format!("{} (this run)", j.display()),
             None => "fsfit bench (this run)".to_string(),
@@ -155,7 +155,7 @@ pub fn run(o: &Options) -> Result<()> {
         inputs.add(
             "this run",
             &source,
-            report::html::Input::Bench(Box::new(results)),
+            report::inputs::Input::Bench(Box::new(results)),
         );
         super::report::write(&inputs, path, None)?;
     }

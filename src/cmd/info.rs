@@ -38,7 +38,7 @@ pub fn run(o: &Options) -> Result<()> {
         s.push('\n');
         super::print(&s)?;
     } else {
-        super::print(&report::info::text(&r))?;
+        super::print(&report::text::info::text(&r))?;
     }
     if r.volume.is_none() && r.partitions.is_empty() && r.mounted.is_none() {
         return Err(Error::work(format!(

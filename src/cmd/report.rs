@@ -1,22 +1,22 @@
 //! `fsfit report`: one HTML page (and optionally PNG charts) from results files.
 
 use crate::cli::ReportArgs;
-use crate::report::{self, html};
-use crate::{Error, Result};
+use crate::report::{self, html, inputs};
+use crate::Result;
 use std::path::{Path, PathBuf};
 
 /// The results files, read and checked, and where to write.
 pub struct Options {
-    pub inputs: html::Inputs,
+    pub inputs: inputs::Inputs,
     pub output: PathBuf,
     pub png: Option<PathBuf>,
 }
 
 impl Options {
     pub fn new(a: &ReportArgs) -> Result<Options> {
-        let mut inputs = html::Inputs::default();
+        let mut inputs = inputs::Inputs::default();
         for f in &a.files {
-            let input = html::load(f).map_err(Error::Input)?;
+            let input = inputs::load(f)?;
             let label = f
                 .file_stem()
                 .map(|s| s.to_string_lossy().into_owned())
@@ -36,7 +36,7 @@ pub fn run(o: &Options) -> Result<()> {
 }
 
 /// The HTML page (atomically), and with `png` every chart as SVG and PNG.
-pub fn write(inputs: &html::Inputs, path: &Path, png: Option<&Path>) -> Result<()> {
+pub fn write(inputs: &inputs::Inputs, path: &Path, png: Option<&Path>) -> Result<()> {
     let command: Vec<String> = std::env::args().collect();
     let page = html::render(inputs, &command);
     report::write_atomic(path, page.html.as_bytes())?;

@@ -93,18 +93,18 @@ impl Options {
 
 pub fn run(o: &Options, quiet: bool) -> Result<()> {
     let r = walk(&o.walk, &o.specs, o.volume, o.driver, quiet)?;
+    let out = match o.format {
+        Format::Json => report::json::usage(&r),
+        Format::Csv => report::csv::usage(&r),
+        Format::Table => report::text::usage::usage(&r),
+    };
     if let Some(path) = &o.report {
-        // Read back through the JSON contract, as `fsfit report` would.
-        let input = report::html::parse(report::json::usage(&r).as_bytes()).map_err(Error::Work)?;
-        let mut inputs = report::html::Inputs::default();
+        let mut inputs = report::inputs::Inputs::default();
+        let input = report::inputs::Input::Usage(Box::new(r));
         inputs.add("this run", "fsfit usage (this run)", input);
         super::report::write(&inputs, path, None)?;
     }
-    super::print(&match o.format {
-        Format::Json => report::json::usage(&r),
-        Format::Csv => report::csv::usage(&r),
-        Format::Table => report::table::usage(&r),
-    })
+    super::print(&out)
 }
 
 /// Walk the tree once for every planned config; warnings go to stderr.

@@ -4,10 +4,10 @@
 //! figures go into the report's bench and usage sections (see html.rs).
 
 use super::charts::esc;
-use super::html::UsageDoc;
 use crate::advise::measure::BudgetReport;
 use crate::bench::results::BenchReport;
 use crate::units::{iec, short};
+use crate::usage::UsageReport;
 use serde::Deserialize;
 use std::fmt::Write;
 
@@ -35,7 +35,7 @@ pub struct AdviseDoc {
     #[serde(default)]
     pub measurements: Vec<BenchReport>,
     #[serde(default)]
-    pub usage: Option<UsageDoc>,
+    pub usage: Option<UsageReport>,
 }
 
 #[derive(Clone, Debug, Deserialize)]

@@ -1,15 +1,16 @@
-//! Exporters: one file per output format.
+//! What fsfit prints and writes. Output formats, one file (or folder) each:
+//! json, csv, html (with the SVG charts of charts/), png; text/ holds the
+//! terminal views of each command (usage, bench, advise, info); inputs reads
+//! results files back for `fsfit report`.
 
-pub mod advice;
 pub mod advice_html;
-pub mod bench_table;
 pub mod charts;
 pub mod csv;
 pub mod html;
-pub mod info;
+pub mod inputs;
 pub mod json;
 pub mod png;
-pub mod table;
+pub mod text;
 
 use std::io::Write;
 use std::path::Path;

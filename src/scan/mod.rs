@@ -89,8 +89,10 @@ impl<'a> Dir<'a> {
     }
 }
 
-/// Counts of what the walk met, as the JSON's `tree` object.
+/// Counts of what the walk met, as the JSON's `tree` object (fields an
+/// older file lacks read as 0).
 #[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize, PartialEq, Eq)]
+#[serde(default)]
 pub struct TreeCounts {
     pub files: u64,
     pub dirs: u64,

@@ -7,7 +7,7 @@ pub mod problems;
 use crate::fs::{self, Acc, Filesystem, Model};
 use crate::scan::{self, TreeCounts, WalkError};
 use problems::{DirFacts, Findings};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicU64;
@@ -111,7 +111,7 @@ pub fn check_cluster(fs: &dyn Filesystem, n: u64) -> Result<(), String> {
 }
 
 /// A config that cannot be made at this volume size, and why.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Refused {
     pub fs: String,
     pub cluster_bytes: u64,
@@ -181,11 +181,15 @@ pub fn plan(specs: &[FsSpec], volume: u64, driver: Option<fs::DriverKind>) -> Re
 }
 
 /// One config's row of the report; the JSON contract's `configs[]`.
-#[derive(Clone, Debug, Serialize)]
+/// Fields added after the contract was first written default when an older
+/// file lacks them.
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ConfigReport {
     pub fs: String,
     pub cluster_bytes: u64,
-    /// The driver the figures are for (`kernel:ntfs3`, `fuse:ntfs-3g`).
+    /// The driver the figures are for (`kernel:ntfs3`, `fuse:ntfs-3g`);
+    /// empty in files older than the field.
+    #[serde(default)]
     pub driver: String,
     pub free_bytes: u64,
     pub tree_bytes: u64,
@@ -197,34 +201,42 @@ pub struct ConfigReport {
     pub exact: bool,
     pub problems: problems::Counts,
     /// Up to ten example paths per finding.
-    pub problem_examples: BTreeMap<&'static str, Vec<String>>,
+    #[serde(default)]
+    pub problem_examples: BTreeMap<String, Vec<String>>,
     /// The cluster the Linux mkfs tool picks for this volume size.
+    #[serde(default)]
     pub default_cluster: bool,
 }
 
-/// The JSON contract's top-level object.
-#[derive(Clone, Debug, Serialize)]
+/// The JSON contract `fsfit.usage/1`: what `fsfit usage --json` prints and
+/// what `fsfit report` reads back (older files lack the defaulted fields).
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct UsageReport {
-    pub schema: &'static str,
+    pub schema: String,
     /// fsfit's version and when the walk ran, for reports.
+    #[serde(default)]
     pub fsfit: String,
+    #[serde(default)]
     pub date: String,
     pub volume_bytes: u64,
+    #[serde(default)]
     pub paths: Vec<String>,
     pub tree: TreeCounts,
     pub configs: Vec<ConfigReport>,
+    #[serde(default)]
     pub refused: Vec<Refused>,
     /// Mount points met and not entered.
+    #[serde(default)]
     pub skipped_mounts: u64,
     /// Only for `--manifest`: which listing, and what it cannot say.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub listing: Option<Listing>,
     #[serde(skip)]
     pub errors: Vec<WalkError>,
 }
 
 /// The JSON's `listing` object of a report made from a manifest.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Listing {
     pub format: crate::manifest::Format,
     /// What the listing lacks, each said in a sentence (never guessed).
@@ -356,14 +368,18 @@ pub fn run(
                 fits: model.fits(&sizes) && f.counts.too_large == 0,
                 exact: cfg.exact,
                 problems: f.counts.clone(),
-                problem_examples: f.examples.clone(),
+                problem_examples: f
+                    .examples
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.clone()))
+                    .collect(),
                 default_cluster: cfg.fs.default_cluster(volume) == cfg.cluster,
             }
         })
         .collect();
 
     Ok(UsageReport {
-        schema: SCHEMA,
+        schema: SCHEMA.into(),
         fsfit: env!("CARGO_PKG_VERSION").to_string(),
         date: crate::units::now_utc(),
         volume_bytes: volume,

@@ -4,7 +4,7 @@
 
 use crate::fs::Limits;
 use crate::scan::{Dir, Entry, Kind};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::hash_map::Entry as Entry_;
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -91,8 +91,10 @@ pub fn describe(key: &str) -> &'static str {
     Problem::from_key(key).map_or("", Problem::describe)
 }
 
-/// Counts per finding; the JSON `problems` object.
-#[derive(Clone, Debug, Default, Serialize, PartialEq, Eq)]
+/// Counts per finding; the JSON `problems` object (a kind an older file
+/// lacks reads as 0, or as absent for the optional ones).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(default)]
 pub struct Counts {
     pub too_large: u64,
     pub bad_name: u64,
@@ -133,6 +135,19 @@ impl Counts {
             Problem::Before1980 => self.before_1980.unwrap_or(0),
             Problem::OddMtime => self.odd_mtime.unwrap_or(0),
         }
+    }
+
+    /// The kinds this config reports, in [`Problem::ALL`] order: the six of
+    /// the contract, then the timestamp notes where the filesystem has them.
+    pub fn kinds(&self) -> Vec<Problem> {
+        Problem::ALL
+            .into_iter()
+            .filter(|p| match p {
+                Problem::Before1980 => self.before_1980.is_some(),
+                Problem::OddMtime => self.odd_mtime.is_some(),
+                _ => true,
+            })
+            .collect()
     }
 
     /// Findings that stop a plain copy (not the timestamp notes).

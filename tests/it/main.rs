@@ -9,6 +9,7 @@ mod bench;
 mod btrfs_xfs;
 mod cli;
 mod collide;
+mod contracts;
 mod crash;
 mod exfat;
 mod ext4;

@@ -6,7 +6,8 @@ use super::{accessible, bars, byte_unit, cluster_label, lines, num, Bar, BarSeri
 use super::{Curve, Lines, Point};
 use crate::bench::results::{BenchReport, ConfigResult, WorkloadResult};
 use crate::bench::workloads::{unit_of, Unit};
-use crate::report::html::{Named, UsageDoc};
+use crate::report::inputs::Named;
+use crate::usage::{ConfigReport, UsageReport};
 
 /// Width of the charts that sit beside a table, and of the sweep panels.
 const BAR_WIDTH: u32 = 560;
@@ -414,7 +415,7 @@ pub fn fragmentation_chart(id: &str, r: &BenchReport) -> Option<Chart> {
 }
 
 /// Filesystems in the order the inputs name them.
-fn filesystems(bench: &[Named<BenchReport>], usage: &[Named<UsageDoc>]) -> Vec<String> {
+fn filesystems(bench: &[Named<BenchReport>], usage: &[Named<UsageReport>]) -> Vec<String> {
     let mut v: Vec<String> = Vec::new();
     let names = bench
         .iter()
@@ -474,7 +475,7 @@ pub struct Sweep {
 /// For every filesystem measured at two or more cluster sizes in one input:
 /// write speed and format time (bench), size on disk, wasted space and
 /// overhead (usage), each against cluster size on a log2 axis.
-pub fn sweeps(bench: &[Named<BenchReport>], usage: &[Named<UsageDoc>]) -> Vec<Sweep> {
+pub fn sweeps(bench: &[Named<BenchReport>], usage: &[Named<UsageReport>]) -> Vec<Sweep> {
     let mut out = Vec::new();
     for fs in filesystems(bench, usage) {
         let slug = slug(&fs);
@@ -532,7 +533,7 @@ pub fn sweeps(bench: &[Named<BenchReport>], usage: &[Named<UsageDoc>]) -> Vec<Sw
         let mut max_bytes = 0.0f64;
         for u in usage {
             let cs: Vec<_> = u.doc.configs.iter().filter(|c| c.fs == fs).collect();
-            let pts = |f: &dyn Fn(&crate::report::html::UsageConfig) -> f64| {
+            let pts = |f: &dyn Fn(&ConfigReport) -> f64| {
                 distinct(
                     cs.iter()
                         .map(|c| Point {
@@ -722,7 +723,7 @@ pub fn sweeps(bench: &[Named<BenchReport>], usage: &[Named<UsageDoc>]) -> Vec<Sw
 }
 
 /// One usage run: size on disk of the tree for every config.
-pub fn usage_chart(id: &str, u: &UsageDoc) -> Option<Chart> {
+pub fn usage_chart(id: &str, u: &UsageReport) -> Option<Chart> {
     if u.configs.is_empty() {
         return None;
     }

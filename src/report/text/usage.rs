@@ -93,7 +93,7 @@ pub fn usage(r: &UsageReport) -> String {
         ]);
     }
     let last = header.len() - 1;
-    o.push_str(&super::columns(&cells, |i| i < 2 || i == last));
+    o.push_str(&crate::report::columns(&cells, |i| i < 2 || i == last));
     let _ = writeln!(
         o,
         "\n* the cluster mkfs picks by default   ~ modelled, not checked against real volumes"

@@ -128,7 +128,7 @@ pub fn bench(r: &BenchReport) -> String {
         rows.push(row);
     }
     let _ = writeln!(o);
-    o.push_str(&super::columns(&rows, |i| i == 0));
+    o.push_str(&crate::report::columns(&rows, |i| i == 0));
     let _ = writeln!(
         o,
         "\nMB/s are decimal (10^6 B/s), medians of {} runs; % is relative to {} (above 100 %: faster).",

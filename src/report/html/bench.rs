@@ -1,0 +1,329 @@
+//! The section of one benchmark run: environment, per-workload tables and
+//! charts, relative speed, write amplification, fragmentation.
+
+use super::{flag_meaning, flags_html, kv, shell_line, signed_pct, Out};
+use crate::bench::results::BenchReport;
+use crate::report::charts::figures::{self, config_name, find, ok, throughput, unit, FRAG};
+use crate::report::charts::{esc, num};
+use crate::report::inputs::Named;
+use crate::units::iec;
+use std::fmt::Write;
+
+fn bench_env(o: &mut Out, r: &Named<BenchReport>) {
+    let d = &r.doc;
+    let t = &d.target;
+    let mut s = String::new();
+    s.push_str("<h3>Environment</h3>\n<table class=\"kv\">\n");
+    kv(&mut s, "Results file", &esc(&r.source));
+    kv(&mut s, "fsfit", &esc(&d.host.fsfit));
+    if !d.command.is_empty() {
+        kv(
+            &mut s,
+            "Command",
+            &format!(
+                "<code class=\"cmd\">{}</code>",
+                esc(&shell_line(&d.command))
+            ),
+        );
+    }
+    kv(&mut s, "Date", &esc(&d.date));
+    kv(&mut s, "Kernel", &esc(&d.host.kernel));
+    if let Some(lab) = &d.host.lab {
+        kv(
+            &mut s,
+            "Lab run",
+            &format!(
+                "{}: a virtual machine's figures check that each driver works; they are not the device's speed",
+                esc(lab)
+            ),
+        );
+    }
+    kv(&mut s, "CPUs", &d.host.cpus.to_string());
+    let what = match t.kind.as_str() {
+        "image" => "Image file",
+        "device" => "Device",
+        "dir" => "Mounted directory",
+        _ => "Target",
+    };
+    kv(
+        &mut s,
+        "Target",
+        &format!(
+            "{} <code>{}</code>, {}",
+            esc(what),
+            esc(&t.path),
+            esc(&iec(t.size_bytes))
+        ),
+    );
+    kv(
+        &mut s,
+        "Device model",
+        &esc(t.model.as_deref().unwrap_or("")),
+    );
+    kv(&mut s, "Bus", &esc(t.bus.as_deref().unwrap_or("")));
+    kv(&mut s, "Device counters from", &esc(&t.counters));
+    kv(&mut s, "Caches made cold by", &esc(&t.cold_cache));
+    kv(
+        &mut s,
+        "Scale, repeats",
+        &format!(
+            "{} × the documents' sizes, {} runs per workload",
+            d.scale, d.repeat
+        ),
+    );
+    kv(&mut s, "Baseline", &esc(&d.baseline));
+    s.push_str("</table>\n<table>\n<thead><tr><th>Config</th><th>Driver</th><th>mkfs command (tool version)</th><th>Mount options</th><th class=\"n\">Format time</th><th>Status</th></tr></thead>\n<tbody>\n");
+    for c in &d.results {
+        let _ = writeln!(
+            s,
+            "<tr><td>{}</td><td>{}</td><td><code>{}</code></td><td><code>{}</code></td><td class=\"n\">{:.3} s</td><td>{}</td></tr>",
+            esc(&config_name(c)),
+            esc(&c.driver),
+            esc(&c.mkfs),
+            esc(if c.mount_options.is_empty() { "(defaults)" } else { &c.mount_options }),
+            c.format_seconds,
+            match &c.error {
+                Some(e) => format!("<span class=\"bad\">failed: {}</span>", esc(e)),
+                None => "ran".into(),
+            }
+        );
+    }
+    for k in &d.skipped {
+        let _ = writeln!(
+            s,
+            "<tr><td>{}:{}</td><td colspan=\"4\"></td><td>skipped: {}</td></tr>",
+            esc(&k.fs),
+            esc(&crate::units::short(k.cluster_bytes)),
+            esc(&k.reason)
+        );
+    }
+    s.push_str("</tbody></table>\n");
+    o.push(&s);
+}
+
+/// The table beside one workload's chart.
+fn workload_table(r: &BenchReport, name: &str) -> String {
+    let u = unit(name);
+    let base = if r.baseline.is_empty() {
+        "baseline".to_string()
+    } else {
+        r.baseline.clone()
+    };
+    let mut s = format!(
+        "<table>\n<caption class=\"note\">{} — medians of {} runs</caption>\n<thead><tr><th>Config</th><th class=\"n\">Median {u}</th><th class=\"n\" title=\"slowest run to fastest run\">Min–max</th><th class=\"n\" title=\"coefficient of variation of the run times\">CV</th><th class=\"n\">vs {}</th><th class=\"n\">Median time</th><th>Flags</th></tr></thead>\n<tbody>\n",
+        esc(name),
+        r.repeat,
+        esc(&base)
+    );
+    for c in &r.results {
+        let Some(w) = c.workloads.iter().find(|w| w.name == name) else {
+            continue;
+        };
+        if !ok(w) {
+            let _ = writeln!(
+                s,
+                "<tr><td>{}</td><td colspan=\"5\" class=\"bad\">failed: {}</td><td>{}</td></tr>",
+                esc(&config_name(c)),
+                esc(w.error.as_deref().unwrap_or("no runs")),
+                flags_html(&w.flags)
+            );
+            continue;
+        }
+        let range = figures::spread(w)
+            .map(|(a, z)| format!("{}–{}", num(a), num(z)))
+            .unwrap_or_default();
+        let _ = writeln!(
+            s,
+            "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{:.1} %</td><td class=\"n\">{}</td><td class=\"n\">{} s</td><td>{}</td></tr>",
+            esc(&config_name(c)),
+            num(throughput(w)),
+            range,
+            w.cv_pct,
+            w.relative_pct.map(|p| format!("{p:.0} %")).unwrap_or_default(),
+            num(w.median_seconds),
+            flags_html(&w.flags)
+        );
+    }
+    s.push_str("</tbody></table>\n");
+    s
+}
+
+fn relative_table(r: &BenchReport) -> String {
+    let mut s = String::from("<table>\n<thead><tr><th>Workload</th>");
+    for c in &r.results {
+        let _ = write!(s, "<th class=\"n\">{}</th>", esc(&config_name(c)));
+    }
+    s.push_str("</tr></thead>\n<tbody>\n");
+    for n in figures::workload_names(r) {
+        let _ = write!(s, "<tr><td>{}</td>", esc(&n));
+        for c in &r.results {
+            let v = find(c, &n).and_then(|w| w.relative_pct);
+            let _ = write!(
+                s,
+                "<td class=\"n\">{}</td>",
+                v.map(|p| format!("{p:.0} %")).unwrap_or_else(|| "–".into())
+            );
+        }
+        s.push_str("</tr>\n");
+    }
+    s.push_str("</tbody></table>\n");
+    s
+}
+
+fn amplification_table(r: &BenchReport) -> String {
+    let mut s = String::from("<table>\n<thead><tr><th>Workload</th><th>Config</th><th class=\"n\">Asked</th><th class=\"n\" title=\"median of the runs\">Device wrote</th><th class=\"n\">Ratio</th></tr></thead>\n<tbody>\n");
+    for n in figures::workload_names(r)
+        .into_iter()
+        .filter(|n| figures::is_write(n))
+    {
+        for c in &r.results {
+            let Some(w) = find(c, &n) else { continue };
+            let (Some(a), Some(d)) = (figures::amplification(w), figures::device_written(w)) else {
+                continue;
+            };
+            let _ = writeln!(
+                s,
+                "<tr><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}×</td></tr>",
+                esc(&n),
+                esc(&config_name(c)),
+                esc(&iec(w.bytes)),
+                esc(&iec(d as u64)),
+                num(a)
+            );
+        }
+    }
+    s.push_str("</tbody></table>\n");
+    s
+}
+
+fn fragmentation_table(r: &BenchReport) -> String {
+    let mut s = String::from("<table>\n<thead><tr><th>Config</th><th class=\"n\">single-write</th><th class=\"n\">fragmented-write</th><th class=\"n\">change</th><th class=\"n\">single-read</th><th class=\"n\">fragmented-read</th><th class=\"n\">change</th><th class=\"n\">Extents written</th></tr></thead>\n<tbody>\n");
+    for c in &r.results {
+        let w: Vec<_> = FRAG.iter().map(|n| find(c, n)).collect();
+        if w.iter().all(Option::is_none) {
+            continue;
+        }
+        let cell = |i: usize| {
+            w[i].map(|w| format!("{} MB/s", num(throughput(w))))
+                .unwrap_or_else(|| "–".into())
+        };
+        let change = |a: usize, b: usize| match (w[a], w[b]) {
+            (Some(a), Some(b)) => figures::diff_pct(throughput(a), throughput(b))
+                .map(signed_pct)
+                .unwrap_or_default(),
+            _ => String::new(),
+        };
+        let extents = w[1]
+            .and_then(|w| w.runs.iter().filter_map(|r| r.extents).max())
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        let _ = writeln!(
+            s,
+            "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
+            esc(&config_name(c)),
+            cell(0),
+            cell(1),
+            change(0, 1),
+            cell(2),
+            cell(3),
+            change(2, 3),
+            extents
+        );
+    }
+    s.push_str("</tbody></table>\n");
+    s
+}
+
+pub(super) fn bench_section(o: &mut Out, i: usize, r: &Named<BenchReport>) {
+    let id = format!("bench-{}", i + 1);
+    let _ = writeln!(
+        o.html,
+        "<section id=\"{id}\">\n<h2>Benchmark: {}</h2>",
+        esc(&r.label)
+    );
+    bench_env(o, r);
+    let d = &r.doc;
+
+    o.push("<h3>Throughput per workload</h3>\n<p class=\"note\">Bars: median of the runs; whiskers: slowest to fastest run. MB/s are decimal (10<sup>6</sup> bytes per second); tiny-file, scan and delete workloads count files per second.</p>\n");
+    for n in figures::workload_names(d) {
+        let chart = figures::workload_chart(&format!("{id}-{}", figures::slug(&n)), d, &n);
+        let _ = writeln!(o.html, "<h4>{}</h4>\n<div class=\"pair\">", esc(&n));
+        match chart {
+            Some(c) => o.figure(c),
+            None => o.push("<p class=\"bad\">No config completed this workload.</p>\n"),
+        }
+        let _ = writeln!(
+            o.html,
+            "<div class=\"side\">{}</div></div>",
+            workload_table(d, &n)
+        );
+    }
+
+    if let Some(c) = figures::relative_chart(&format!("{id}-relative"), d) {
+        o.push("<h3>Relative to the baseline</h3>\n<p class=\"note\">As the FAT32/exFAT/NTFS comparison (001) draws it: each config's median time against the baseline's, per workload; above 100 % is faster.</p>\n<div class=\"pair\">");
+        o.figure(c);
+        let _ = writeln!(
+            o.html,
+            "<div class=\"side\">{}</div></div>",
+            relative_table(d)
+        );
+    }
+    if let Some(c) = figures::amplification_chart(&format!("{id}-amplification"), d) {
+        o.push("<h3>Device write amplification</h3>\n<p class=\"note\">What the block device's own counters say was written, over what the workload asked to write.</p>\n<div class=\"pair\">");
+        o.figure(c);
+        let _ = writeln!(
+            o.html,
+            "<div class=\"side\">{}</div></div>",
+            amplification_table(d)
+        );
+    }
+    if let Some(c) = figures::fragmentation_chart(&format!("{id}-fragmentation"), d) {
+        o.push("<h3>Fragmented against contiguous</h3>\n<div class=\"pair\">");
+        o.figure(c);
+        let _ = writeln!(
+            o.html,
+            "<div class=\"side below\">{}</div></div>",
+            fragmentation_table(d)
+        );
+    }
+
+    let mut flags: Vec<&str> = Vec::new();
+    for w in d.results.iter().flat_map(|c| &c.workloads) {
+        for f in &w.flags {
+            if !flags.contains(&f.as_str()) {
+                flags.push(f);
+            }
+        }
+    }
+    if !flags.is_empty() {
+        o.push("<h3>Flags</h3>\n<dl>\n");
+        for f in flags {
+            let _ = writeln!(
+                o.html,
+                "<dt><span class=\"flag\">{}</span></dt><dd>{}</dd>",
+                esc(f),
+                esc(flag_meaning(f))
+            );
+        }
+        o.push("</dl>\n");
+    }
+    let errors: Vec<String> = d
+        .results
+        .iter()
+        .flat_map(|c| {
+            c.workloads.iter().filter_map(move |w| {
+                w.error
+                    .as_ref()
+                    .map(|e| format!("{} {}: {}", config_name(c), w.name, e))
+            })
+        })
+        .collect();
+    if !errors.is_empty() {
+        o.push("<h3>Errors</h3>\n<ul>\n");
+        for e in errors {
+            let _ = writeln!(o.html, "<li class=\"bad\">{}</li>", esc(&e));
+        }
+        o.push("</ul>\n");
+    }
+    o.push("</section>\n");
+}

@@ -1,0 +1,183 @@
+//! The cluster-size sweeps (bench and usage together) and the section of
+//! one usage result: sizes per config and the compatibility findings.
+
+use super::{count, kv, Out};
+use crate::report::charts::esc;
+use crate::report::charts::figures;
+use crate::report::inputs::Named;
+use crate::units::iec;
+use crate::usage::UsageReport;
+use std::fmt::Write;
+
+pub(super) fn sweeps_section(o: &mut Out, sweeps: Vec<figures::Sweep>) {
+    if sweeps.is_empty() {
+        return;
+    }
+    o.push("<section id=\"sweeps\">\n<h2>Cluster-size sweeps</h2>\n<p class=\"note\">Every filesystem measured at two or more cluster sizes, as the exFAT article (000) plots it: write speed and format time from the benchmarks, size on disk, wasted space and overhead from the usage runs. The cluster-size axis is logarithmic (base 2).</p>\n");
+    for s in sweeps {
+        let _ = writeln!(
+            o.html,
+            "<h3 id=\"sweep-{}\">{}</h3>\n<div class=\"grid\">",
+            esc(&figures::slug(&s.fs)),
+            esc(&s.fs)
+        );
+        for c in s.charts {
+            o.figure(c);
+        }
+        o.push("</div>\n");
+    }
+    o.push("</section>\n");
+}
+
+pub(super) fn usage_section(o: &mut Out, i: usize, u: &Named<UsageReport>) {
+    let d = &u.doc;
+    let id = format!("usage-{}", i + 1);
+    let _ = writeln!(
+        o.html,
+        "<section id=\"{id}\">\n<h2>Space usage: {}</h2>",
+        esc(&u.label)
+    );
+    let mut s = String::from("<h3>Environment</h3>\n<table class=\"kv\">\n");
+    kv(&mut s, "Results file", &esc(&u.source));
+    kv(&mut s, "Paths measured", &esc(&d.paths.join(", ")));
+    kv(
+        &mut s,
+        "Volume planned",
+        &esc(&format!(
+            "{} ({} bytes)",
+            iec(d.volume_bytes),
+            d.volume_bytes
+        )),
+    );
+    let t = &d.tree;
+    kv(
+        &mut s,
+        "Tree",
+        &esc(&format!(
+            "{}, {}, {}, {} other; {} apparent ({} bytes)",
+            count(t.files, "file", "files"),
+            count(t.dirs, "directory", "directories"),
+            count(t.symlinks, "symlink", "symlinks"),
+            t.other,
+            iec(t.apparent_bytes),
+            t.apparent_bytes
+        )),
+    );
+    if d.date.is_empty() {
+        kv(
+            &mut s,
+            "Not recorded",
+            "date and fsfit version (an older results file)",
+        );
+    } else {
+        kv(
+            &mut s,
+            "Measured",
+            &esc(&format!("{} by fsfit {}", d.date, d.fsfit)),
+        );
+    }
+    if t.errors > 0 || t.non_utf8_names > 0 || t.control_char_names > 0 || d.skipped_mounts > 0 {
+        kv(
+            &mut s,
+            "Warnings",
+            &esc(&format!(
+                "{} unreadable entries, {} names not UTF-8, {} names with control characters, {} mount points not entered",
+                t.errors, t.non_utf8_names, t.control_char_names, d.skipped_mounts
+            )),
+        );
+    }
+    s.push_str("</table>\n");
+    o.push(&s);
+
+    o.push("<h3>Size on disk</h3>\n");
+    if let Some(c) = figures::usage_chart(&format!("{id}-size"), d) {
+        o.push("<div class=\"pair\">");
+        o.figure(c);
+        o.push("<div class=\"side\"><p class=\"note\">Size on disk: how much of a fresh volume's free space a copy of the tree takes. Slack: unused tails of clusters. Metadata: directories, tables and records. Overhead: size on disk over the apparent size, minus 100 %. <em>Exact</em>: the model is checked against real volumes.</p></div></div>\n");
+    }
+    let mut s = String::from("<table>\n<thead><tr><th>Config</th><th class=\"n\">Size on disk</th><th class=\"n\">Data</th><th class=\"n\">Slack</th><th class=\"n\">Metadata</th><th class=\"n\">Overhead</th><th class=\"n\">Free on fresh volume</th><th>Fits</th><th>Exact</th><th class=\"n\">Problems</th></tr></thead>\n<tbody>\n");
+    for c in &d.configs {
+        let problems = c.problems.blocking();
+        let _ = writeln!(
+            s,
+            "<tr><td>{}:{}{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{:.2} %</td><td class=\"n\">{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td></tr>",
+            esc(&c.fs),
+            esc(&crate::units::short(c.cluster_bytes)),
+            if c.default_cluster { " <span class=\"note\">(mkfs default)</span>" } else { "" },
+            esc(&iec(c.tree_bytes)),
+            esc(&iec(c.data_bytes)),
+            esc(&iec(c.slack_bytes)),
+            esc(&iec(c.metadata_bytes)),
+            c.overhead_pct,
+            esc(&iec(c.free_bytes)),
+            if c.fits { "yes" } else { "<span class=\"bad\">no</span>" },
+            if c.exact { "yes" } else { "model" },
+            if problems > 0 { format!("<span class=\"bad\">{problems}</span>") } else { "0".into() }
+        );
+    }
+    s.push_str("</tbody></table>\n");
+    for r in &d.refused {
+        let _ = writeln!(
+            s,
+            "<p class=\"note\">Not possible: {}:{}: {}</p>",
+            esc(&r.fs),
+            esc(&crate::units::short(r.cluster_bytes)),
+            esc(&r.reason)
+        );
+    }
+    o.push(&s);
+
+    // Findings are the same at every cluster size: one table per filesystem.
+    o.push("<h3>Compatibility findings</h3>\n<p class=\"note\">What in the tree each filesystem cannot store as it is (counts and up to ten example paths).</p>\n");
+    let mut seen: Vec<&str> = Vec::new();
+    let mut s = String::new();
+    for c in &d.configs {
+        if seen.contains(&c.fs.as_str()) {
+            continue;
+        }
+        seen.push(&c.fs);
+        let ks: Vec<_> = c
+            .problems
+            .kinds()
+            .into_iter()
+            .filter(|k| c.problems.get(*k) > 0)
+            .collect();
+        if ks.is_empty() {
+            let _ = writeln!(
+                s,
+                "<h4>{}</h4>\n<p>No findings: the tree can be stored as it is.</p>",
+                esc(&c.fs)
+            );
+            continue;
+        }
+        let _ = writeln!(
+            s,
+            "<h4>{}</h4>\n<table>\n<thead><tr><th>Finding</th><th>Meaning</th><th class=\"n\">Count</th><th>Examples</th></tr></thead>\n<tbody>",
+            esc(&c.fs)
+        );
+        for k in ks {
+            let ex = c
+                .problem_examples
+                .get(k.key())
+                .map(|v| {
+                    format!(
+                        "<ul class=\"ex\">{}</ul>",
+                        v.iter()
+                            .map(|p| format!("<li><code>{}</code></li>", esc(p)))
+                            .collect::<String>()
+                    )
+                })
+                .unwrap_or_default();
+            let _ = writeln!(
+                s,
+                "<tr><td>{}</td><td>{}</td><td class=\"n\">{}</td><td>{ex}</td></tr>",
+                esc(k.key()),
+                esc(k.describe()),
+                c.problems.get(k)
+            );
+        }
+        s.push_str("</tbody></table>\n");
+    }
+    o.push(&s);
+    o.push("</section>\n");
+}

@@ -1,0 +1,149 @@
+//! What a report is made of: results files read back through the JSON
+//! contracts (the same types that write them), each with a label.
+
+use crate::bench::results::{BenchReport, SCHEMA as BENCH_SCHEMA};
+use crate::usage::UsageReport;
+use crate::{Error, Result};
+use std::path::Path;
+
+/// One input file's results, as the report names them.
+#[derive(Clone, Debug)]
+pub struct Named<T> {
+    /// Short name shown in headings, legends and comparisons.
+    pub label: String,
+    /// Where it came from: the file, or the run that made it.
+    pub source: String,
+    pub doc: T,
+}
+
+pub enum Input {
+    Bench(Box<BenchReport>),
+    Usage(Box<UsageReport>),
+    Advise(Box<super::advice_html::AdviseDoc>),
+}
+
+/// Read a results file; the `schema` field says which kind it is.
+/// Bad input (exit 2): unreadable, not JSON, not a schema fsfit reads.
+pub fn load(path: &Path) -> Result<Input> {
+    let bytes =
+        std::fs::read(path).map_err(|e| Error::input(format!("{}: {e}", path.display())))?;
+    parse(&bytes).map_err(|e| Error::input(format!("{}: {e}", path.display())))
+}
+
+pub fn parse(bytes: &[u8]) -> Result<Input> {
+    parse_json(bytes).map_err(Error::Input)
+}
+
+fn parse_json(bytes: &[u8]) -> Result<Input, String> {
+    let v: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| {
+        format!("not fsfit results (not JSON: {e}); give fsfit bench --json or fsfit usage --json output")
+    })?;
+    let schema = v
+        .get("schema")
+        .and_then(|s| s.as_str())
+        .unwrap_or("")
+        .to_string();
+    let schema = schema.as_str();
+    let one_line = |e: serde_json::Error| format!("{schema} results that do not parse: {e}");
+    if schema == BENCH_SCHEMA {
+        Ok(Input::Bench(Box::new(
+            serde_json::from_value(v).map_err(one_line)?,
+        )))
+    } else if schema == crate::usage::SCHEMA {
+        Ok(Input::Usage(Box::new(
+            serde_json::from_value(v).map_err(one_line)?,
+        )))
+    } else if schema == crate::advise::SCHEMA {
+        Ok(Input::Advise(Box::new(
+            serde_json::from_value(v).map_err(one_line)?,
+        )))
+    } else if schema.is_empty() {
+        Err(format!(
+            "not fsfit results (no \"schema\" field; expected {BENCH_SCHEMA}, {} or {})",
+            crate::usage::SCHEMA,
+            crate::advise::SCHEMA
+        ))
+    } else {
+        Err(format!(
+            "schema \"{schema}\" is not one fsfit report reads ({BENCH_SCHEMA}, {} or {})",
+            crate::usage::SCHEMA,
+            crate::advise::SCHEMA
+        ))
+    }
+}
+
+/// The inputs of one report, bench and usage apart, in the order given.
+#[derive(Default)]
+pub struct Inputs {
+    pub bench: Vec<Named<BenchReport>>,
+    pub usage: Vec<Named<UsageReport>>,
+    pub advice: Vec<Named<super::advice_html::AdviseDoc>>,
+}
+
+impl Inputs {
+    /// Add one input; labels are made unique by a number.
+    pub fn add(&mut self, label: &str, source: &str, input: Input) {
+        let taken = |l: &str| {
+            self.bench.iter().any(|b| b.label == l)
+                || self.usage.iter().any(|u| u.label == l)
+                || self.advice.iter().any(|a| a.label == l)
+        };
+        let mut name = label.to_string();
+        let mut n = 2;
+        while taken(&name) {
+            name = format!("{label} ({n})");
+            n += 1;
+        }
+        match input {
+            Input::Bench(r) => self.bench.push(Named {
+                label: name,
+                source: source.into(),
+                doc: *r,
+            }),
+            Input::Usage(u) => self.usage.push(Named {
+                label: name,
+                source: source.into(),
+                doc: *u,
+            }),
+            Input::Advise(mut a) => {
+                // Its evidence is drawn like any bench and usage results.
+                for (i, m) in std::mem::take(&mut a.measurements).into_iter().enumerate() {
+                    let round = format!("{name} round {}", i + 1);
+                    self.add(&round, source, Input::Bench(Box::new(m)));
+                }
+                if let Some(u) = a.usage.take() {
+                    self.add(&format!("{name} sizes"), source, Input::Usage(Box::new(u)));
+                }
+                self.advice.push(Named {
+                    label: name,
+                    source: source.into(),
+                    doc: *a,
+                });
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schema_decides_the_kind() {
+        assert!(matches!(
+            parse(br#"{"schema":"fsfit.crash/1"}"#),
+            Err(e) if e.to_string().contains("fsfit.crash/1") && !e.to_string().contains('\n')
+        ));
+        assert!(matches!(parse(b"[1,2]"), Err(e) if e.to_string().contains("no \"schema\"")));
+        assert!(matches!(parse(b"not json"), Err(e) if e.to_string().contains("not JSON")));
+        let usage = br#"{"schema":"fsfit.usage/1","volume_bytes":1048576,
+          "tree":{"files":1,"dirs":0,"symlinks":0,"other":0,"apparent_bytes":5,"errors":0},
+          "configs":[{"fs":"exfat","cluster_bytes":4096,"free_bytes":1,"tree_bytes":4096,
+            "data_bytes":4096,"slack_bytes":4091,"metadata_bytes":0,"overhead_pct":81820.0,
+            "fits":true,"exact":true,"problems":{"too_large":0,"bad_name":1}}]}"#;
+        let Ok(Input::Usage(u)) = parse(usage) else {
+            panic!("usage JSON of the contract should parse")
+        };
+        assert_eq!(u.configs[0].problems.bad_name, 1);
+    }
+}

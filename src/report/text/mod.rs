@@ -1,0 +1,7 @@
+//! Text views for a terminal, one file per command: the usage table, the
+//! bench table, the advice, the volume info.
+
+pub mod advise;
+pub mod bench;
+pub mod info;
+pub mod usage;

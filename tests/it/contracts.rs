@@ -1,0 +1,124 @@
+//! The JSON contracts of shared/DESIGN.md against the types that write and
+//! read them: every field the document lists must be there, with the same
+//! JSON kind, in what `fsfit usage --json` prints and in the library's
+//! types read from the document's own example and written back. The
+//! document is read at test time from `../shared/DESIGN.md` beside the crate
+//! (CI keeps shared/ beside the clone).
+
+use crate::common::{usage_json, write_file};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+fn design() -> String {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/DESIGN.md");
+    std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e}: the JSON contracts live in shared/DESIGN.md, beside the crate",
+            path.display()
+        )
+    })
+}
+
+/// The first ```json block after the heading `### \`fsfit NAME\``.
+fn example(doc: &str, name: &str) -> Value {
+    let heading = format!("### `fsfit {name}`");
+    let at = doc
+        .find(&heading)
+        .unwrap_or_else(|| panic!("DESIGN.md has no heading {heading}"));
+    let rest = &doc[at..];
+    let start = rest.find("```json\n").expect("a ```json block") + "```json\n".len();
+    let len = rest[start..].find("```").expect("the block's end");
+    serde_json::from_str(&rest[start..start + len])
+        .unwrap_or_else(|e| panic!("DESIGN.md's {name} example is not JSON: {e}"))
+}
+
+/// Every field path (`configs[].problems.too_large`) and its JSON kind.
+fn fields(v: &Value, path: &str, out: &mut BTreeMap<String, &'static str>) {
+    let kind = match v {
+        Value::Null => "null",
+        Value::Bool(_) => "bool",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    };
+    if !path.is_empty() {
+        out.insert(path.to_string(), kind);
+    }
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m {
+                let p = if path.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{path}.{k}")
+                };
+                fields(x, &p, out);
+            }
+        }
+        Value::Array(a) => {
+            for x in a {
+                fields(x, &format!("{path}[]"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Every field of `contract` is in `actual` with the same kind.
+fn covers(contract: &Value, actual: &Value, what: &str) {
+    let (mut want, mut have) = (BTreeMap::new(), BTreeMap::new());
+    fields(contract, "", &mut want);
+    fields(actual, "", &mut have);
+    let missing: Vec<String> = want
+        .iter()
+        .filter(|(p, k)| have.get(*p) != Some(k))
+        .map(|(p, k)| format!("{p} ({k}; found {:?})", have.get(p)))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "{what} lacks fields of DESIGN.md's contract:\n{}",
+        missing.join("\n")
+    );
+    assert!(want.len() > 10, "the contract's fields were found");
+}
+
+#[test]
+fn usage_json_has_every_field_of_the_contract() {
+    let contract = example(&design(), "usage");
+    assert_eq!(contract["schema"], fsfit::usage::SCHEMA);
+    let t = tempfile::tempdir().unwrap();
+    write_file(&t.path().join("a.txt"), 1000);
+    write_file(&t.path().join("d/b.bin"), 70_000);
+    let printed = usage_json(&["--fs", "exfat:32K", t.path().to_str().unwrap()]);
+    covers(&contract, &printed, "fsfit usage --json");
+}
+
+#[test]
+fn usage_type_reads_and_writes_the_contract() {
+    let contract = example(&design(), "usage");
+    let r: fsfit::usage::UsageReport = serde_json::from_value(contract.clone())
+        .unwrap_or_else(|e| panic!("UsageReport cannot read DESIGN.md's example: {e}"));
+    covers(&contract, &serde_json::to_value(&r).unwrap(), "UsageReport");
+}
+
+#[test]
+fn bench_type_reads_and_writes_the_contract() {
+    let contract = example(&design(), "bench");
+    assert_eq!(contract["schema"], fsfit::bench::results::SCHEMA);
+    let r: fsfit::bench::results::BenchReport = serde_json::from_value(contract.clone())
+        .unwrap_or_else(|e| panic!("BenchReport cannot read DESIGN.md's example: {e}"));
+    covers(&contract, &serde_json::to_value(&r).unwrap(), "BenchReport");
+}
+
+/// The report reads what usage writes with the same type: a file written
+/// by `fsfit usage --json` comes back whole.
+#[test]
+fn usage_json_round_trips_through_its_type() {
+    let t = tempfile::tempdir().unwrap();
+    write_file(&t.path().join("CON.txt"), 10);
+    let printed = usage_json(&["--fs", "fat32", "--fs", "ext4", t.path().to_str().unwrap()]);
+    let r: fsfit::usage::UsageReport = serde_json::from_value(printed.clone()).unwrap();
+    assert_eq!(serde_json::to_value(&r).unwrap(), printed);
+}
