@@ -157,6 +157,22 @@ Exit status: 0 done, 1 could not write, 2 bad arguments or a file that is not fs
         long_about = "Records every write and flush a filesystem sends to its device while a workload runs (through fsfit's own FUSE write recorder under a loop device), then builds every crash state a drive could be left in (the image at each flush, plus random subsets of the writes since the last flush), runs the filesystem's checker read-only, mounts it read-only, compares it with what the workload had made durable, and repairs a copy. Images only, never a real device.\n\n  fsfit crash --fs ext4 --quick\n  fsfit crash --fs exfat --driver fuse --workloads save --json exfat.json\n  fsfit crash --fs ext4 --device-model lying --seed 7\n  fsfit crash --replay RUN_DIR --state e12-r3 -o x.img\n\nExit status: 0 done (some configs may have failed: see the table), 1 failed, 2 bad arguments, 130 interrupted (everything fsfit mounted is released first)."
     )]
     Crash(CrashArgs),
+    /// Print a shell completion script: bash, zsh, fish, elvish or powershell.
+    #[command(
+        long_about = "Prints a completion script for SHELL, generated from fsfit's own \
+argument definitions.\n\n\
+  fsfit completions bash > /etc/bash_completion.d/fsfit\n\
+  fsfit completions zsh > \"${fpath[1]}/_fsfit\"\n\
+  fsfit completions fish > ~/.config/fish/completions/fsfit.fish"
+    )]
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff), generated from the argument definitions.
+    #[command(long_about = "Prints fsfit(1) in roff.\n\n  fsfit man | man -l -\n  \
+fsfit man > /usr/local/share/man/man1/fsfit.1")]
+    Man,
 }
 
 #[derive(Args, Debug)]

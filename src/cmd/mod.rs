@@ -15,6 +15,7 @@ mod progress;
 
 use crate::cli::{Cli, Command};
 use crate::Result;
+use clap::CommandFactory;
 
 /// Run the subcommand the command line asked for.
 pub fn run(cli: &Cli) -> Result<()> {
@@ -26,7 +27,25 @@ pub fn run(cli: &Cli) -> Result<()> {
         Command::Info(a) => info::run(&info::Options::new(a)?),
         Command::Report(a) => report::run(&report::Options::new(a)?),
         Command::Crash(a) => crash::run(a, cli.quiet),
+        Command::Completions { shell } => print(&completions(*shell)),
+        Command::Man => print(&man()?),
     }
+}
+
+/// The completion script for `shell`, from the clap definitions.
+pub fn completions(shell: clap_complete::Shell) -> String {
+    let mut out = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "fsfit", &mut out);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// fsfit(1) in roff, from the clap definitions.
+pub fn man() -> Result<String> {
+    let mut out = Vec::new();
+    clap_mangen::Man::new(Cli::command())
+        .render(&mut out)
+        .map_err(|e| crate::Error::work(format!("cannot render the man page: {e}")))?;
+    Ok(String::from_utf8_lossy(&out).into_owned())
 }
 
 /// Every command's output goes through here: a closed pipe (`fsfit usage |

@@ -9,6 +9,7 @@ mod bench;
 mod btrfs_xfs;
 mod cli;
 mod collide;
+mod completions;
 mod contracts;
 mod crash;
 mod exfat;

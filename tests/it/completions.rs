@@ -1,0 +1,121 @@
+//! `fsfit completions SHELL` and `fsfit man`, generated from the clap
+//! definitions: each script is loaded by its real shell and asked to
+//! complete, the man page is typeset by groff without a warning.
+
+use crate::common::{fsfit, have};
+use std::process::Command;
+
+const SUBCOMMANDS: [&str; 7] = [
+    "usage", "bench", "cleanup", "advise", "info", "report", "crash",
+];
+
+fn generated(args: &[&str]) -> String {
+    let out = fsfit().args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "fsfit {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Run `shell -c script` with the completion script in a file beside it.
+fn in_shell(shell: &str, completions: &str, script: &str) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("fsfit.completion");
+    std::fs::write(&file, completions).unwrap();
+    let script = script.replace("FILE", file.to_str().unwrap());
+    let out = Command::new(shell).args(["-c", &script]).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{shell}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn bash_completes_subcommands_and_flags() {
+    if !have(&["bash"]) {
+        return;
+    }
+    let script = generated(&["completions", "bash"]);
+    let words = in_shell(
+        "bash",
+        &script,
+        // As bash calls it: _fsfit COMMAND WORD PREVIOUS-WORD.
+        "source FILE; COMP_WORDS=(fsfit ''); COMP_CWORD=1; _fsfit fsfit '' fsfit; \
+         echo \"${COMPREPLY[@]}\"; COMP_WORDS=(fsfit usage --vo); COMP_CWORD=2; \
+         _fsfit fsfit --vo usage; echo \"${COMPREPLY[@]}\"",
+    );
+    let mut lines = words.lines();
+    let first = lines.next().unwrap_or_default();
+    for s in SUBCOMMANDS.iter().chain(&["completions", "man"]) {
+        assert!(
+            first.split(' ').any(|w| w == *s),
+            "{s} not offered: {first}"
+        );
+    }
+    assert_eq!(lines.next(), Some("--volume"), "{words}");
+}
+
+#[test]
+fn fish_completes_subcommands() {
+    if !have(&["fish"]) {
+        return;
+    }
+    let script = generated(&["completions", "fish"]);
+    let out = in_shell("fish", &script, "source FILE; complete -C 'fsfit '");
+    for s in SUBCOMMANDS {
+        assert!(
+            out.lines().any(|l| l.split('\t').next() == Some(s)),
+            "{s} not offered: {out}"
+        );
+    }
+}
+
+#[test]
+fn zsh_script_parses_and_names_every_subcommand() {
+    if !have(&["zsh"]) {
+        return;
+    }
+    let script = generated(&["completions", "zsh"]);
+    assert!(script.starts_with("#compdef fsfit"), "{script:.40}");
+    in_shell("zsh", &script, "zsh -n FILE");
+    for s in SUBCOMMANDS {
+        assert!(script.contains(&format!("'{s}:")), "{s} missing");
+    }
+}
+
+#[test]
+fn man_page_typesets_without_warnings() {
+    if !have(&["groff"]) {
+        return;
+    }
+    let page = generated(&["man"]);
+    assert!(page.contains(".TH fsfit 1"), "{page:.200}");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("fsfit.1");
+    std::fs::write(&file, &page).unwrap();
+    let out = Command::new("groff")
+        .args(["-man", "-Tutf8", "-ww"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(
+        out.stderr.is_empty(),
+        "groff warnings: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    for s in SUBCOMMANDS {
+        assert!(text.contains(s), "{s} missing from the man page");
+    }
+}
+
+#[test]
+fn unknown_shell_is_bad_arguments() {
+    let out = fsfit().args(["completions", "tcsh"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
