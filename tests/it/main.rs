@@ -22,4 +22,5 @@ mod manifest;
 mod ntfs;
 mod report;
 mod safety;
+mod shape;
 mod udf_f2fs;

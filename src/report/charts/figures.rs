@@ -479,247 +479,267 @@ pub fn sweeps(bench: &[Named<BenchReport>], usage: &[Named<UsageReport>]) -> Vec
     let mut out = Vec::new();
     for fs in filesystems(bench, usage) {
         let slug = slug(&fs);
-        let mut charts = Vec::new();
-
-        // Write speed: single-write (the article's one big file), large-write.
-        let mut speed: Vec<Curve> = Vec::new();
-        for b in bench {
-            for wl in ["single-write", "large-write"] {
-                let pts = distinct(
-                    b.doc
-                        .results
-                        .iter()
-                        .filter(|c| c.fs == fs)
-                        .filter_map(|c| {
-                            find(c, wl).map(|w| Point {
-                                x: c.cluster_bytes,
-                                y: throughput(w),
-                                whisker: spread(w).filter(|_| w.runs.len() > 1),
-                            })
-                        })
-                        .collect(),
-                );
-                if pts.len() >= 2 {
-                    speed.push(Curve {
-                        name: series_name(&b.label, wl, bench.len()),
-                        style: speed.len(),
-                        points: pts,
-                    });
-                }
-            }
-        }
-        if !speed.is_empty() {
-            let title = format!("{fs}: write speed vs cluster size");
-            let desc = format!(
-                "Median MB/s writing one large file, per cluster size; whiskers span the runs. {}.",
-                describe_curves(&speed, &|v| format!("{} MB/s", num(v)))
-            );
-            charts.push(panel(
-                format!("sweep-{slug}-speed"),
-                title,
-                desc,
-                speed,
-                "Write speed (MB/s)".into(),
-                true,
-                None,
-            ));
-        }
-
-        // Usage panels.
-        let mut size: Vec<Curve> = Vec::new();
-        let mut wasted: Vec<Curve> = Vec::new();
-        let mut over: Vec<Curve> = Vec::new();
-        let mut apparent = Vec::new();
-        let mut max_bytes = 0.0f64;
-        for u in usage {
-            let cs: Vec<_> = u.doc.configs.iter().filter(|c| c.fs == fs).collect();
-            let pts = |f: &dyn Fn(&ConfigReport) -> f64| {
-                distinct(
-                    cs.iter()
-                        .map(|c| Point {
-                            x: c.cluster_bytes,
-                            y: f(c),
-                            whisker: None,
-                        })
-                        .collect(),
-                )
-            };
-            let tree = pts(&|c| c.tree_bytes as f64);
-            if tree.len() < 2 {
-                continue;
-            }
-            apparent.push(u.doc.tree.apparent_bytes as f64);
-            max_bytes = tree
-                .iter()
-                .map(|p| p.y)
-                .fold(max_bytes, f64::max)
-                .max(u.doc.tree.apparent_bytes as f64);
-            let n = usage.len();
-            size.push(Curve {
-                name: series_name(&u.label, "size on disk", n),
-                style: size.len(),
-                points: tree,
-            });
-            // Slack and metadata apart, and their sum; where a filesystem
-            // keeps no metadata in the free space, slack is all of it.
-            let meta = pts(&|c| c.metadata_bytes as f64);
-            let parts: Vec<(&str, Vec<Point>)> = if meta.iter().all(|p| p.y == 0.0) {
-                vec![("slack (metadata: none)", pts(&|c| c.slack_bytes as f64))]
-            } else {
-                vec![
-                    (
-                        "slack + metadata",
-                        pts(&|c| (c.slack_bytes + c.metadata_bytes) as f64),
-                    ),
-                    ("slack", pts(&|c| c.slack_bytes as f64)),
-                    ("metadata", meta),
-                ]
-            };
-            for (what, points) in parts {
-                wasted.push(Curve {
-                    name: series_name(&u.label, what, n),
-                    style: wasted.len(),
-                    points,
-                });
-            }
-            over.push(Curve {
-                name: series_name(&u.label, "overhead", n),
-                style: over.len(),
-                points: pts(&|c| c.overhead_pct),
-            });
-        }
-        if !size.is_empty() {
-            let (div, un) = byte_unit(max_bytes);
-            let scale = |cs: &mut Vec<Curve>| {
-                for c in cs.iter_mut() {
-                    for p in c.points.iter_mut() {
-                        p.y /= div;
-                    }
-                }
-            };
-            scale(&mut size);
-            let bytes_fmt = |v: f64| format!("{} {un}", num(v));
-            let title = format!("{fs}: size on disk vs cluster size");
-            let desc = format!(
-                "Space a copy of the tree takes on a fresh {fs} volume, per cluster size. Apparent size of the files: {}. {}.",
-                apparent
-                    .iter()
-                    .map(|a| bytes_fmt(a / div))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                describe_curves(&size, &bytes_fmt)
-            );
-            let reference = (apparent.len() == 1)
-                .then(|| (apparent[0] / div, "apparent size of the files".to_string()));
-            charts.push(panel(
-                format!("sweep-{slug}-size"),
-                title,
-                desc,
-                size,
-                format!("Size on disk ({un})"),
-                false,
-                reference,
-            ));
-
-            let wmax = wasted
-                .iter()
-                .flat_map(|c| c.points.iter().map(|p| p.y))
-                .fold(0.0, f64::max);
-            let (div, un) = byte_unit(wmax);
-            for c in wasted.iter_mut() {
-                for p in c.points.iter_mut() {
-                    p.y /= div;
-                }
-            }
-            let title = format!("{fs}: wasted space vs cluster size");
-            let desc = format!(
-                "Space beyond the files' own bytes: slack (unused tails of clusters) and metadata (directories, tables), per cluster size. {}.",
-                describe_curves(&wasted, &|v| format!("{} {un}", num(v)))
-            );
-            charts.push(panel(
-                format!("sweep-{slug}-wasted"),
-                title,
-                desc,
-                wasted,
-                format!("Wasted space ({un})"),
-                true,
-                None,
-            ));
-
-            let title = format!("{fs}: overhead vs cluster size");
-            let desc = format!(
-                "Size on disk over the apparent size of the files, minus 100 % (the article's growth %), per cluster size. {}.",
-                describe_curves(&over, &|v| format!("{} %", num(v)))
-            );
-            charts.push(panel(
-                format!("sweep-{slug}-overhead"),
-                title,
-                desc,
-                over,
-                "Overhead (% of apparent size)".into(),
-                true,
-                None,
-            ));
-        }
-
-        // Format time.
-        let mut fmt: Vec<Curve> = Vec::new();
-        for b in bench {
-            let pts = distinct(
-                b.doc
-                    .results
-                    .iter()
-                    .filter(|c| c.fs == fs && c.format_seconds > 0.0 && c.error.is_none())
-                    .map(|c| Point {
-                        x: c.cluster_bytes,
-                        y: c.format_seconds,
-                        whisker: None,
-                    })
-                    .collect(),
-            );
-            if pts.len() >= 2 {
-                fmt.push(Curve {
-                    name: series_name(&b.label, "mkfs", bench.len()),
-                    style: fmt.len(),
-                    points: pts,
-                });
-            }
-        }
-        if !fmt.is_empty() {
-            let max = fmt
-                .iter()
-                .flat_map(|c| c.points.iter().map(|p| p.y))
-                .fold(0.0, f64::max);
-            let (mul, un) = if max < 1.0 {
-                (1000.0, "ms")
-            } else {
-                (1.0, "s")
-            };
-            for c in fmt.iter_mut() {
-                for p in c.points.iter_mut() {
-                    p.y *= mul;
-                }
-            }
-            let title = format!("{fs}: format time vs cluster size");
-            let desc = format!(
-                "Time the mkfs tool took to format the target, per cluster size. {}.",
-                describe_curves(&fmt, &|v| format!("{} {un}", num(v)))
-            );
-            charts.push(panel(
-                format!("sweep-{slug}-format"),
-                title,
-                desc,
-                fmt,
-                format!("Format time ({un})"),
-                true,
-                None,
-            ));
-        }
+        let mut charts: Vec<Chart> = speed_panel(&fs, &slug, bench).into_iter().collect();
+        charts.extend(usage_panels(&fs, &slug, usage));
+        charts.extend(format_panel(&fs, &slug, bench));
         if !charts.is_empty() {
             out.push(Sweep { fs, charts });
         }
     }
     out
+}
+
+/// Change every point's y (into another unit).
+fn scale_y(curves: &mut [Curve], f: impl Fn(f64) -> f64) {
+    for c in curves.iter_mut() {
+        for p in c.points.iter_mut() {
+            p.y = f(p.y);
+        }
+    }
+}
+
+fn max_y(curves: &[Curve]) -> f64 {
+    curves
+        .iter()
+        .flat_map(|c| c.points.iter().map(|p| p.y))
+        .fold(0.0, f64::max)
+}
+
+/// Write speed: single-write (the article's one big file), large-write.
+fn speed_panel(fs: &str, slug: &str, bench: &[Named<BenchReport>]) -> Option<Chart> {
+    let mut speed: Vec<Curve> = Vec::new();
+    for b in bench {
+        for wl in ["single-write", "large-write"] {
+            let pts = distinct(
+                b.doc
+                    .results
+                    .iter()
+                    .filter(|c| c.fs == fs)
+                    .filter_map(|c| {
+                        find(c, wl).map(|w| Point {
+                            x: c.cluster_bytes,
+                            y: throughput(w),
+                            whisker: spread(w).filter(|_| w.runs.len() > 1),
+                        })
+                    })
+                    .collect(),
+            );
+            if pts.len() >= 2 {
+                speed.push(Curve {
+                    name: series_name(&b.label, wl, bench.len()),
+                    style: speed.len(),
+                    points: pts,
+                });
+            }
+        }
+    }
+    if speed.is_empty() {
+        return None;
+    }
+    let title = format!("{fs}: write speed vs cluster size");
+    let desc = format!(
+        "Median MB/s writing one large file, per cluster size; whiskers span the runs. {}.",
+        describe_curves(&speed, &|v| format!("{} MB/s", num(v)))
+    );
+    Some(panel(
+        format!("sweep-{slug}-speed"),
+        title,
+        desc,
+        speed,
+        "Write speed (MB/s)".into(),
+        true,
+        None,
+    ))
+}
+
+/// The usage inputs' curves for one filesystem, in bytes and percent.
+#[derive(Default)]
+struct UsageCurves {
+    size: Vec<Curve>,
+    wasted: Vec<Curve>,
+    over: Vec<Curve>,
+    /// Apparent size of each input's files.
+    apparent: Vec<f64>,
+    max_bytes: f64,
+}
+
+fn usage_curves(fs: &str, usage: &[Named<UsageReport>]) -> UsageCurves {
+    let mut curves = UsageCurves::default();
+    let n = usage.len();
+    for u in usage {
+        let cs: Vec<_> = u.doc.configs.iter().filter(|c| c.fs == fs).collect();
+        let pts = |f: &dyn Fn(&ConfigReport) -> f64| {
+            distinct(
+                cs.iter()
+                    .map(|c| Point {
+                        x: c.cluster_bytes,
+                        y: f(c),
+                        whisker: None,
+                    })
+                    .collect(),
+            )
+        };
+        let tree = pts(&|c| c.tree_bytes as f64);
+        if tree.len() < 2 {
+            continue;
+        }
+        let apparent = u.doc.tree.apparent_bytes as f64;
+        curves.apparent.push(apparent);
+        curves.max_bytes = tree
+            .iter()
+            .map(|p| p.y)
+            .fold(curves.max_bytes, f64::max)
+            .max(apparent);
+        curves.size.push(Curve {
+            name: series_name(&u.label, "size on disk", n),
+            style: curves.size.len(),
+            points: tree,
+        });
+        // Slack and metadata apart, and their sum; where a filesystem
+        // keeps no metadata in the free space, slack is all of it.
+        let meta = pts(&|c| c.metadata_bytes as f64);
+        let parts: Vec<(&str, Vec<Point>)> = if meta.iter().all(|p| p.y == 0.0) {
+            vec![("slack (metadata: none)", pts(&|c| c.slack_bytes as f64))]
+        } else {
+            vec![
+                (
+                    "slack + metadata",
+                    pts(&|c| (c.slack_bytes + c.metadata_bytes) as f64),
+                ),
+                ("slack", pts(&|c| c.slack_bytes as f64)),
+                ("metadata", meta),
+            ]
+        };
+        for (what, points) in parts {
+            curves.wasted.push(Curve {
+                name: series_name(&u.label, what, n),
+                style: curves.wasted.len(),
+                points,
+            });
+        }
+        curves.over.push(Curve {
+            name: series_name(&u.label, "overhead", n),
+            style: curves.over.len(),
+            points: pts(&|c| c.overhead_pct),
+        });
+    }
+    curves
+}
+
+/// Size on disk, wasted space and overhead against cluster size.
+fn usage_panels(fs: &str, slug: &str, usage: &[Named<UsageReport>]) -> Vec<Chart> {
+    let UsageCurves {
+        mut size,
+        mut wasted,
+        over,
+        apparent,
+        max_bytes,
+    } = usage_curves(fs, usage);
+    if size.is_empty() {
+        return Vec::new();
+    }
+    let (div, un) = byte_unit(max_bytes);
+    scale_y(&mut size, |y| y / div);
+    let bytes_fmt = |v: f64| format!("{} {un}", num(v));
+    let desc = format!(
+        "Space a copy of the tree takes on a fresh {fs} volume, per cluster size. Apparent size of the files: {}. {}.",
+        apparent
+            .iter()
+            .map(|a| bytes_fmt(a / div))
+            .collect::<Vec<_>>()
+            .join(", "),
+        describe_curves(&size, &bytes_fmt)
+    );
+    let reference = (apparent.len() == 1)
+        .then(|| (apparent[0] / div, "apparent size of the files".to_string()));
+    let size_chart = panel(
+        format!("sweep-{slug}-size"),
+        format!("{fs}: size on disk vs cluster size"),
+        desc,
+        size,
+        format!("Size on disk ({un})"),
+        false,
+        reference,
+    );
+
+    let (div, un) = byte_unit(max_y(&wasted));
+    scale_y(&mut wasted, |y| y / div);
+    let desc = format!(
+        "Space beyond the files' own bytes: slack (unused tails of clusters) and metadata (directories, tables), per cluster size. {}.",
+        describe_curves(&wasted, &|v| format!("{} {un}", num(v)))
+    );
+    let wasted_chart = panel(
+        format!("sweep-{slug}-wasted"),
+        format!("{fs}: wasted space vs cluster size"),
+        desc,
+        wasted,
+        format!("Wasted space ({un})"),
+        true,
+        None,
+    );
+
+    let desc = format!(
+        "Size on disk over the apparent size of the files, minus 100 % (the article's growth %), per cluster size. {}.",
+        describe_curves(&over, &|v| format!("{} %", num(v)))
+    );
+    let over_chart = panel(
+        format!("sweep-{slug}-overhead"),
+        format!("{fs}: overhead vs cluster size"),
+        desc,
+        over,
+        "Overhead (% of apparent size)".into(),
+        true,
+        None,
+    );
+    vec![size_chart, wasted_chart, over_chart]
+}
+
+/// Time the mkfs tool took, against cluster size.
+fn format_panel(fs: &str, slug: &str, bench: &[Named<BenchReport>]) -> Option<Chart> {
+    let mut fmt: Vec<Curve> = Vec::new();
+    for b in bench {
+        let pts = distinct(
+            b.doc
+                .results
+                .iter()
+                .filter(|c| c.fs == fs && c.format_seconds > 0.0 && c.error.is_none())
+                .map(|c| Point {
+                    x: c.cluster_bytes,
+                    y: c.format_seconds,
+                    whisker: None,
+                })
+                .collect(),
+        );
+        if pts.len() >= 2 {
+            fmt.push(Curve {
+                name: series_name(&b.label, "mkfs", bench.len()),
+                style: fmt.len(),
+                points: pts,
+            });
+        }
+    }
+    if fmt.is_empty() {
+        return None;
+    }
+    let (mul, un) = if max_y(&fmt) < 1.0 {
+        (1000.0, "ms")
+    } else {
+        (1.0, "s")
+    };
+    scale_y(&mut fmt, |y| y * mul);
+    let desc = format!(
+        "Time the mkfs tool took to format the target, per cluster size. {}.",
+        describe_curves(&fmt, &|v| format!("{} {un}", num(v)))
+    );
+    Some(panel(
+        format!("sweep-{slug}-format"),
+        format!("{fs}: format time vs cluster size"),
+        desc,
+        fmt,
+        format!("Format time ({un})"),
+        true,
+        None,
+    ))
 }
 
 /// One usage run: size on disk of the tree for every config.

@@ -37,6 +37,15 @@ pub(super) fn usage_section(o: &mut Out, i: usize, u: &Named<UsageReport>) {
         "<section id=\"{id}\">\n<h2>Space usage: {}</h2>",
         esc(&u.label)
     );
+    environment(o, u);
+    sizes(o, &id, d);
+    findings(o, d);
+    o.push("</section>\n");
+}
+
+/// Where the results come from: file, paths, volume, tree, date, warnings.
+fn environment(o: &mut Out, u: &Named<UsageReport>) {
+    let d = &u.doc;
     let mut s = String::from("<h3>Environment</h3>\n<table class=\"kv\">\n");
     kv(&mut s, "Results file", &esc(&u.source));
     kv(&mut s, "Paths measured", &esc(&d.paths.join(", ")));
@@ -88,7 +97,10 @@ pub(super) fn usage_section(o: &mut Out, i: usize, u: &Named<UsageReport>) {
     }
     s.push_str("</table>\n");
     o.push(&s);
+}
 
+/// The size-on-disk chart and one table row per config, then the refused.
+fn sizes(o: &mut Out, id: &str, d: &UsageReport) {
     o.push("<h3>Size on disk</h3>\n");
     if let Some(c) = figures::usage_chart(&format!("{id}-size"), d) {
         o.push("<div class=\"pair\">");
@@ -126,7 +138,10 @@ pub(super) fn usage_section(o: &mut Out, i: usize, u: &Named<UsageReport>) {
         );
     }
     o.push(&s);
+}
 
+/// What each filesystem cannot store as it is, with examples.
+fn findings(o: &mut Out, d: &UsageReport) {
     // Findings are the same at every cluster size: one table per filesystem.
     o.push("<h3>Compatibility findings</h3>\n<p class=\"note\">What in the tree each filesystem cannot store as it is (counts and up to ten example paths).</p>\n");
     let mut seen: Vec<&str> = Vec::new();
@@ -179,5 +194,4 @@ pub(super) fn usage_section(o: &mut Out, i: usize, u: &Named<UsageReport>) {
         s.push_str("</tbody></table>\n");
     }
     o.push(&s);
-    o.push("</section>\n");
 }

@@ -1,7 +1,7 @@
 //! The human table at the end of `fsfit bench`: one row per workload, one
 //! column per config, MB/s or files/s, relative to the baseline, flags.
 
-use crate::bench::results::BenchReport;
+use crate::bench::results::{BenchReport, ConfigResult, WorkloadResult};
 use crate::bench::workloads::{unit_of, Unit};
 use crate::units::{iec, short};
 use std::fmt::Write;
@@ -27,6 +27,14 @@ const MARKS: [(&str, &str, &str); 4] = [
 ];
 
 pub fn bench(r: &BenchReport) -> String {
+    let mut o = target(r);
+    let notes = table(&mut o, r);
+    footer(&mut o, r, &notes);
+    o
+}
+
+/// The target, then each config with its driver and format time.
+fn target(r: &BenchReport) -> String {
     let mut o = String::new();
     let t = &r.target;
     let _ = writeln!(
@@ -64,6 +72,11 @@ pub fn bench(r: &BenchReport) -> String {
                 .unwrap_or_default()
         );
     }
+    o
+}
+
+/// One row per workload, one column per config; returns the numbered notes.
+fn table(o: &mut String, r: &BenchReport) -> Vec<String> {
     let mut names: Vec<&str> = Vec::new();
     for c in &r.results {
         for w in &c.workloads {
@@ -87,41 +100,7 @@ pub fn bench(r: &BenchReport) -> String {
             let cell = match c.workloads.iter().find(|w| w.name == *n) {
                 None => "-".to_string(),
                 Some(w) if w.error.is_some() => "failed".to_string(),
-                Some(w) => {
-                    let v = match unit_of(n) {
-                        Unit::FilesPerS => format!("{:.0} f/s", w.files_per_s),
-                        Unit::MbPerS => format!("{:.1} MB/s", w.mb_per_s),
-                    };
-                    let rel = w
-                        .relative_pct
-                        .map(|p| format!(" {p:.0}%"))
-                        .unwrap_or_default();
-                    // Common flags as marks, the rest as numbered notes.
-                    let mut flag = String::new();
-                    let mut other = Vec::new();
-                    for f in &w.flags {
-                        match MARKS.iter().find(|(name, _, _)| name == f) {
-                            Some((_, mark, _)) => flag.push_str(mark),
-                            None => other.push(f.as_str()),
-                        }
-                    }
-                    if !other.is_empty() {
-                        notes.push(format!(
-                            "{}:{} {}: {}",
-                            c.fs,
-                            short(c.cluster_bytes),
-                            n,
-                            other.join(", ")
-                        ));
-                        flag.push_str(&format!("[{}]", notes.len()));
-                    }
-                    let flag = if flag.is_empty() {
-                        flag
-                    } else {
-                        format!(" {flag}")
-                    };
-                    format!("{v}{rel}{flag}")
-                }
+                Some(w) => cell(c, n, w, &mut notes),
             };
             row.push(cell);
         }
@@ -129,6 +108,49 @@ pub fn bench(r: &BenchReport) -> String {
     }
     let _ = writeln!(o);
     o.push_str(&crate::report::columns(&rows, |i| i == 0));
+    notes
+}
+
+/// A figure, its % of the baseline and its flags (common ones as marks,
+/// the rest as numbered notes).
+fn cell(c: &ConfigResult, n: &str, w: &WorkloadResult, notes: &mut Vec<String>) -> String {
+    let v = match unit_of(n) {
+        Unit::FilesPerS => format!("{:.0} f/s", w.files_per_s),
+        Unit::MbPerS => format!("{:.1} MB/s", w.mb_per_s),
+    };
+    let rel = w
+        .relative_pct
+        .map(|p| format!(" {p:.0}%"))
+        .unwrap_or_default();
+    // Common flags as marks, the rest as numbered notes.
+    let mut flag = String::new();
+    let mut other = Vec::new();
+    for f in &w.flags {
+        match MARKS.iter().find(|(name, _, _)| name == f) {
+            Some((_, mark, _)) => flag.push_str(mark),
+            None => other.push(f.as_str()),
+        }
+    }
+    if !other.is_empty() {
+        notes.push(format!(
+            "{}:{} {}: {}",
+            c.fs,
+            short(c.cluster_bytes),
+            n,
+            other.join(", ")
+        ));
+        flag.push_str(&format!("[{}]", notes.len()));
+    }
+    let flag = if flag.is_empty() {
+        flag
+    } else {
+        format!(" {flag}")
+    };
+    format!("{v}{rel}{flag}")
+}
+
+/// Units, the marks used, the notes, failures and skipped configs.
+fn footer(o: &mut String, r: &BenchReport, notes: &[String]) {
     let _ = writeln!(
         o,
         "\nMB/s are decimal (10^6 B/s), medians of {} runs; % is relative to {} (above 100 %: faster).",
@@ -172,5 +194,4 @@ pub fn bench(r: &BenchReport) -> String {
             s.reason
         );
     }
-    o
 }

@@ -18,6 +18,15 @@ fn thousands(n: u64) -> String {
 }
 
 pub fn usage(r: &UsageReport) -> String {
+    let mut o = header(r);
+    configs(&mut o, r);
+    refused(&mut o, r);
+    findings(&mut o, r);
+    o
+}
+
+/// The tree and the volume.
+fn header(r: &UsageReport) -> String {
     let mut o = String::new();
     let t = &r.tree;
     let _ = writeln!(
@@ -52,6 +61,12 @@ pub fn usage(r: &UsageReport) -> String {
         thousands(r.volume_bytes)
     );
 
+    o
+}
+
+/// One row per config, smallest size on disk first.
+fn configs(o: &mut String, r: &UsageReport) {
+    let t = &r.tree;
     let mut rows: Vec<_> = r.configs.iter().collect();
     rows.sort_by_key(|c| (c.tree_bytes, c.fs.clone(), c.cluster_bytes));
     let header = [
@@ -110,7 +125,10 @@ pub fn usage(r: &UsageReport) -> String {
     if !drivers.is_empty() {
         let _ = writeln!(o, "Drivers modelled: {}", drivers.join(", "));
     }
-    // Refused configs, one line per filesystem when none of its sizes works.
+}
+
+/// Refused configs, one line per filesystem when none of its sizes works.
+fn refused(o: &mut String, r: &UsageReport) {
     let mut fss: Vec<&str> = r.refused.iter().map(|rf| rf.fs.as_str()).collect();
     fss.dedup();
     for f in fss {
@@ -136,9 +154,11 @@ pub fn usage(r: &UsageReport) -> String {
             }
         }
     }
+}
 
-    // Findings: one line per kind and count, naming every filesystem it
-    // applies to (the examples are the same paths for each).
+/// Findings: one line per kind and count, naming every filesystem it
+/// applies to (the examples are the same paths for each).
+fn findings(o: &mut String, r: &UsageReport) {
     let mut firsts: Vec<&crate::usage::ConfigReport> = Vec::new();
     for c in &r.configs {
         if !firsts.iter().any(|f| f.fs == c.fs) {
@@ -181,5 +201,4 @@ pub fn usage(r: &UsageReport) -> String {
             "\nCompatibility: no problems found for these filesystems."
         );
     }
-    o
 }
