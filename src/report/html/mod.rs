@@ -163,36 +163,8 @@ fn signed_pct(p: f64) -> String {
     format!("<span class=\"{cls}\">{p:+.1} %</span>")
 }
 
-/// The whole page. `command` is the fsfit command line that makes it.
-pub fn render(inputs: &Inputs, command: &[String]) -> Page {
-    let mut o = Out {
-        html: String::new(),
-        charts: Vec::new(),
-    };
-    let date = crate::units::now_utc();
-    o.push("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<meta name=\"generator\" content=\"fsfit\">\n<title>fsfit report</title>\n<style>");
-    o.push(CSS);
-    o.push("</style>\n</head>\n<body>\n<header>\n<h1>fsfit report</h1>\n");
-    let _ = writeln!(
-        o.html,
-        "<p class=\"note\">Made by fsfit {} on {} with <code class=\"cmd\">{}</code> from {} benchmark and {} usage result{}.</p>",
-        esc(env!("CARGO_PKG_VERSION")),
-        esc(&date),
-        esc(&shell_line(command)),
-        inputs.bench.len(),
-        inputs.usage.len(),
-        if inputs.bench.len() + inputs.usage.len() == 1 { "" } else { "s" }
-    );
-    o.push("</header>\n");
-
-    // Contents: internal links only.
-    let sweeps = figures::sweeps(&inputs.bench, &inputs.usage);
-    let sweeps_exist = !sweeps.is_empty();
-    let compare_exists = inputs
-        .bench
-        .iter()
-        .skip(1)
-        .any(|b| !figures::diff_rows(&inputs.bench[0].doc, &b.doc).is_empty());
+/// The table of contents: internal links only.
+fn contents(o: &mut Out, inputs: &Inputs, compare_exists: bool, sweeps_exist: bool) {
     o.push("<nav aria-label=\"Contents\">\n<h2>Contents</h2>\n<ol>\n");
     for (i, a) in inputs.advice.iter().enumerate() {
         let _ = writeln!(
@@ -225,6 +197,38 @@ pub fn render(inputs: &Inputs, command: &[String]) -> Page {
         );
     }
     o.push("</ol>\n</nav>\n<main>\n");
+}
+
+/// The whole page. `command` is the fsfit command line that makes it.
+pub fn render(inputs: &Inputs, command: &[String]) -> Page {
+    let mut o = Out {
+        html: String::new(),
+        charts: Vec::new(),
+    };
+    let date = crate::units::now_utc();
+    o.push("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<meta name=\"generator\" content=\"fsfit\">\n<title>fsfit report</title>\n<style>");
+    o.push(CSS);
+    o.push("</style>\n</head>\n<body>\n<header>\n<h1>fsfit report</h1>\n");
+    let _ = writeln!(
+        o.html,
+        "<p class=\"note\">Made by fsfit {} on {} with <code class=\"cmd\">{}</code> from {} benchmark and {} usage result{}.</p>",
+        esc(env!("CARGO_PKG_VERSION")),
+        esc(&date),
+        esc(&shell_line(command)),
+        inputs.bench.len(),
+        inputs.usage.len(),
+        if inputs.bench.len() + inputs.usage.len() == 1 { "" } else { "s" }
+    );
+    o.push("</header>\n");
+
+    let sweeps = figures::sweeps(&inputs.bench, &inputs.usage);
+    let sweeps_exist = !sweeps.is_empty();
+    let compare_exists = inputs
+        .bench
+        .iter()
+        .skip(1)
+        .any(|b| !figures::diff_rows(&inputs.bench[0].doc, &b.doc).is_empty());
+    contents(&mut o, inputs, compare_exists, sweeps_exist);
     for (i, a) in inputs.advice.iter().enumerate() {
         let id = format!("advice-{}", i + 1);
         o.push(&super::advice_html::section(
