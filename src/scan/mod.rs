@@ -74,6 +74,9 @@ pub struct Dir<'a> {
     /// True for the volume's root directory (which mkfs already created).
     pub is_root: bool,
     pub entries: &'a [Entry],
+    /// `rel` as UTF-8 (None when it is not): checked once per directory
+    /// here rather than by every config that needs it.
+    pub rel_str: Option<&'a str>,
 }
 
 static NEXT_DIR: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
@@ -85,6 +88,7 @@ impl<'a> Dir<'a> {
             rel,
             is_root,
             entries,
+            rel_str: rel.to_str(),
         }
     }
 }

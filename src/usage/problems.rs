@@ -182,10 +182,12 @@ impl Findings {
     /// Count a finding and keep its path if it is among the first
     /// [`EXAMPLES`] in sorted order: which examples are kept must not depend
     /// on the order walker threads meet the entries (issue #8 item 10).
-    fn hit(&mut self, kind: Problem, rel: &Path, e: &Entry) {
+    /// `rel_str` is `rel.to_str()`, worked out once per directory
+    /// ([`Dir::rel_str`]; it was a UTF-8 check of the whole path per hit).
+    fn hit(&mut self, kind: Problem, rel: &Path, rel_str: Option<&str>, e: &Entry) {
         *self.counts.slot(kind) += 1;
         let ex = self.examples.entry(kind.key()).or_default();
-        if ex.len() >= EXAMPLES && !sorts_before(rel, e, ex.last().unwrap()) {
+        if ex.len() >= EXAMPLES && !sorts_before(rel, rel_str, e, ex.last().unwrap()) {
             return;
         }
         keep_first(ex, show(rel, e));
@@ -221,8 +223,8 @@ fn keep_first(ex: &mut Vec<String>, p: String) {
 /// Would `show(rel, e)` sort before `last`? Answered without building the
 /// path when both parts are UTF-8 (the common case: most hits do not make it
 /// into a full list, and odd_mtime hits about half of all files).
-fn sorts_before(rel: &Path, e: &Entry, last: &str) -> bool {
-    let (Some(r), Some(n)) = (rel.to_str(), e.name.to_str()) else {
+fn sorts_before(rel: &Path, rel_str: Option<&str>, e: &Entry, last: &str) -> bool {
+    let (Some(r), Some(n)) = (rel_str, e.name.to_str()) else {
         return show(rel, e).as_str() < last;
     };
     let sep: &[u8] = if r.is_empty() { b"" } else { b"/" };
@@ -234,14 +236,20 @@ fn sorts_before(rel: &Path, e: &Entry, last: &str) -> bool {
 const DOS_EPOCH: i64 = 315_532_800;
 
 /// Windows' reserved device names, with or without an extension.
+/// Compared in place, without an upper-cased copy: this runs for every entry.
 fn reserved_name(name: &str) -> bool {
-    let stem = name.split('.').next().unwrap_or("").trim_end();
-    let up = stem.to_ascii_uppercase();
-    matches!(up.as_str(), "CON" | "PRN" | "AUX" | "NUL")
-        || ((up.starts_with("COM") || up.starts_with("LPT"))
-            && up.len() == 4
-            && up.as_bytes()[3].is_ascii_digit()
-            && up.as_bytes()[3] != b'0')
+    let stem = name.split('.').next().unwrap_or("").trim_end().as_bytes();
+    match stem.len() {
+        3 => ["CON", "PRN", "AUX", "NUL"]
+            .iter()
+            .any(|r| stem.eq_ignore_ascii_case(r.as_bytes())),
+        4 => {
+            (stem[..3].eq_ignore_ascii_case(b"COM") || stem[..3].eq_ignore_ascii_case(b"LPT"))
+                && stem[3].is_ascii_digit()
+                && stem[3] != b'0'
+        }
+        _ => false,
+    }
 }
 
 /// Does Windows refuse this name?
@@ -249,8 +257,14 @@ pub fn windows_bad_name(e: &Entry) -> bool {
     let Some(name) = e.name.to_str() else {
         return true;
     };
-    name.chars().any(|c| {
-        (c as u32) < 0x20 || matches!(c, '"' | '*' | '/' | ':' | '<' | '>' | '?' | '\\' | '|')
+    // Every refused character is ASCII, and no byte of a multi-byte UTF-8
+    // character is, so the bytes can be checked without decoding.
+    name.bytes().any(|c| {
+        c < 0x20
+            || matches!(
+                c,
+                b'"' | b'*' | b'/' | b':' | b'<' | b'>' | b'?' | b'\\' | b'|'
+            )
     }) || name.ends_with('.') && name != "." && name != ".."
         || name.ends_with(' ')
         || reserved_name(name)
@@ -298,7 +312,10 @@ impl DirFacts {
                 bad_name.push(windows_bad_name(e));
             }
         }
-        let rel_len = dir.rel.to_string_lossy().encode_utf16().count();
+        let rel_len = match dir.rel_str {
+            Some(r) => r.encode_utf16().count(),
+            None => dir.rel.to_string_lossy().encode_utf16().count(),
+        };
         DirFacts {
             collisions,
             bad_name,
@@ -328,26 +345,27 @@ fn show(rel: &Path, e: &Entry) -> String {
 
 /// Judge one directory's entries against one filesystem's limits.
 pub fn judge(dir: &Dir, facts: &DirFacts, limits: &Limits, out: &mut Findings) {
+    let rel_str = dir.rel_str;
     for (i, e) in dir.entries.iter().enumerate() {
         if e.kind == Kind::File && e.size > limits.max_file_bytes {
-            out.hit(Problem::TooLarge, dir.rel, e);
+            out.hit(Problem::TooLarge, dir.rel, rel_str, e);
         }
         if limits.windows_names && facts.bad_name[i] {
-            out.hit(Problem::BadName, dir.rel, e);
+            out.hit(Problem::BadName, dir.rel, rel_str, e);
         }
         let too_long = limits.name_max_utf16.is_some_and(|m| e.utf16_len > m)
             || limits
                 .name_max_bytes
                 .is_some_and(|m| e.byte_len() > m as usize);
         if too_long {
-            out.hit(Problem::NameTooLong, dir.rel, e);
+            out.hit(Problem::NameTooLong, dir.rel, rel_str, e);
         }
         if let Some(max) = limits.path_max {
             // "D:\" + the path; MAX_PATH counts the terminating NUL.
             let sep = usize::from(facts.rel_len > 0);
             let len = 3 + facts.rel_len + sep + e.utf16_len as usize + 1;
             if len > max as usize {
-                out.hit(Problem::PathTooLong, dir.rel, e);
+                out.hit(Problem::PathTooLong, dir.rel, rel_str, e);
             }
         }
         let unsupported = match e.kind {
@@ -356,20 +374,20 @@ pub fn judge(dir: &Dir, facts: &DirFacts, limits: &Limits, out: &mut Findings) {
             _ => false,
         };
         if unsupported {
-            out.hit(Problem::UnsupportedType, dir.rel, e);
+            out.hit(Problem::UnsupportedType, dir.rel, rel_str, e);
         }
         if matches!(e.kind, Kind::File | Kind::Dir) {
             if limits.from_1980 && e.mtime < DOS_EPOCH {
-                out.hit(Problem::Before1980, dir.rel, e);
+                out.hit(Problem::Before1980, dir.rel, rel_str, e);
             }
             if limits.mtime_2s && e.kind == Kind::File && e.mtime.rem_euclid(2) == 1 {
-                out.hit(Problem::OddMtime, dir.rel, e);
+                out.hit(Problem::OddMtime, dir.rel, rel_str, e);
             }
         }
     }
     if limits.case_insensitive {
         for &i in &facts.collisions {
-            out.hit(Problem::CaseCollision, dir.rel, &dir.entries[i]);
+            out.hit(Problem::CaseCollision, dir.rel, rel_str, &dir.entries[i]);
         }
     }
 }

@@ -427,7 +427,7 @@ impl Model for NtfsModel {
     fn add_dir(&self, dir: &Dir, acc: &mut Acc) {
         // A directory whose name is not UTF-8 was never created (ntfs-3g
         // refuses the name: EILSEQ), nor anything below it.
-        if dir.rel.to_str().is_none() {
+        if dir.rel_str.is_none() {
             return;
         }
         let mut names = Names {
