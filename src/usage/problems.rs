@@ -289,8 +289,9 @@ impl DirFacts {
             // Keyed by a hash of the folded name (no string per entry: this
             // runs for every entry of the tree); a hash match is confirmed
             // on the names themselves.
-            let mut seen: HashMap<u64, usize> = HashMap::with_capacity(dir.entries.len());
-            let mut buf = String::new();
+            let mut seen: HashMap<u64, usize, KeyIsHash> =
+                HashMap::with_capacity_and_hasher(dir.entries.len(), KeyIsHash::default());
+            let mut buf = Vec::new();
             for (i, e) in dir.entries.iter().enumerate() {
                 match seen.entry(fold_hash(&e.name, &mut buf)) {
                     Entry_::Vacant(v) => {
@@ -325,14 +326,40 @@ impl DirFacts {
 }
 
 /// A hash of the name as Windows compares names (upper-cased); `buf` is
-/// scratch space reused between calls.
-fn fold_hash(name: &std::ffi::OsStr, buf: &mut String) -> u64 {
+/// scratch space reused between calls. ASCII names are upper-cased as bytes
+/// in place (pushing them as chars into a String cost more than the hash).
+fn fold_hash(name: &std::ffi::OsStr, buf: &mut Vec<u8>) -> u64 {
     buf.clear();
     match name.to_str() {
-        Some(s) if s.is_ascii() => buf.extend(s.bytes().map(|b| b.to_ascii_uppercase() as char)),
-        _ => buf.push_str(&name.to_string_lossy().to_uppercase()),
+        Some(s) if s.is_ascii() => {
+            buf.extend_from_slice(s.as_bytes());
+            buf.make_ascii_uppercase();
+        }
+        _ => buf.extend_from_slice(name.to_string_lossy().to_uppercase().as_bytes()),
     }
-    xxhash_rust::xxh3::xxh3_64(buf.as_bytes())
+    xxhash_rust::xxh3::xxh3_64(buf)
+}
+
+/// Hasher for maps keyed by a hash already: the key is used as it is
+/// (SipHash over it again was a visible share of the per-entry cost).
+type KeyIsHash = std::hash::BuildHasherDefault<Unhashed>;
+
+#[derive(Default)]
+struct Unhashed(u64);
+
+impl std::hash::Hasher for Unhashed {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        // Only u64 keys are used; this keeps any other key correct.
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
 }
 
 fn same_folded(a: &std::ffi::OsStr, b: &std::ffi::OsStr) -> bool {
