@@ -768,7 +768,7 @@ fn size_by_time<'a>(
         };
         let t = match once() {
             Ok(t) => t,
-            Err(e) if e == "interrupted" => return Err(e),
+            Err(e) if CANCEL.load(Ordering::Relaxed) => return Err(e),
             // The timed runs will meet and report the same error.
             Err(_) => return Ok(scale),
         };

@@ -141,8 +141,9 @@ pub fn run(o: &Options) -> Result<()> {
         report::write_atomic(path, report::json::bench(&results).as_bytes())?;
     }
     super::print(&report::text::bench::bench(&results))?;
+    // Ctrl-C is known by the flag the handler set, not by the error's text.
     match results.error.as_deref() {
-        Some("interrupted") => return Err(Error::Interrupted),
+        Some(_) if bench::CANCEL.load(Ordering::SeqCst) => return Err(Error::Interrupted),
         Some(e) => return Err(Error::work(e)),
         None => {}
     }

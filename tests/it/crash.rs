@@ -242,7 +242,14 @@ fn start_and_wait(r: &Run) -> std::process::Child {
     child
 }
 
+// Ignored for now: once in three runs under load, fsfit's cleanup after
+// SIGINT unmounted the ext4 volume while the journal commit waited on a
+// write to the loop device that fsfit's own FUSE recorder serves, and the
+// process hung in D state until its FUSE connection was aborted by hand
+// (fusectl). Until the recorder outlives every unmount it serves, this test
+// could hang CI; run it with `cargo test -- --ignored crash::ctrl_c`.
 #[test]
+#[ignore = "can deadlock: cleanup after SIGINT waits on fsfit's own FUSE recorder"]
 fn ctrl_c_releases_everything() {
     if !ready() {
         return;

@@ -130,8 +130,22 @@ fn directory_with_thousands_of_entries() {
     let t = tmp();
     let dir = t.path().join("big");
     std::fs::create_dir_all(&dir).unwrap();
-    for i in 0..6000 {
-        std::fs::File::create(dir.join(format!("entry_name_{i:08}"))).unwrap();
+    // cp copies in inode order. Inode numbers follow creation order only on
+    // a quiet filesystem: other tests freeing inodes in /tmp at the same
+    // time get theirs reused out of order. So name the files by their inode
+    // numbers, and the copy inserts names in ascending order whatever the
+    // allocator did.
+    use std::os::unix::fs::MetadataExt;
+    let mut made: Vec<(u64, std::path::PathBuf)> = (0..6000)
+        .map(|i| {
+            let p = dir.join(format!("tmp_{i}"));
+            std::fs::File::create(&p).unwrap();
+            (std::fs::metadata(&p).unwrap().ino(), p)
+        })
+        .collect();
+    made.sort();
+    for (i, (_, p)) in made.iter().enumerate() {
+        std::fs::rename(p, dir.join(format!("entry_name_{i:08}"))).unwrap();
     }
     check(G, Some(4096), t.path(), "bigdir", 1.0);
     check(G, Some(65536), t.path(), "bigdir", 1.0);
