@@ -320,6 +320,9 @@ fn record(
         let lo = LoopDev::attach(&rec.image_path())?;
         res.recorder_dio = dio_of(&lo);
         let mut m = mount::mount(&lo.dev, &with_options(driver, mount_options))?;
+        // Dropped before m and lo: their cleanup, whatever ends this block,
+        // is watched (recorder.rs, CLEANUP_LIMIT).
+        let _watch = rec.arm_on_drop();
         let pos = || rec.position();
         let mut rng = states::Rng::new(seed);
         let sc = workload::Scale::new(o.quick);

@@ -19,8 +19,9 @@ use fuser::{
 };
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 const ROOT: u64 = 1;
 const IMAGE: u64 = 2;
@@ -192,17 +193,126 @@ impl fuser::Filesystem for Fs {
     }
 }
 
+/// How long the cleanup of what sits on the recorder (the filesystem under
+/// test, its loop device) may take before the recorder's FUSE connection is
+/// aborted. An unmount that waits on a write only this process can answer
+/// would otherwise leave fsfit in D state for good (seen once under load
+/// after Ctrl-C; fsfit cleanup could not help, the process never exited).
+const CLEANUP_LIMIT: Duration = Duration::from_secs(60);
+
+/// The last resort against a cleanup stuck on the recorder: once armed, if
+/// the recorder is still up after [`CLEANUP_LIMIT`], abort its FUSE
+/// connection through fusectl, so every pending and later request fails
+/// with an error instead of waiting. The unmount then finishes (with I/O
+/// errors, on an image that is thrown away anyway) and nothing stays stuck.
+struct Watchdog {
+    armed: Arc<Mutex<Option<Instant>>>,
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Watchdog {
+    fn start(conn: Option<u32>, limit: Duration) -> Watchdog {
+        let armed: Arc<Mutex<Option<Instant>>> = Arc::default();
+        let stop = Arc::new(AtomicBool::new(false));
+        let (a, st) = (armed.clone(), stop.clone());
+        let thread = std::thread::spawn(move || {
+            while !st.load(Ordering::SeqCst) {
+                let since = *a.lock().unwrap();
+                if since.is_some_and(|t| t.elapsed() >= limit) {
+                    abort_connection(conn);
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        });
+        Watchdog {
+            armed,
+            stop,
+            thread: Some(thread),
+        }
+    }
+}
+
+impl Drop for Watchdog {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// The FUSE connection number of the mount at `dir`: the minor of its
+/// st_dev, the name of its folder under /sys/fs/fuse/connections.
+fn connection_of(dir: &Path) -> Option<u32> {
+    use std::os::unix::fs::MetadataExt;
+    let dev = std::fs::metadata(dir).ok()?.dev();
+    Some(libc::minor(dev))
+}
+
+fn abort_connection(conn: Option<u32>) {
+    let Some(c) = conn else {
+        eprintln!(
+            "fsfit: the write recorder's cleanup is stuck and its FUSE connection is unknown"
+        );
+        return;
+    };
+    let root = Path::new("/sys/fs/fuse/connections");
+    if !root.join(c.to_string()).exists() {
+        // fusectl is not mounted on every host (it is not here); it is
+        // harmless to leave mounted, as systemd does. mount(2) itself: the
+        // mount tool stats mount points, and the stuck recorder's is one of
+        // them, so the tool hung too (measured).
+        let c = |s: &str| std::ffi::CString::new(s).unwrap();
+        let (name, target) = (c("fusectl"), c("/sys/fs/fuse/connections"));
+        unsafe {
+            libc::mount(
+                name.as_ptr(),
+                target.as_ptr(),
+                name.as_ptr(),
+                0,
+                std::ptr::null(),
+            )
+        };
+    }
+    let ok = std::fs::write(root.join(c.to_string()).join("abort"), "1").is_ok();
+    eprintln!(
+        "fsfit: cleanup was stuck on the write recorder; {} its FUSE connection {c} so nothing stays stuck",
+        if ok { "aborted" } else { "could not abort" }
+    );
+}
+
+/// Arms the recorder's watchdog when dropped: declare it after the mount and
+/// the loop device that sit on the recorder, so it is dropped before them
+/// and the watchdog watches their cleanup, on success, error or Ctrl-C.
+pub struct ArmOnDrop<'a>(&'a Recorder);
+
+impl Drop for ArmOnDrop<'_> {
+    fn drop(&mut self) {
+        if let Some(w) = &self.0.watchdog {
+            w.armed.lock().unwrap().get_or_insert_with(Instant::now);
+        }
+    }
+}
+
 /// A mounted recorder. Dropping it unmounts the FUSE filesystem.
 pub struct Recorder {
     pub shared: Arc<Mutex<Shared>>,
     pub dir: PathBuf,
     session: Option<fuser::BackgroundSession>,
+    watchdog: Option<Watchdog>,
 }
 
 impl Recorder {
     /// Serve `image` (its bytes become the recorder's memory) at a new
     /// directory under the state dir, logging to `log`.
     pub fn start(image: Vec<u8>, log: &Path) -> Result<Recorder, String> {
+        Recorder::start_with(image, log, CLEANUP_LIMIT)
+    }
+
+    /// `start` with the watchdog's limit given (tests use a short one).
+    pub fn start_with(image: Vec<u8>, log: &Path, limit: Duration) -> Result<Recorder, String> {
         let writer = Writer::create(log, image.len() as u64)?;
         let dir = crate::device::state::dir().join(format!(
             "rec-{}-{}",
@@ -230,11 +340,18 @@ impl Recorder {
             let _ = std::fs::remove_dir(&dir);
             format!("cannot mount the write recorder (FUSE): {e}")
         })?;
+        let watchdog = Some(Watchdog::start(connection_of(&dir), limit));
         Ok(Recorder {
             shared,
             dir,
             session: Some(session),
+            watchdog,
         })
+    }
+
+    /// A guard that arms the cleanup watchdog when it is dropped.
+    pub fn arm_on_drop(&self) -> ArmOnDrop<'_> {
+        ArmOnDrop(self)
     }
 
     /// The file to put the loop device on.
@@ -289,7 +406,9 @@ impl Recorder {
 
     fn stop(&mut self) {
         // Dropping the session unmounts; its thread then ends on its own.
+        // The watchdog stays up until then: the unmount may wait too.
         drop(self.session.take());
+        drop(self.watchdog.take());
         crate::device::state::remove_fuse_mount(&self.dir);
         let _ = std::fs::remove_dir(&self.dir);
     }
@@ -298,5 +417,58 @@ impl Recorder {
 impl Drop for Recorder {
     fn drop(&mut self) {
         self.stop();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Read;
+
+    /// A recorder that stops answering (its lock held, as a deadlock would)
+    /// leaves a reader of its image stuck; once armed, the watchdog aborts
+    /// the connection and the reader gets an error instead of waiting for
+    /// good.
+    #[test]
+    fn watchdog_unsticks_a_recorder_that_stopped_answering() {
+        if unsafe { libc::geteuid() } != 0 || !Path::new("/dev/fuse").exists() {
+            assert!(
+                std::env::var_os("FSFIT_REQUIRE_ALL").is_none(),
+                "needs root and /dev/fuse"
+            );
+            eprintln!("SKIP: needs root and /dev/fuse");
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        std::env::set_var("FSFIT_STATE_DIR", dir.path().join("state"));
+        let rec = Recorder::start_with(
+            vec![7u8; 1 << 20],
+            &dir.path().join("log"),
+            Duration::from_secs(1),
+        )
+        .unwrap();
+        let path = rec.image_path();
+        let mut f = std::fs::File::open(&path).unwrap();
+        let mut buf = vec![0u8; 4096];
+        f.read_exact(&mut buf).unwrap();
+        assert_eq!(buf[0], 7, "the recorder serves its image");
+        let held = rec.shared.lock().unwrap();
+        let reader = std::thread::spawn(move || {
+            let mut buf = vec![0u8; 4096];
+            let t0 = Instant::now();
+            let r = f.read(&mut buf);
+            (r.is_err(), t0.elapsed())
+        });
+        std::thread::sleep(Duration::from_millis(300));
+        assert!(
+            !reader.is_finished(),
+            "the read should wait on the recorder"
+        );
+        drop(rec.arm_on_drop());
+        let (failed, took) = reader.join().unwrap();
+        drop(held);
+        assert!(failed, "an aborted connection fails the read");
+        assert!(took < Duration::from_secs(20), "took {took:?}");
+        drop(rec);
     }
 }
