@@ -333,7 +333,7 @@ fn record(
     res.flushes = f;
     res.log_bytes = bytes;
     let text = serde_json::to_vec(&oracle).map_err(|e| e.to_string())?;
-    crate::report::write_atomic(&dir.join("oracle.json"), &text).map_err(|e| e.to_string())?;
+    crate::atomic::write_atomic(&dir.join("oracle.json"), &text).map_err(|e| e.to_string())?;
     Ok(Recording { oracle })
 }
 
@@ -379,7 +379,7 @@ fn explore(
     let mut rng = states::Rng::new(seed.rotate_left(17));
     let all = states::generate(&log.records, mark + 1, o.states, o.lying, &mut rng);
     let text = serde_json::to_vec(&all).map_err(|e| e.to_string())?;
-    crate::report::write_atomic(&dir.join("states.json"), &text).map_err(|e| e.to_string())?;
+    crate::atomic::write_atomic(&dir.join("states.json"), &text).map_err(|e| e.to_string())?;
     let checker = fs.checker();
     let ro = check::ro_driver(driver, state_mount_extra(fs, driver));
     // A kernel that refuses a second copy of a volume (btrfs): one worker.
@@ -602,5 +602,5 @@ pub fn replay(dir: &Path, id: &str, out: &Path) -> Result<(), String> {
     let (log, base) = load(dir)?;
     let mut b = states::Builder::new(base, &log.records);
     b.build(s)?;
-    crate::report::write_atomic(out, b.image()).map_err(|e| e.to_string())
+    crate::atomic::write_atomic(out, b.image()).map_err(|e| e.to_string())
 }
