@@ -22,6 +22,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
+/// The `schema` of the results `--json` writes.
+pub const SCHEMA: &str = "fsfit.crash/1";
+
 static SEQ: AtomicU64 = AtomicU64::new(0);
 
 /// A number unique within this process, for temporary names.
@@ -175,7 +178,7 @@ pub fn run(o: &Options) -> Result<Report, String> {
     std::fs::create_dir_all(&o.run_dir)
         .map_err(|e| format!("cannot create {}: {e}", o.run_dir.display()))?;
     let mut rep = Report {
-        schema: "fsfit.crash/1".into(),
+        schema: SCHEMA.into(),
         fsfit: env!("CARGO_PKG_VERSION").into(),
         date: crate::units::now_utc(),
         command: o.command.clone(),

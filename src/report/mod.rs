@@ -12,7 +12,6 @@ pub mod json;
 pub mod png;
 pub mod text;
 
-
 /// Rows of cells as aligned text columns, two spaces apart: the columns
 /// whose index `left` accepts are left-aligned, the others (figures) right.
 pub fn columns(rows: &[Vec<String>], left: impl Fn(usize) -> bool) -> String {
