@@ -323,6 +323,45 @@ mod tests {
     }
 
     #[test]
+    fn crash_results_make_a_survival_section() {
+        let crash = br#"{"schema":"fsfit.crash/1","fsfit":"0.2.0","date":"d","command":"fsfit crash",
+          "kernel":"6.1","device_model":"lying","seed":7,"quick":true,"lab":"uml",
+          "results":[
+            {"fs":"udf","cluster_bytes":512,"driver":"kernel:udf","mount_options":"",
+             "checker":null,"workload":"save","writes":9,"flushes":3,"log_bytes":1,"states":4,
+             "seconds":1.0,"states_per_s":4.0,
+             "outcomes":{"mountable_as_is":3,"checker_clean":0,"checker_repaired":0,"unrepairable":1,
+               "no_checker":4,"old_files_damaged":0,"durable_lost":1,"inflight_lost":0,"inflight_garbage":0},
+             "worst":[{"state":"e3-r0","kind":"durable_lost","detail":"<report.doc> gone",
+               "replay":"fsfit crash --replay /var/tmp/r --state e3-r0 -o e3-r0.img"}],"error":null},
+            {"fs":"f2fs","cluster_bytes":4096,"driver":"kernel:f2fs","mount_options":"",
+             "checker":"fsck.f2fs 1.16","workload":"save","writes":0,"flushes":0,"log_bytes":0,
+             "states":0,"seconds":0.0,"states_per_s":0.0,"outcomes":{"mountable_as_is":0,
+               "checker_clean":0,"checker_repaired":0,"unrepairable":0,"no_checker":0,
+               "old_files_damaged":0,"durable_lost":0,"inflight_lost":0,"inflight_garbage":0},
+             "worst":[],"error":"mkfs failed"}],
+          "skipped":[{"fs":"ntfs","reason":"no driver on this kernel"}]}"#;
+        let mut i = Inputs::default();
+        i.add("c", "c.json", parse(crash).unwrap());
+        let page = render(&i, &["fsfit".into(), "report".into()]);
+        let h = &page.html;
+        // The failed config has no states to draw: one chart.
+        assert_eq!(page.charts.len(), 1);
+        assert_eq!(h.matches("<svg").count(), 1);
+        assert!(h.contains("<a href=\"#crash-1\">Crash survival: c</a>"));
+        assert!(h.contains("Crash survival: c (lab run: uml)"));
+        assert!(h.contains("Lab run") && h.contains("not device figures"));
+        assert!(h.contains("lying: the device honours only"));
+        assert!(h.contains("udf:512 kernel:udf: what survives a crash"));
+        assert!(h.contains("no checker: states are judged by mounting"));
+        assert!(h.contains("fsfit crash --replay /var/tmp/r --state e3-r0 -o e3-r0.img"));
+        assert!(h.contains("&lt;report.doc&gt; gone") && !h.contains("<report.doc>"));
+        assert!(h.contains("failed: mkfs failed"));
+        assert!(h.contains("<li>ntfs: no driver on this kernel</li>"));
+        assert!(h.contains("from 1 crash result."));
+    }
+
+    #[test]
     fn labels_stay_unique_and_commands_quote() {
         let mut i = Inputs::default();
         let u = || {
