@@ -1,7 +1,8 @@
-//! `fsfit report`, `fsfit usage --report` and `fsfit bench --report` from real
-//! runs, rendered in headless Chromium: the DOM must hold the charts the
-//! inputs call for, every config, the environment, and nothing fetched from
-//! elsewhere. The screenshot stays at target/report-screenshot.png.
+//! `fsfit report`, `fsfit usage --report`, `fsfit bench --report` and
+//! `fsfit crash --report` from real runs, rendered in headless Chromium: the
+//! DOM must hold the charts the inputs call for, every config, the
+//! environment, and nothing fetched from elsewhere. The screenshot stays at
+//! target/report-screenshot.png.
 
 use crate::common;
 
