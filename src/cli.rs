@@ -138,7 +138,7 @@ answers it). Read-only.\n\n\
   fsfit info /media/me/STICK"
     )]
     Info(InfoArgs),
-    /// Charts and a self-contained HTML page from bench and usage results.
+    /// Charts and a self-contained HTML page from bench, usage, advise and crash results.
     #[command(
         long_about = "Reads results of `fsfit bench --json` (fsfit.bench/1) and `fsfit usage --json` \
 (fsfit.usage/1), any mix and any number, and writes one HTML file that needs nothing else to \
@@ -252,7 +252,7 @@ pub enum DeviceModel {
 
 #[derive(Args, Debug)]
 pub struct ReportArgs {
-    /// Results files: fsfit bench --json (fsfit.bench/1), fsfit usage --json (fsfit.usage/1).
+    /// Results files: fsfit bench, usage, advise or crash --json (fsfit.bench/1, fsfit.usage/1, fsfit.advise/1, fsfit.crash/1).
     #[arg(value_name = "FILE.json", required = true)]
     pub files: Vec<PathBuf>,
 

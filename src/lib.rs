@@ -6,6 +6,7 @@
 //! into tables, JSON, CSV and HTML; [`advise`] and [`info`] sit on top.
 
 pub mod advise;
+pub mod atomic;
 pub mod bench;
 pub mod cli;
 pub mod cmd;

@@ -71,12 +71,21 @@ pub fn run(a: &CrashArgs, quiet: bool) -> Result<()> {
         }
         return Ok(());
     }
-    if a.report.is_some() {
-        return Err(Error::input(
-            "--report: the survival chart is not built yet; use --json and the table",
-        ));
-    }
     let o = options(a, quiet)?;
+    // Where the results go must exist before the run spends its time.
+    for p in [&a.json, &a.report].into_iter().flatten() {
+        let dir = match p.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => std::path::Path::new("."),
+        };
+        if !dir.is_dir() {
+            return Err(Error::input(format!(
+                "{}: the folder {} does not exist",
+                p.display(),
+                dir.display()
+            )));
+        }
+    }
     let _ = ctrlc::set_handler(|| {
         if bench::CANCEL.swap(true, Ordering::SeqCst) {
             eprintln!("\nfsfit: still cleaning up; run `fsfit cleanup` if it is killed");
@@ -98,5 +107,18 @@ pub fn run(a: &CrashArgs, quiet: bool) -> Result<()> {
         "Run kept in {} (for --replay).\n",
         o.run_dir.display()
     ))?;
+    if let Some(path) = &a.report {
+        let source = match &a.json {
+            Some(j) => format!("{} (this run)", j.display()),
+            None => "fsfit crash (this run)".to_string(),
+        };
+        let mut inputs = report::inputs::Inputs::default();
+        inputs.add(
+            "this run",
+            &source,
+            report::inputs::Input::Crash(Box::new(rep)),
+        );
+        super::report::write(&inputs, path, None)?;
+    }
     Ok(())
 }

@@ -22,6 +22,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
+/// The `schema` of the results `--json` writes.
+pub const SCHEMA: &str = "fsfit.crash/1";
+
 static SEQ: AtomicU64 = AtomicU64::new(0);
 
 /// A number unique within this process, for temporary names.
@@ -175,7 +178,7 @@ pub fn run(o: &Options) -> Result<Report, String> {
     std::fs::create_dir_all(&o.run_dir)
         .map_err(|e| format!("cannot create {}: {e}", o.run_dir.display()))?;
     let mut rep = Report {
-        schema: "fsfit.crash/1".into(),
+        schema: SCHEMA.into(),
         fsfit: env!("CARGO_PKG_VERSION").into(),
         date: crate::units::now_utc(),
         command: o.command.clone(),
@@ -336,7 +339,7 @@ fn record(
     res.flushes = f;
     res.log_bytes = bytes;
     let text = serde_json::to_vec(&oracle).map_err(|e| e.to_string())?;
-    crate::report::write_atomic(&dir.join("oracle.json"), &text).map_err(|e| e.to_string())?;
+    crate::atomic::write_atomic(&dir.join("oracle.json"), &text).map_err(|e| e.to_string())?;
     Ok(Recording { oracle })
 }
 
@@ -382,7 +385,7 @@ fn explore(
     let mut rng = states::Rng::new(seed.rotate_left(17));
     let all = states::generate(&log.records, mark + 1, o.states, o.lying, &mut rng);
     let text = serde_json::to_vec(&all).map_err(|e| e.to_string())?;
-    crate::report::write_atomic(&dir.join("states.json"), &text).map_err(|e| e.to_string())?;
+    crate::atomic::write_atomic(&dir.join("states.json"), &text).map_err(|e| e.to_string())?;
     let checker = fs.checker();
     let ro = check::ro_driver(driver, state_mount_extra(fs, driver));
     // A kernel that refuses a second copy of a volume (btrfs): one worker.
@@ -605,5 +608,5 @@ pub fn replay(dir: &Path, id: &str, out: &Path) -> Result<(), String> {
     let (log, base) = load(dir)?;
     let mut b = states::Builder::new(base, &log.records);
     b.build(s)?;
-    crate::report::write_atomic(out, b.image()).map_err(|e| e.to_string())
+    crate::atomic::write_atomic(out, b.image()).map_err(|e| e.to_string())
 }

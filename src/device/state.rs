@@ -50,7 +50,7 @@ fn save(r: &Record) {
     {
         let _ = std::fs::remove_file(path);
     } else if let Ok(text) = serde_json::to_vec_pretty(r) {
-        let _ = crate::report::write_atomic(&path, &text);
+        let _ = crate::atomic::write_atomic(&path, &text);
     }
 }
 

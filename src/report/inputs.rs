@@ -2,6 +2,7 @@
 //! contracts (the same types that write them), each with a label.
 
 use crate::bench::results::{BenchReport, SCHEMA as BENCH_SCHEMA};
+use crate::crash::{Report as CrashReport, SCHEMA as CRASH_SCHEMA};
 use crate::usage::UsageReport;
 use crate::{Error, Result};
 use std::path::Path;
@@ -20,6 +21,7 @@ pub enum Input {
     Bench(Box<BenchReport>),
     Usage(Box<UsageReport>),
     Advise(Box<super::advice_html::AdviseDoc>),
+    Crash(Box<CrashReport>),
 }
 
 /// Read a results file; the `schema` field says which kind it is.
@@ -36,7 +38,7 @@ pub fn parse(bytes: &[u8]) -> Result<Input> {
 
 fn parse_json(bytes: &[u8]) -> Result<Input, String> {
     let v: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| {
-        format!("not fsfit results (not JSON: {e}); give fsfit bench --json or fsfit usage --json output")
+        format!("not fsfit results (not JSON: {e}); give fsfit bench, usage, advise or crash --json output")
     })?;
     let schema = v
         .get("schema")
@@ -57,19 +59,29 @@ fn parse_json(bytes: &[u8]) -> Result<Input, String> {
         Ok(Input::Advise(Box::new(
             serde_json::from_value(v).map_err(one_line)?,
         )))
+    } else if schema == CRASH_SCHEMA {
+        Ok(Input::Crash(Box::new(
+            serde_json::from_value(v).map_err(one_line)?,
+        )))
     } else if schema.is_empty() {
         Err(format!(
-            "not fsfit results (no \"schema\" field; expected {BENCH_SCHEMA}, {} or {})",
-            crate::usage::SCHEMA,
-            crate::advise::SCHEMA
+            "not fsfit results (no \"schema\" field; expected {})",
+            known()
         ))
     } else {
         Err(format!(
-            "schema \"{schema}\" is not one fsfit report reads ({BENCH_SCHEMA}, {} or {})",
-            crate::usage::SCHEMA,
-            crate::advise::SCHEMA
+            "schema \"{schema}\" is not one fsfit report reads ({})",
+            known()
         ))
     }
+}
+
+fn known() -> String {
+    format!(
+        "{BENCH_SCHEMA}, {}, {} or {CRASH_SCHEMA}",
+        crate::usage::SCHEMA,
+        crate::advise::SCHEMA
+    )
 }
 
 /// The inputs of one report, bench and usage apart, in the order given.
@@ -78,6 +90,7 @@ pub struct Inputs {
     pub bench: Vec<Named<BenchReport>>,
     pub usage: Vec<Named<UsageReport>>,
     pub advice: Vec<Named<super::advice_html::AdviseDoc>>,
+    pub crash: Vec<Named<CrashReport>>,
 }
 
 impl Inputs {
@@ -87,6 +100,7 @@ impl Inputs {
             self.bench.iter().any(|b| b.label == l)
                 || self.usage.iter().any(|u| u.label == l)
                 || self.advice.iter().any(|a| a.label == l)
+                || self.crash.iter().any(|c| c.label == l)
         };
         let mut name = label.to_string();
         let mut n = 2;
@@ -104,6 +118,11 @@ impl Inputs {
                 label: name,
                 source: source.into(),
                 doc: *u,
+            }),
+            Input::Crash(c) => self.crash.push(Named {
+                label: name,
+                source: source.into(),
+                doc: *c,
             }),
             Input::Advise(mut a) => {
                 // Its evidence is drawn like any bench and usage results.
@@ -130,10 +149,33 @@ mod tests {
 
     #[test]
     fn schema_decides_the_kind() {
+        // fsfit info's JSON is no results file: refused, in one line.
+        assert!(matches!(
+            parse(br#"{"schema":"fsfit.info/1"}"#),
+            Err(e) if e.to_string().contains("fsfit.info/1")
+                && e.to_string().contains("fsfit.crash/1")
+                && !e.to_string().contains('\n')
+        ));
+        // Crash results are read; a truncated one says what is missing.
         assert!(matches!(
             parse(br#"{"schema":"fsfit.crash/1"}"#),
-            Err(e) if e.to_string().contains("fsfit.crash/1") && !e.to_string().contains('\n')
+            Err(e) if e.to_string().contains("fsfit.crash/1 results that do not parse")
+                && !e.to_string().contains('\n')
         ));
+        let crash = br#"{"schema":"fsfit.crash/1","fsfit":"0.2.0","date":"d","command":"c",
+          "kernel":"k","device_model":"lying","seed":7,"quick":true,"lab":"uml",
+          "results":[{"fs":"ext4","cluster_bytes":4096,"driver":"kernel:ext4","mount_options":"",
+            "checker":null,"workload":"save","writes":1,"flushes":1,"log_bytes":1,"states":2,
+            "seconds":1.0,"states_per_s":2.0,
+            "outcomes":{"mountable_as_is":2,"checker_clean":0,"checker_repaired":0,"unrepairable":0,
+              "no_checker":2,"old_files_damaged":0,"durable_lost":1,"inflight_lost":0,"inflight_garbage":0},
+            "worst":[],"error":null}],
+          "skipped":[{"fs":"udf","reason":"no driver"}]}"#;
+        let Ok(Input::Crash(c)) = parse(crash) else {
+            panic!("crash JSON of the contract should parse")
+        };
+        assert_eq!((c.seed, c.lab.as_deref()), (7, Some("uml")));
+        assert_eq!(c.results[0].outcomes.durable_lost, 1);
         assert!(matches!(parse(b"[1,2]"), Err(e) if e.to_string().contains("no \"schema\"")));
         assert!(matches!(parse(b"not json"), Err(e) if e.to_string().contains("not JSON")));
         let usage = br#"{"schema":"fsfit.usage/1","volume_bytes":1048576,

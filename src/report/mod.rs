@@ -12,9 +12,6 @@ pub mod json;
 pub mod png;
 pub mod text;
 
-use std::io::Write;
-use std::path::Path;
-
 /// Rows of cells as aligned text columns, two spaces apart: the columns
 /// whose index `left` accepts are left-aligned, the others (figures) right.
 pub fn columns(rows: &[Vec<String>], left: impl Fn(usize) -> bool) -> String {
@@ -48,25 +45,5 @@ pub fn columns(rows: &[Vec<String>], left: impl Fn(usize) -> bool) -> String {
     out
 }
 
-/// Write a file atomically: a temporary file beside it, synced, then renamed
-/// over it, so a reader never sees half of it and a failure leaves no debris.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> crate::Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let fail = |e: std::io::Error| crate::Error::io(path, e);
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".fsfit-")
-        .tempfile_in(dir)
-        .map_err(fail)?;
-    tmp.write_all(bytes).map_err(fail)?;
-    // tempfile creates 0600; results and reports are for sharing.
-    use std::os::unix::fs::PermissionsExt;
-    tmp.as_file()
-        .set_permissions(std::fs::Permissions::from_mode(0o644))
-        .map_err(fail)?;
-    tmp.as_file().sync_all().map_err(fail)?;
-    tmp.persist(path).map_err(|e| fail(e.error))?;
-    Ok(())
-}
+/// Kept here too: the commands write their results through `report`.
+pub use crate::atomic::write_atomic;

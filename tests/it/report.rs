@@ -1,7 +1,8 @@
-//! `fsfit report`, `fsfit usage --report` and `fsfit bench --report` from real
-//! runs, rendered in headless Chromium: the DOM must hold the charts the
-//! inputs call for, every config, the environment, and nothing fetched from
-//! elsewhere. The screenshot stays at target/report-screenshot.png.
+//! `fsfit report`, `fsfit usage --report`, `fsfit bench --report` and
+//! `fsfit crash --report` from real runs, rendered in headless Chromium: the
+//! DOM must hold the charts the inputs call for, every config, the
+//! environment, and nothing fetched from elsewhere. The screenshot stays at
+//! target/report-screenshot.png.
 
 use crate::common;
 
@@ -569,4 +570,125 @@ fn report_from_real_runs_renders_in_chromium() {
         .join("report-screenshot.png");
     std::fs::write(&keep, &bytes).unwrap();
     eprintln!("screenshot: {}", keep.display());
+}
+
+/// `ext4:4K kernel:ext4`, as the survival section names a crash config.
+fn crash_config(r: &Value) -> String {
+    let driver = r["driver"].as_str().unwrap().split_whitespace().next();
+    let mut n = format!(
+        "{}:{} {}",
+        r["fs"].as_str().unwrap(),
+        short(r["cluster_bytes"].as_u64().unwrap()),
+        driver.unwrap_or("")
+    );
+    if let Some(o) = r["mount_options"].as_str().filter(|o| !o.is_empty()) {
+        n.push_str(&format!(" -o {o}"));
+    }
+    n
+}
+
+/// The crash configs, and how many survival charts they call for: one per
+/// config with a workload that judged states.
+fn crash_expected(v: &Value) -> (Vec<String>, usize) {
+    let mut names: Vec<String> = Vec::new();
+    let mut charted: Vec<String> = Vec::new();
+    for r in configs(v, "results") {
+        let n = crash_config(&r);
+        if r["error"].is_null() && r["states"].as_u64().unwrap() > 0 && !charted.contains(&n) {
+            charted.push(n.clone());
+        }
+        if !names.contains(&n) {
+            names.push(n);
+        }
+    }
+    (names, charted.len())
+}
+
+/// What a survival section must say beyond check_page.
+fn check_survival(dom: &str, v: &Value) {
+    assert!(dom.contains("id=\"crash-1\""), "no crash section");
+    assert!(dom.contains("Crash survival: "));
+    assert!(dom.contains(": what survives a crash"));
+    assert!(dom.contains(v["device_model"].as_str().unwrap()));
+    assert!(dom.contains(&format!("{} (the same seed", v["seed"])));
+    assert_eq!(dom.contains("Lab run"), !v["lab"].is_null());
+    for r in configs(v, "results") {
+        for w in r["worst"].as_array().unwrap() {
+            assert!(dom.contains(w["replay"].as_str().unwrap()), "{w}");
+        }
+    }
+}
+
+#[test]
+fn crash_results_draw_the_survival_chart_in_chromium() {
+    if !(common::can_mount()
+        && common::can_fuse()
+        && common::have(&["mkfs.ext4", "e2fsck", "losetup"]))
+    {
+        return;
+    }
+    let Some(chrome_bin) = chromium() else {
+        return;
+    };
+    let d = tmp("fsfit-report-crash-");
+    let dir = d.path();
+    let state = dir.join("state");
+    struct Cleanup<'a>(&'a Path);
+    impl Drop for Cleanup<'_> {
+        fn drop(&mut self) {
+            let _ = fsfit()
+                .env("FSFIT_STATE_DIR", self.0)
+                .arg("cleanup")
+                .output();
+        }
+    }
+    let _cleanup = Cleanup(&state);
+    let (json, direct) = (dir.join("crash.json"), dir.join("direct.html"));
+    run_ok(
+        fsfit()
+            .env("FSFIT_STATE_DIR", &state)
+            .args([
+                "-q",
+                "crash",
+                "--fs",
+                "ext4:4K",
+                "--quick",
+                "--workloads",
+                "save",
+            ])
+            .args(["--states", "1", "--run-dir"])
+            .arg(dir.join("runs"))
+            .arg("--json")
+            .arg(&json)
+            .arg("--report")
+            .arg(&direct),
+    );
+    let v = read_json(&json);
+    let (names, charts) = crash_expected(&v);
+    assert_eq!((names.len(), charts), (1, 1), "{v}");
+    assert!(names[0].starts_with("ext4:4K kernel:ext4"), "{names:?}");
+
+    let page = dir.join("report.html");
+    let png = dir.join("png");
+    run_ok(
+        fsfit()
+            .arg("report")
+            .arg(&json)
+            .arg("-o")
+            .arg(&page)
+            .arg("--png")
+            .arg(&png),
+    );
+    let profile = dir.join("chromium-profile");
+    std::fs::create_dir_all(&profile).unwrap();
+    for p in [&page, &direct] {
+        let dom = chrome(&chrome_bin, &profile, p, "--dump-dom");
+        check_page(&dom, charts, &names);
+        check_survival(&dom, &v);
+    }
+    assert_eq!(
+        std::fs::read_dir(&png).unwrap().count(),
+        2 * charts,
+        "--png writes an SVG and a PNG per survival chart"
+    );
 }

@@ -11,23 +11,23 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 /// plotters writes `font-size` as size / 1.24 in SVG: these give 12 and 16 px.
-const TEXT: f64 = 15.0;
+pub(super) const TEXT: f64 = 15.0;
 const CAPTION: f64 = 20.0;
 /// Rough width of a character of 12 px sans-serif text, for layout only.
 const CHAR_PX: f64 = 6.8;
-const FONT: &str = "sans-serif";
+pub(super) const FONT: &str = "sans-serif";
 
-type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
+pub(super) type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
 
 /// A linear f64 axis with ticks exactly at `keys` (category centres, powers
 /// of two). plotters' own `with_key_points` drops the f64 label formatter.
 /// With `log`, positions are logarithmic (lo, hi and keys above zero).
 #[derive(Clone)]
-struct Keyed {
-    lo: f64,
-    hi: f64,
-    keys: Vec<f64>,
-    log: bool,
+pub(super) struct Keyed {
+    pub(super) lo: f64,
+    pub(super) hi: f64,
+    pub(super) keys: Vec<f64>,
+    pub(super) log: bool,
 }
 
 impl Ranged for Keyed {
@@ -119,11 +119,11 @@ pub struct Lines {
     pub height: u32,
 }
 
-fn text_px(s: &str) -> f64 {
+pub(super) fn text_px(s: &str) -> f64 {
     s.chars().count() as f64 * CHAR_PX
 }
 
-fn font<'a>() -> TextStyle<'a> {
+pub(super) fn font<'a>() -> TextStyle<'a> {
     (FONT, TEXT).into_font().color(&BLACK)
 }
 
@@ -168,14 +168,14 @@ macro_rules! with_marker {
 
 /// What a legend entry shows before its name.
 #[derive(Clone, Copy)]
-enum Key {
+pub(super) enum Key {
     Swatch(RGBColor),
     Line(RGBColor, Marker),
     Dashed,
 }
 
 /// Legend entries laid out left to right, wrapping: (x, y) of each.
-fn legend_layout(names: &[String], width: u32) -> (Vec<(i32, i32)>, u32) {
+pub(super) fn legend_layout(names: &[String], width: u32) -> (Vec<(i32, i32)>, u32) {
     let (mut x, mut y) = (10i32, 12i32);
     let mut at = Vec::new();
     for n in names {
@@ -191,7 +191,7 @@ fn legend_layout(names: &[String], width: u32) -> (Vec<(i32, i32)>, u32) {
     (at, h)
 }
 
-fn legend(area: &Area, items: &[(String, Key)], width: u32) {
+pub(super) fn legend(area: &Area, items: &[(String, Key)], width: u32) {
     let names: Vec<String> = items.iter().map(|(n, _)| n.clone()).collect();
     let (at, _) = legend_layout(&names, width);
     for ((name, key), &(x, y)) in items.iter().zip(&at) {
@@ -228,7 +228,7 @@ fn legend(area: &Area, items: &[(String, Key)], width: u32) {
     }
 }
 
-fn caption(area: &Area, title: &str) {
+pub(super) fn caption(area: &Area, title: &str) {
     let _ = area.draw(&Text::new(
         title.to_string(),
         (10, 8),

@@ -7,8 +7,11 @@
 
 mod draw;
 pub mod figures;
+mod stacked;
+pub mod survival;
 
 pub use draw::{bars, lines, Bar, BarSeries, Bars, Curve, Lines, Point};
+pub use stacked::{pct, stacked, Segment, Stack, Stacks};
 
 /// One chart: what the HTML page shows and `--png` writes.
 #[derive(Clone, Debug)]

@@ -1,12 +1,14 @@
 //! The HTML report: one self-contained page (inline CSS and SVG, no script,
-//! nothing fetched when it is viewed) from any mix of `fsfit bench` and
-//! `fsfit usage` results, with a print stylesheet. One file per section:
+//! nothing fetched when it is viewed) from any mix of `fsfit bench`,
+//! `fsfit usage`, `fsfit advise` and `fsfit crash` results, with a print stylesheet. One file per section:
 //! bench.rs (one benchmark run), compare.rs (two runs side by side),
-//! usage.rs (cluster-size sweeps and one usage result); this file holds the
+//! usage.rs (cluster-size sweeps and one usage result), crash.rs (the
+//! survival chart of one crash run); this file holds the
 //! page, its stylesheet and the small helpers the sections share.
 
 mod bench;
 mod compare;
+mod crash;
 mod usage;
 
 use super::charts::figures;
@@ -14,6 +16,7 @@ use super::charts::{esc, Chart};
 use super::inputs::Inputs;
 use bench::bench_section;
 use compare::comparison_section;
+use crash::crash_section;
 use std::fmt::Write;
 use usage::{sweeps_section, usage_section};
 
@@ -196,7 +199,37 @@ fn contents(o: &mut Out, inputs: &Inputs, compare_exists: bool, sweeps_exist: bo
             esc(&u.label)
         );
     }
+    for (i, c) in inputs.crash.iter().enumerate() {
+        let _ = writeln!(
+            o.html,
+            "<li><a href=\"#crash-{}\">Crash survival: {}</a></li>",
+            i + 1,
+            esc(&c.label)
+        );
+    }
     o.push("</ol>\n</nav>\n<main>\n");
+}
+
+/// "2 benchmark and 1 usage results", "1 crash result": the kinds given.
+fn sources(i: &Inputs) -> String {
+    let counts = [
+        (i.bench.len(), "benchmark"),
+        (i.usage.len(), "usage"),
+        (i.crash.len(), "crash"),
+    ];
+    let n: usize = counts.iter().map(|c| c.0).sum();
+    let mut kinds: Vec<String> = counts
+        .iter()
+        .filter(|c| c.0 > 0)
+        .map(|(k, w)| format!("{k} {w}"))
+        .collect();
+    let last = kinds.pop().unwrap_or_else(|| "no".into());
+    let head = if kinds.is_empty() {
+        last
+    } else {
+        format!("{} and {last}", kinds.join(", "))
+    };
+    format!("{head} result{}", if n == 1 { "" } else { "s" })
 }
 
 /// The whole page. `command` is the fsfit command line that makes it.
@@ -211,13 +244,11 @@ pub fn render(inputs: &Inputs, command: &[String]) -> Page {
     o.push("</style>\n</head>\n<body>\n<header>\n<h1>fsfit report</h1>\n");
     let _ = writeln!(
         o.html,
-        "<p class=\"note\">Made by fsfit {} on {} with <code class=\"cmd\">{}</code> from {} benchmark and {} usage result{}.</p>",
+        "<p class=\"note\">Made by fsfit {} on {} with <code class=\"cmd\">{}</code> from {}.</p>",
         esc(env!("CARGO_PKG_VERSION")),
         esc(&date),
         esc(&shell_line(command)),
-        inputs.bench.len(),
-        inputs.usage.len(),
-        if inputs.bench.len() + inputs.usage.len() == 1 { "" } else { "s" }
+        sources(inputs)
     );
     o.push("</header>\n");
 
@@ -242,6 +273,9 @@ pub fn render(inputs: &Inputs, command: &[String]) -> Page {
     sweeps_section(&mut o, sweeps);
     for (i, u) in inputs.usage.iter().enumerate() {
         usage_section(&mut o, i, u);
+    }
+    for (i, c) in inputs.crash.iter().enumerate() {
+        crash_section(&mut o, i, c);
     }
     o.push("</main>\n<footer>\n<p class=\"note\">Charts use the Okabe–Ito colours; every bar is labelled with its figure, and lines differ by marker shape. Each chart's full text alternative is in its SVG description.</p>\n</footer>\n</body>\n</html>\n");
     Page {
@@ -286,6 +320,45 @@ mod tests {
         assert_eq!(page.charts.len(), 4);
         assert_eq!(h.matches("<svg").count(), 4);
         assert!(!h.contains("<script"));
+    }
+
+    #[test]
+    fn crash_results_make_a_survival_section() {
+        let crash = br#"{"schema":"fsfit.crash/1","fsfit":"0.2.0","date":"d","command":"fsfit crash",
+          "kernel":"6.1","device_model":"lying","seed":7,"quick":true,"lab":"uml",
+          "results":[
+            {"fs":"udf","cluster_bytes":512,"driver":"kernel:udf","mount_options":"",
+             "checker":null,"workload":"save","writes":9,"flushes":3,"log_bytes":1,"states":4,
+             "seconds":1.0,"states_per_s":4.0,
+             "outcomes":{"mountable_as_is":3,"checker_clean":0,"checker_repaired":0,"unrepairable":1,
+               "no_checker":4,"old_files_damaged":0,"durable_lost":1,"inflight_lost":0,"inflight_garbage":0},
+             "worst":[{"state":"e3-r0","kind":"durable_lost","detail":"<report.doc> gone",
+               "replay":"fsfit crash --replay /var/tmp/r --state e3-r0 -o e3-r0.img"}],"error":null},
+            {"fs":"f2fs","cluster_bytes":4096,"driver":"kernel:f2fs","mount_options":"",
+             "checker":"fsck.f2fs 1.16","workload":"save","writes":0,"flushes":0,"log_bytes":0,
+             "states":0,"seconds":0.0,"states_per_s":0.0,"outcomes":{"mountable_as_is":0,
+               "checker_clean":0,"checker_repaired":0,"unrepairable":0,"no_checker":0,
+               "old_files_damaged":0,"durable_lost":0,"inflight_lost":0,"inflight_garbage":0},
+             "worst":[],"error":"mkfs failed"}],
+          "skipped":[{"fs":"ntfs","reason":"no driver on this kernel"}]}"#;
+        let mut i = Inputs::default();
+        i.add("c", "c.json", parse(crash).unwrap());
+        let page = render(&i, &["fsfit".into(), "report".into()]);
+        let h = &page.html;
+        // The failed config has no states to draw: one chart.
+        assert_eq!(page.charts.len(), 1);
+        assert_eq!(h.matches("<svg").count(), 1);
+        assert!(h.contains("<a href=\"#crash-1\">Crash survival: c</a>"));
+        assert!(h.contains("Crash survival: c (lab run: uml)"));
+        assert!(h.contains("Lab run") && h.contains("not device figures"));
+        assert!(h.contains("lying: the device honours only"));
+        assert!(h.contains("udf:512 kernel:udf: what survives a crash"));
+        assert!(h.contains("no checker: states are judged by mounting"));
+        assert!(h.contains("fsfit crash --replay /var/tmp/r --state e3-r0 -o e3-r0.img"));
+        assert!(h.contains("&lt;report.doc&gt; gone") && !h.contains("<report.doc>"));
+        assert!(h.contains("failed: mkfs failed"));
+        assert!(h.contains("<li>ntfs: no driver on this kernel</li>"));
+        assert!(h.contains("from 1 crash result."));
     }
 
     #[test]
