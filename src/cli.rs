@@ -302,6 +302,11 @@ pub struct AdviseArgs {
     #[arg(long, value_name = "FILE.json")]
     pub bench: Option<PathBuf>,
 
+    /// Results of `fsfit crash --json` (repeatable): configs whose crash
+    /// states damaged durable or older files rank after clean ones.
+    #[arg(long, value_name = "FILE.json")]
+    pub crash: Vec<PathBuf>,
+
     /// Systems that must read and write the drive: windows, macos, linux,
     /// android, camera, tv, car, console (comma-separated).
     #[arg(long = "for", value_name = "SYSTEM,...", value_delimiter = ',')]

@@ -31,6 +31,8 @@ pub struct Options {
     pub max_overhead: f64,
     pub fill: Option<u64>,
     pub bench: Option<BenchReport>,
+    /// What `--crash` results say, per filesystem and cluster.
+    pub crash: Vec<advise::Robustness>,
     pub target: Option<Target>,
     pub budget: std::time::Duration,
     pub label: String,
@@ -55,6 +57,11 @@ impl Options {
             return Err(Error::input("--max-overhead: give a percentage, 0 or more"));
         }
         let bench = a.bench.as_deref().map(read_bench).transpose()?;
+        let mut reports = Vec::new();
+        for p in &a.crash {
+            reports.push(read_crash(p)?);
+        }
+        let crash = robustness(&reports);
         let mut walk = Walk::new(&a.tree, false)?;
         walk.paths.dedup();
         // The volume is the target's size.
@@ -100,6 +107,7 @@ impl Options {
             max_overhead: a.max_overhead,
             fill: a.fill,
             bench,
+            crash,
             target,
             budget: a.budget,
             label: a.label.clone(),
@@ -145,6 +153,62 @@ fn read_bench(p: &std::path::Path) -> Result<BenchReport> {
     Ok(r)
 }
 
+/// A `fsfit crash --json` file, or why it is not one.
+fn read_crash(p: &std::path::Path) -> Result<crate::crash::Report> {
+    let bytes = std::fs::read(p).map_err(|e| Error::input(format!("{}: {e}", p.display())))?;
+    let r: crate::crash::Report = serde_json::from_slice(&bytes)
+        .map_err(|e| Error::input(format!("{}: not fsfit crash results: {e}", p.display())))?;
+    if r.schema != crate::crash::SCHEMA {
+        return Err(Error::input(format!(
+            "{}: schema {} is not {}",
+            p.display(),
+            r.schema,
+            crate::crash::SCHEMA
+        )));
+    }
+    Ok(r)
+}
+
+/// Crash results summed per filesystem and cluster over workloads, drivers
+/// and files. A state counts as damaging when it lost a durable file or
+/// damaged an old one; the two counts may overlap and the JSON does not say
+/// by how much, so the larger of the two per result is taken: a lower bound.
+/// A lying device loses data whatever the filesystem does, so those runs
+/// say nothing about the filesystem and are left out; failed configs too.
+fn robustness(reports: &[crate::crash::Report]) -> Vec<advise::Robustness> {
+    let mut out: Vec<advise::Robustness> = Vec::new();
+    for rep in reports.iter().filter(|r| r.device_model != "lying") {
+        for r in rep
+            .results
+            .iter()
+            .filter(|r| r.error.is_none() && r.states > 0)
+        {
+            let damaged = r.outcomes.durable_lost.max(r.outcomes.old_files_damaged);
+            // Per cluster, and per filesystem for the clusters not tested:
+            // robustness is mostly the filesystem's, so a crash run at the
+            // default cluster speaks for its other clusters too.
+            for cluster in [Some(r.cluster_bytes), None] {
+                match out
+                    .iter_mut()
+                    .find(|x| x.fs == r.fs && x.cluster_bytes == cluster)
+                {
+                    Some(x) => {
+                        x.states += r.states;
+                        x.damaged += damaged;
+                    }
+                    None => out.push(advise::Robustness {
+                        fs: r.fs.clone(),
+                        cluster_bytes: cluster,
+                        states: r.states,
+                        damaged,
+                    }),
+                }
+            }
+        }
+    }
+    out
+}
+
 pub fn run(o: &Options, quiet: bool) -> Result<()> {
     let r = super::usage::walk(&o.walk, &[], o.volume, None, quiet)?;
     let measured: Vec<BenchReport> = o.bench.iter().cloned().collect();
@@ -154,7 +218,7 @@ pub fn run(o: &Options, quiet: bool) -> Result<()> {
         fill: o.fill,
         measured: &measured,
         measured_on: o.measured_on.clone(),
-        crash: &[],
+        crash: &o.crash,
     };
     let make = || o.target_spec().expect("a target");
     let measure = o.target.as_ref().map(|_| Measure {

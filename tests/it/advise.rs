@@ -434,3 +434,69 @@ fn measures_on_an_image_within_the_budget_and_reports_it() {
     assert!(page.contains("Benchmark: advice round 1"));
     assert!(page.contains("Space usage: advice sizes"));
 }
+
+/// A `fsfit.crash/1` file whose one result (`fs` at `cluster`) lost
+/// `damaged` durable files in 40 states.
+fn crash_file(dir: &Path, name: &str, model: &str, fs: &str, cluster: u64, damaged: u64) -> String {
+    let v = serde_json::json!({
+        "schema": "fsfit.crash/1", "fsfit": "test", "date": "2026-11-25T00:00:00Z",
+        "command": "fsfit crash", "kernel": "test", "device_model": model, "seed": 1,
+        "quick": true, "skipped": [],
+        "results": [{
+            "fs": fs, "cluster_bytes": cluster, "driver": "kernel:test", "mount_options": "",
+            "checker": null, "workload": "save", "writes": 100, "flushes": 10,
+            "log_bytes": 4096, "states": 40, "seconds": 1.0, "states_per_s": 40.0,
+            "outcomes": {"mountable_as_is": 40, "checker_clean": 40, "checker_repaired": 0,
+                "unrepairable": 0, "no_checker": 0, "old_files_damaged": 0,
+                "durable_lost": damaged, "inflight_lost": 0, "inflight_garbage": 0},
+            "worst": [], "error": null
+        }]
+    });
+    let p = dir.join(name);
+    std::fs::write(&p, serde_json::to_vec(&v).unwrap()).unwrap();
+    p.to_str().unwrap().to_string()
+}
+
+// `advise --crash` (#11): measured crash damage moves a config down; a
+// lying device's runs say nothing about the filesystem and are left out.
+#[test]
+fn crash_results_rank_a_damaged_filesystem_after_clean_ones() {
+    let t = tempfile::tempdir().unwrap();
+    let tree = t.path().join("tree");
+    for i in 0..20 {
+        write_file(&tree.join(format!("f{i}.dat")), 100_000 + i * 777);
+    }
+    let tree = tree.to_str().unwrap();
+    let base = [tree, "--for", "linux", "--volume", "8G"];
+    let (v, code) = advise(&base);
+    assert_eq!(code, 0, "{v}");
+    let first = v["choice"]["fs"].as_str().unwrap().to_string();
+    let cluster = v["choice"]["cluster_bytes"].as_u64().unwrap();
+
+    // Damage measured at another cluster still speaks for the filesystem.
+    let bad = crash_file(t.path(), "bad.json", "honest", &first, cluster * 2, 3);
+    let (v, code) = advise(&[&base[..], &["--crash", &bad]].concat());
+    assert_eq!(code, 0, "{v}");
+    assert_ne!(v["choice"]["fs"], first.as_str(), "{}", v["why"]);
+    let hit = v["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["fs"] == first.as_str())
+        .expect("the damaged filesystem is still a candidate");
+    assert!(hit["crash"].as_str().unwrap().contains("3 of 40"), "{hit}");
+
+    let lying = crash_file(t.path(), "lying.json", "lying", &first, cluster, 3);
+    let (v, _) = advise(&[&base[..], &["--crash", &lying]].concat());
+    assert_eq!(v["choice"]["fs"], first.as_str(), "{}", v["why"]);
+
+    let wrong = t.path().join("wrong.json");
+    std::fs::write(&wrong, br#"{"schema":"fsfit.usage/1"}"#).unwrap();
+    let out = fsfit()
+        .args(["advise", tree, "--crash", wrong.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+}

@@ -113,6 +113,9 @@ pub fn text(a: &Advice) -> String {
                         String::new()
                     }
                 );
+                if let Some(note) = &c.crash {
+                    let _ = writeln!(o, "{:>15}{note}", "");
+                }
             }
             if a.candidates.len() > 12 {
                 let _ = writeln!(
