@@ -50,6 +50,12 @@ struct Fs {
     s: Arc<Mutex<Shared>>,
 }
 
+/// The shared state, even if a thread panicked holding it: the server must
+/// go on answering, or whatever sits on the recorder waits for good.
+fn lock(s: &Mutex<Shared>) -> std::sync::MutexGuard<'_, Shared> {
+    s.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 fn attr(ino: u64, size: u64) -> FileAttr {
     let t = SystemTime::UNIX_EPOCH;
     FileAttr {
@@ -77,7 +83,7 @@ fn attr(ino: u64, size: u64) -> FileAttr {
 
 impl Fs {
     fn size(&self) -> u64 {
-        self.s.lock().unwrap().image.len() as u64
+        lock(&self.s).image.len() as u64
     }
 }
 
@@ -116,7 +122,7 @@ impl fuser::Filesystem for Fs {
         _lock: Option<u64>,
         reply: ReplyData,
     ) {
-        let s = self.s.lock().unwrap();
+        let s = lock(&self.s);
         let start = (offset.max(0) as usize).min(s.image.len());
         let end = (start + size as usize).min(s.image.len());
         reply.data(&s.image[start..end]);
@@ -134,7 +140,7 @@ impl fuser::Filesystem for Fs {
         _lock: Option<u64>,
         reply: ReplyWrite,
     ) {
-        let mut s = self.s.lock().unwrap();
+        let mut s = lock(&self.s);
         let start = offset.max(0) as usize;
         if start + data.len() > s.image.len() {
             // The image never grows: a device has a fixed size.
@@ -152,7 +158,7 @@ impl fuser::Filesystem for Fs {
     }
 
     fn fsync(&mut self, _r: &Request<'_>, _ino: u64, _fh: u64, _ds: bool, reply: ReplyEmpty) {
-        let mut s = self.s.lock().unwrap();
+        let mut s = lock(&self.s);
         s.flushes += 1;
         s.record(Record {
             kind: Kind::Flush,
@@ -212,18 +218,27 @@ struct Watchdog {
 }
 
 impl Watchdog {
-    fn start(conn: Option<u32>, limit: Duration) -> Watchdog {
+    /// `mount`: the recorder's folder, which the guard checks is still
+    /// connection `conn` before it aborts (connection numbers are reused).
+    fn start(conn: Option<u32>, mount: PathBuf, limit: Duration) -> Watchdog {
         let armed: Arc<Mutex<Option<Instant>>> = Arc::default();
         let stop = Arc::new(AtomicBool::new(false));
         let (a, st) = (armed.clone(), stop.clone());
         let thread = std::thread::spawn(move || {
+            // Spawned from this thread: its parent-death signal follows
+            // this thread, not the process (see `guard`).
+            let mut child = conn.and_then(|c| guard(c, &mount));
             while !st.load(Ordering::SeqCst) {
                 let since = *a.lock().unwrap();
                 if since.is_some_and(|t| t.elapsed() >= limit) {
                     abort_connection(conn);
-                    return;
+                    break;
                 }
                 std::thread::sleep(Duration::from_millis(100));
+            }
+            if let Some(c) = child.as_mut() {
+                let _ = c.kill();
+                let _ = c.wait();
             }
         });
         Watchdog {
@@ -243,6 +258,76 @@ impl Drop for Watchdog {
     }
 }
 
+/// A tiny process that aborts the recorder's FUSE connection when the
+/// thread that started it dies (PR_SET_PDEATHSIG), which for a sleeping
+/// thread happens only when fsfit is killed. Without it, SIGKILL could
+/// leave fsfit in D state for good (seen in CI: the kill ended the thread
+/// serving the recorder while the workload's thread waited, uninterruptibly,
+/// on a page write that only that thread could answer; the process never
+/// exited, so its /dev/fuse never closed and fsfit cleanup could not help).
+fn guard(conn: u32, mount: &Path) -> Option<std::process::Child> {
+    use std::os::unix::process::CommandExt;
+    let abort = ensure_fusectl(conn)?;
+    let me = unsafe { libc::getpid() };
+    // Abort only while that connection is still this recorder's mount (its
+    // folder's name is unique to this process): a number freed by an
+    // unmount is soon another recorder's. `wait` returns at once on the
+    // signal, where a bare `sleep` would delay the trap by up to a second.
+    let script = r#"
+        trap 'awk -v d="0:$1" -v m="/$2" '"'"'$3 == d && substr($5, length($5) - length(m) + 1) == m { f = 1 } END { exit !f }'"'"' /proc/self/mountinfo && echo 1 > "$3"; exit 0' TERM
+        while :; do sleep 1 & wait $!; done"#;
+    let name = mount.file_name()?.to_str()?.to_string();
+    let mut cmd = std::process::Command::new("sh");
+    cmd.args([
+        "-c",
+        script,
+        "fsfit-recorder-guard",
+        &conn.to_string(),
+        &name,
+    ])
+    .arg(&abort)
+    .stdin(std::process::Stdio::null())
+    .stdout(std::process::Stdio::null())
+    .stderr(std::process::Stdio::null())
+    // Not in the terminal's process group: Ctrl-C is fsfit's to handle.
+    .process_group(0);
+    unsafe {
+        cmd.pre_exec(move || {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
+            // The thread may have died between fork and prctl.
+            if libc::getppid() != me {
+                libc::raise(libc::SIGTERM);
+            }
+            Ok(())
+        });
+    }
+    cmd.spawn().ok()
+}
+
+/// The abort file of FUSE connection `conn`, mounting fusectl if needed.
+/// fusectl is not mounted on every host (it is not here); it is harmless to
+/// leave mounted, as systemd does. mount(2) itself: the mount tool stats
+/// mount points, and a stuck recorder's is one of them, so the tool hung
+/// too (measured).
+fn ensure_fusectl(conn: u32) -> Option<PathBuf> {
+    let root = Path::new("/sys/fs/fuse/connections");
+    let abort = root.join(conn.to_string()).join("abort");
+    if !abort.exists() {
+        let c = |s: &str| std::ffi::CString::new(s).unwrap();
+        let (name, target) = (c("fusectl"), c("/sys/fs/fuse/connections"));
+        unsafe {
+            libc::mount(
+                name.as_ptr(),
+                target.as_ptr(),
+                name.as_ptr(),
+                0,
+                std::ptr::null(),
+            )
+        };
+    }
+    abort.exists().then_some(abort)
+}
+
 /// The FUSE connection number of the mount at `dir`: the minor of its
 /// st_dev, the name of its folder under /sys/fs/fuse/connections.
 fn connection_of(dir: &Path) -> Option<u32> {
@@ -258,25 +343,7 @@ fn abort_connection(conn: Option<u32>) {
         );
         return;
     };
-    let root = Path::new("/sys/fs/fuse/connections");
-    if !root.join(c.to_string()).exists() {
-        // fusectl is not mounted on every host (it is not here); it is
-        // harmless to leave mounted, as systemd does. mount(2) itself: the
-        // mount tool stats mount points, and the stuck recorder's is one of
-        // them, so the tool hung too (measured).
-        let c = |s: &str| std::ffi::CString::new(s).unwrap();
-        let (name, target) = (c("fusectl"), c("/sys/fs/fuse/connections"));
-        unsafe {
-            libc::mount(
-                name.as_ptr(),
-                target.as_ptr(),
-                name.as_ptr(),
-                0,
-                std::ptr::null(),
-            )
-        };
-    }
-    let ok = std::fs::write(root.join(c.to_string()).join("abort"), "1").is_ok();
+    let ok = ensure_fusectl(c).is_some_and(|abort| std::fs::write(abort, "1").is_ok());
     eprintln!(
         "fsfit: cleanup was stuck on the write recorder; {} its FUSE connection {c} so nothing stays stuck",
         if ok { "aborted" } else { "could not abort" }
@@ -340,7 +407,7 @@ impl Recorder {
             let _ = std::fs::remove_dir(&dir);
             format!("cannot mount the write recorder (FUSE): {e}")
         })?;
-        let watchdog = Some(Watchdog::start(connection_of(&dir), limit));
+        let watchdog = Some(Watchdog::start(connection_of(&dir), dir.clone(), limit));
         Ok(Recorder {
             shared,
             dir,
@@ -371,7 +438,7 @@ impl Recorder {
 
     /// Append fsfit's own marker (the workload starts) and return its position.
     pub fn mark(&self) -> u64 {
-        let mut s = self.shared.lock().unwrap();
+        let mut s = lock(&self.shared);
         let at = s.log.as_ref().map_or(0, |w| w.len());
         s.record(Record {
             kind: Kind::Mark,
@@ -384,7 +451,7 @@ impl Recorder {
     /// Stop logging, unmount, and return (writes, flushes, log bytes).
     pub fn finish(mut self) -> Result<(u64, u64, u64), String> {
         let (w, f, bytes, writer, err) = {
-            let mut s = self.shared.lock().unwrap();
+            let mut s = lock(&self.shared);
             let writer = s.log.take();
             (
                 s.writes,
@@ -423,52 +490,205 @@ impl Drop for Recorder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::Read;
 
-    /// A recorder that stops answering (its lock held, as a deadlock would)
-    /// leaves a reader of its image stuck; once armed, the watchdog aborts
-    /// the connection and the reader gets an error instead of waiting for
-    /// good.
+    /// The child of `sigkill_cannot_leave_fsfit_stuck`: ext4 on a loop
+    /// device on a recorder, then a write and fsync while this thread holds
+    /// the recorder's lock, so the server cannot answer and this thread
+    /// waits uninterruptibly on its own recorder: the state SIGKILL met in
+    /// CI. Prints the loop device, the mount folder and the recorder's.
     #[test]
-    fn watchdog_unsticks_a_recorder_that_stopped_answering() {
-        if unsafe { libc::geteuid() } != 0 || !Path::new("/dev/fuse").exists() {
+    #[ignore = "run by sigkill_cannot_leave_fsfit_stuck in a child process"]
+    fn stuck_child() {
+        let Some(dir) = std::env::var_os("FSFIT_STUCK_CHILD") else {
+            return;
+        };
+        let dir = PathBuf::from(dir);
+        std::env::set_var("FSFIT_STATE_DIR", dir.join("state"));
+        let base = dir.join("base.img");
+        std::fs::File::create(&base)
+            .unwrap()
+            .set_len(64 << 20)
+            .unwrap();
+        let ok = std::process::Command::new("mkfs.ext4")
+            .args(["-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0"])
+            .arg(&base)
+            .status()
+            .unwrap();
+        assert!(ok.success());
+        // FSFIT_STUCK_ARM: the watchdog is armed (1 s) before the stall.
+        let arm = std::env::var_os("FSFIT_STUCK_ARM").is_some();
+        let image = std::fs::read(&base).unwrap();
+        let rec = Recorder::start_with(image, &dir.join("log"), Duration::from_secs(1)).unwrap();
+        let lo = crate::device::loopdev::LoopDev::attach(&rec.image_path()).unwrap();
+        let mnt = dir.join("mnt");
+        std::fs::create_dir_all(&mnt).unwrap();
+        let ok = std::process::Command::new("mount")
+            .arg(&lo.dev)
+            .arg(&mnt)
+            .status()
+            .unwrap();
+        assert!(ok.success());
+        println!("STUCK {} {} {}", lo.dev, mnt.display(), rec.dir.display());
+        use std::io::Write;
+        std::io::stdout().flush().unwrap();
+        let _held = rec.shared.lock().unwrap();
+        if arm {
+            drop(rec.arm_on_drop());
+        }
+        if let Ok(mut f) = std::fs::File::create(mnt.join("x")) {
+            let _ = f.write_all(&[1u8; 1 << 20]);
+            let _ = f.sync_all();
+        }
+        // Only reached once the kernel failed the I/O (the connection was
+        // aborted): the parent judges by whether and how this ends.
+        if arm {
+            std::process::exit(0);
+        }
+        std::thread::sleep(Duration::from_secs(3600));
+    }
+
+    /// True when some thread of `pid` is in uninterruptible sleep.
+    fn in_d_state(pid: u32) -> bool {
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+            return false;
+        };
+        tasks.flatten().any(|t| {
+            std::fs::read_to_string(t.path().join("stat"))
+                .ok()
+                .and_then(|s| s.rsplit(')').next()?.trim().chars().next())
+                == Some('D')
+        })
+    }
+
+    fn ready() -> bool {
+        let need = ["mkfs.ext4", "losetup", "mount"];
+        let ready = unsafe { libc::geteuid() } == 0
+            && Path::new("/dev/fuse").exists()
+            && need.iter().all(|t| {
+                std::process::Command::new("sh")
+                    .args(["-c", &format!("command -v {t}")])
+                    .stdout(std::process::Stdio::null())
+                    .status()
+                    .is_ok_and(|s| s.success())
+            });
+        if !ready {
             assert!(
                 std::env::var_os("FSFIT_REQUIRE_ALL").is_none(),
-                "needs root and /dev/fuse"
+                "needs root, /dev/fuse, mkfs.ext4, losetup, mount"
             );
-            eprintln!("SKIP: needs root and /dev/fuse");
+            eprintln!("SKIP: needs root, /dev/fuse, mkfs.ext4, losetup, mount");
+        }
+        ready
+    }
+
+    /// A stuck child (see `stuck_child`) run from this test binary, in its
+    /// own process so that a failure cannot hang the test run; `wait`
+    /// gives it `limit` to end, then kills it. Returns whether it was seen
+    /// in D state, whether it ended within the limit, and its exit status.
+    fn stuck(arm: bool, kill: bool) -> (bool, bool, Option<i32>) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
+        cmd.args(["--exact", "crash::recorder::tests::stuck_child"])
+            .args(["--ignored", "--nocapture", "-q"])
+            .env("FSFIT_STUCK_CHILD", dir.path())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null());
+        if arm {
+            cmd.env("FSFIT_STUCK_ARM", "1");
+        }
+        let mut child = cmd.spawn().unwrap();
+        let pid = child.id();
+        // libtest prints its own lines first; the reader stays open to the
+        // end (a closed pipe made the child's println panic: a flaky test).
+        use std::io::BufRead;
+        let mut reader = std::io::BufReader::new(child.stdout.take().unwrap());
+        let mut out = String::new();
+        while !out.starts_with("STUCK ") {
+            out.clear();
+            if reader.read_line(&mut out).unwrap() == 0 {
+                break;
+            }
+        }
+        let lines: Vec<&str> = out.split_whitespace().skip(1).collect();
+        assert_eq!(lines.len(), 3, "the child did not set up: {out}");
+        let t0 = Instant::now();
+        let mut was_stuck = false;
+        while t0.elapsed() < Duration::from_secs(20) && !was_stuck {
+            was_stuck = in_d_state(pid);
+            if !was_stuck && child.try_wait().unwrap().is_some() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        if kill {
+            unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+        }
+        let t0 = Instant::now();
+        let mut status = None;
+        while t0.elapsed() < Duration::from_secs(30) {
+            if let Some(s) = child.try_wait().unwrap() {
+                status = Some(s);
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        if status.is_none() {
+            // Release it by hand so the test run itself goes on.
+            unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+            if let Some(c) = connection_of(Path::new(lines[2])) {
+                abort_connection(Some(c));
+            }
+        }
+        let _ = child.wait();
+        // The child's mount and loop device, released with fsfit's own
+        // helpers (the ext4 gives up its loop device a moment after a lazy
+        // unmount, so the detach is retried).
+        let _ = crate::device::mount::unmount_path(Path::new(lines[1]));
+        for i in 0..20 {
+            let _ = crate::device::loopdev::detach(lines[0]);
+            if crate::device::loopdev::backing(lines[0]).is_none() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50 * (i + 1)));
+        }
+        let _ = crate::device::mount::unmount_path(Path::new(lines[2]));
+        drop(reader);
+        (was_stuck, status.is_some(), status.and_then(|s| s.code()))
+    }
+
+    /// SIGKILL must end fsfit even while it waits, in D state, on a write
+    /// only its own (now killed) recorder thread could answer: the guard
+    /// process aborts the FUSE connection when the watchdog thread dies.
+    #[test]
+    fn sigkill_cannot_leave_fsfit_stuck() {
+        if !ready() {
             return;
         }
-        let dir = tempfile::tempdir().unwrap();
-        std::env::set_var("FSFIT_STATE_DIR", dir.path().join("state"));
-        let rec = Recorder::start_with(
-            vec![7u8; 1 << 20],
-            &dir.path().join("log"),
-            Duration::from_secs(1),
-        )
-        .unwrap();
-        let path = rec.image_path();
-        let mut f = std::fs::File::open(&path).unwrap();
-        let mut buf = vec![0u8; 4096];
-        f.read_exact(&mut buf).unwrap();
-        assert_eq!(buf[0], 7, "the recorder serves its image");
-        let held = rec.shared.lock().unwrap();
-        let reader = std::thread::spawn(move || {
-            let mut buf = vec![0u8; 4096];
-            let t0 = Instant::now();
-            let r = f.read(&mut buf);
-            (r.is_err(), t0.elapsed())
-        });
-        std::thread::sleep(Duration::from_millis(300));
+        let (was_stuck, ended, _) = stuck(false, true);
         assert!(
-            !reader.is_finished(),
-            "the read should wait on the recorder"
+            was_stuck,
+            "the child never waited in D state: the test proves nothing"
         );
-        drop(rec.arm_on_drop());
-        let (failed, took) = reader.join().unwrap();
-        drop(held);
-        assert!(failed, "an aborted connection fails the read");
-        assert!(took < Duration::from_secs(20), "took {took:?}");
-        drop(rec);
+        assert!(ended, "SIGKILL left the process stuck on its own recorder");
+    }
+
+    /// Once armed, the watchdog aborts the connection of a recorder that
+    /// stopped answering, and the process stuck on it goes on by itself.
+    #[test]
+    fn watchdog_unsticks_a_recorder_that_stopped_answering() {
+        if !ready() {
+            return;
+        }
+        let (was_stuck, ended, code) = stuck(true, false);
+        assert!(
+            was_stuck,
+            "the child never waited in D state: the test proves nothing"
+        );
+        assert!(ended, "the armed watchdog did not unstick the child");
+        assert_eq!(
+            code,
+            Some(0),
+            "the child went on after the abort and exited"
+        );
     }
 }
