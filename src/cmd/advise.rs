@@ -4,7 +4,7 @@
 use super::usage::Walk;
 use crate::advise::{self, measure::Measure, systems::System};
 use crate::bench::results::{BenchReport, SCHEMA as BENCH_SCHEMA};
-use crate::bench::{self, TargetSpec};
+use crate::bench::TargetSpec;
 use crate::cli::AdviseArgs;
 use crate::{report, Error, Result};
 use std::path::PathBuf;
@@ -138,35 +138,28 @@ impl Options {
     }
 }
 
-/// A `fsfit bench --json` file, or why it is not one.
+/// A `fsfit bench --json` file, or why it is not one: read as `fsfit
+/// report` reads its inputs (the schema decides), then the kind checked.
 fn read_bench(p: &std::path::Path) -> Result<BenchReport> {
-    let bytes = std::fs::read(p).map_err(|e| Error::input(format!("{}: {e}", p.display())))?;
-    let r: BenchReport = serde_json::from_slice(&bytes)
-        .map_err(|e| Error::input(format!("{}: not fsfit bench results: {e}", p.display())))?;
-    if r.schema != BENCH_SCHEMA {
-        return Err(Error::input(format!(
-            "{}: schema {} is not {BENCH_SCHEMA}",
-            p.display(),
-            r.schema
-        )));
+    match report::inputs::load(p)? {
+        report::inputs::Input::Bench(r) => Ok(*r),
+        _ => Err(not_kind(p, BENCH_SCHEMA)),
     }
-    Ok(r)
 }
 
 /// A `fsfit crash --json` file, or why it is not one.
 fn read_crash(p: &std::path::Path) -> Result<crate::crash::Report> {
-    let bytes = std::fs::read(p).map_err(|e| Error::input(format!("{}: {e}", p.display())))?;
-    let r: crate::crash::Report = serde_json::from_slice(&bytes)
-        .map_err(|e| Error::input(format!("{}: not fsfit crash results: {e}", p.display())))?;
-    if r.schema != crate::crash::SCHEMA {
-        return Err(Error::input(format!(
-            "{}: schema {} is not {}",
-            p.display(),
-            r.schema,
-            crate::crash::SCHEMA
-        )));
+    match report::inputs::load(p)? {
+        report::inputs::Input::Crash(r) => Ok(*r),
+        _ => Err(not_kind(p, crate::crash::SCHEMA)),
     }
-    Ok(r)
+}
+
+fn not_kind(p: &std::path::Path, schema: &str) -> Error {
+    Error::input(format!(
+        "{}: fsfit results, but not {schema} ones",
+        p.display()
+    ))
 }
 
 /// Crash results summed per filesystem and cluster over workloads, drivers
@@ -229,14 +222,7 @@ pub fn run(o: &Options, quiet: bool) -> Result<()> {
         command: std::env::args().collect(),
     });
     if measure.is_some() {
-        let _ = ctrlc::set_handler(|| {
-            advise::measure::USER_STOP.store(true, Ordering::SeqCst);
-            if bench::CANCEL.swap(true, Ordering::SeqCst) {
-                eprintln!("\nfsfit: still cleaning up; run `fsfit cleanup` if it is killed");
-            } else {
-                eprintln!("\nfsfit: stopping after cleaning up...");
-            }
-        });
+        super::cancel_on_ctrl_c(|| advise::measure::USER_STOP.store(true, Ordering::SeqCst));
     }
     let mut advice = advise::recommend(&r, opts, measure.as_ref())?;
     if let Some(c) = &advice.choice {

@@ -29,19 +29,7 @@ impl Options {
             ));
         }
         // Where the results go must exist before hours are spent measuring.
-        for p in [&a.json, &a.report].into_iter().flatten() {
-            let dir = match p.parent() {
-                Some(d) if !d.as_os_str().is_empty() => d,
-                _ => std::path::Path::new("."),
-            };
-            if !dir.is_dir() {
-                return Err(Error::input(format!(
-                    "{}: the folder {} does not exist",
-                    p.display(),
-                    dir.display()
-                )));
-            }
-        }
+        super::output_folders_exist([&a.json, &a.report])?;
         if let Some(b) = &a.baseline {
             if let Some((_, c)) = b.split_once(':') {
                 crate::units::parse_size(c)
@@ -127,13 +115,7 @@ pub fn run(o: &Options) -> Result<()> {
         }
         return super::print(&out);
     }
-    let _ = ctrlc::set_handler(|| {
-        if bench::CANCEL.swap(true, Ordering::SeqCst) {
-            eprintln!("\nfsfit: still cleaning up; run `fsfit cleanup` if it is killed");
-        } else {
-            eprintln!("\nfsfit: stopping after cleaning up...");
-        }
-    });
+    super::cancel_on_ctrl_c(|| {});
     let results = bench::run(&o.bench)?;
     // Written also when the run stopped after measuring: what was measured,
     // and why it stopped.

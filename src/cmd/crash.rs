@@ -73,26 +73,8 @@ pub fn run(a: &CrashArgs, quiet: bool) -> Result<()> {
     }
     let o = options(a, quiet)?;
     // Where the results go must exist before the run spends its time.
-    for p in [&a.json, &a.report].into_iter().flatten() {
-        let dir = match p.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => std::path::Path::new("."),
-        };
-        if !dir.is_dir() {
-            return Err(Error::input(format!(
-                "{}: the folder {} does not exist",
-                p.display(),
-                dir.display()
-            )));
-        }
-    }
-    let _ = ctrlc::set_handler(|| {
-        if bench::CANCEL.swap(true, Ordering::SeqCst) {
-            eprintln!("\nfsfit: still cleaning up; run `fsfit cleanup` if it is killed");
-        } else {
-            eprintln!("\nfsfit: stopping after cleaning up...");
-        }
-    });
+    super::output_folders_exist([&a.json, &a.report])?;
+    super::cancel_on_ctrl_c(|| {});
     let rep = match crash::run(&o) {
         Ok(r) => r,
         Err(_) if bench::CANCEL.load(Ordering::SeqCst) => return Err(Error::Interrupted),

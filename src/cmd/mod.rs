@@ -48,6 +48,43 @@ pub fn man() -> Result<String> {
     Ok(String::from_utf8_lossy(&out).into_owned())
 }
 
+/// The folders of the files a long run will write (`--json`, `--report`)
+/// must exist before it spends its time: checked once, for every command.
+pub fn output_folders_exist<'a>(
+    files: impl IntoIterator<Item = &'a Option<std::path::PathBuf>>,
+) -> Result<()> {
+    for p in files.into_iter().flatten() {
+        let dir = match p.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => std::path::Path::new("."),
+        };
+        if !dir.is_dir() {
+            return Err(crate::Error::input(format!(
+                "{}: the folder {} does not exist",
+                p.display(),
+                dir.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Ctrl-C (and SIGTERM) asks the running bench, crash or advise to stop
+/// after it has unmounted and detached what it set up; `also` runs first
+/// (advise tells its budget loop the user stopped it). A second Ctrl-C
+/// only says what is going on.
+pub fn cancel_on_ctrl_c(also: fn()) {
+    use std::sync::atomic::Ordering;
+    let _ = ctrlc::set_handler(move || {
+        also();
+        if crate::bench::CANCEL.swap(true, Ordering::SeqCst) {
+            eprintln!("\nfsfit: still cleaning up; run `fsfit cleanup` if it is killed");
+        } else {
+            eprintln!("\nfsfit: stopping after cleaning up...");
+        }
+    });
+}
+
 /// Every command's output goes through here: a closed pipe (`fsfit usage |
 /// head`, `fsfit info X | head -1`) ends it quietly, not with a panic.
 pub fn print(out: &str) -> Result<()> {

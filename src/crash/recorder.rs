@@ -564,13 +564,7 @@ mod tests {
         let need = ["mkfs.ext4", "losetup", "mount"];
         let ready = unsafe { libc::geteuid() } == 0
             && Path::new("/dev/fuse").exists()
-            && need.iter().all(|t| {
-                std::process::Command::new("sh")
-                    .args(["-c", &format!("command -v {t}")])
-                    .stdout(std::process::Stdio::null())
-                    .status()
-                    .is_ok_and(|s| s.success())
-            });
+            && need.iter().all(|t| crate::device::have_program(t));
         if !ready {
             assert!(
                 std::env::var_os("FSFIT_REQUIRE_ALL").is_none(),
@@ -642,7 +636,9 @@ mod tests {
         let _ = child.wait();
         // The child's mount and loop device, released with fsfit's own
         // helpers (the ext4 gives up its loop device a moment after a lazy
-        // unmount, so the detach is retried).
+        // unmount, so the detach is retried). Not LoopDev's drop, which does
+        // the same but records it in this process's state file under
+        // /run/fsfit, which a test must not touch.
         let _ = crate::device::mount::unmount_path(Path::new(lines[1]));
         for i in 0..20 {
             let _ = crate::device::loopdev::detach(lines[0]);
