@@ -345,7 +345,7 @@ impl<'v> Builder<'v> {
                     .entries
                     .iter_mut()
                     .rev()
-                    .find(|e| e.kind == Kind::Dir && e.name.as_bytes() == name)
+                    .find(|e| e.kind == Kind::Dir && e.name_bytes() == name)
                 {
                     e.mtime = mtime;
                 }
@@ -517,7 +517,7 @@ mod tests {
             let names = d
                 .entries
                 .iter()
-                .map(|e| e.name.to_string_lossy().into_owned())
+                .map(|e| e.name().to_string_lossy().into_owned())
                 .collect();
             seen.lock()
                 .unwrap()

@@ -28,7 +28,9 @@ pub const MTIME_UNKNOWN: i64 = i64::MAX - 1;
 /// One child of a directory, as seen by one `lstat`.
 #[derive(Clone, Debug)]
 pub struct Entry {
-    pub name: OsString,
+    /// Private with `utf8`: [`Entry::name_str`] relies on the flag saying the
+    /// truth about these bytes.
+    name: OsString,
     pub kind: Kind,
     /// `st_size`: file length; for a symlink the length of its target.
     pub size: u64,
@@ -37,16 +39,21 @@ pub struct Entry {
     /// The name's length in UTF-16 code units (what FAT, exFAT and NTFS store);
     /// for a non-UTF-8 name, its byte length.
     pub utf16_len: u32,
-    /// False when the name is not valid UTF-8 (Windows-family filesystems
-    /// cannot store it as it is).
-    pub utf8: bool,
+    utf8: bool,
+    ascii: bool,
 }
 
 impl Entry {
     pub fn new(name: OsString, kind: Kind, size: u64, mtime: i64) -> Entry {
-        let (utf16_len, utf8) = match name.to_str() {
-            Some(s) => (s.encode_utf16().count() as u32, true),
-            None => (name.len() as u32, false),
+        let b = name.as_encoded_bytes();
+        // Most names are ASCII: one byte, one UTF-16 unit, no decoding.
+        let (utf16_len, utf8, ascii) = if b.is_ascii() {
+            (b.len() as u32, true, true)
+        } else {
+            match name.to_str() {
+                Some(s) => (s.encode_utf16().count() as u32, true, false),
+                None => (b.len() as u32, false, false),
+            }
         };
         Entry {
             name,
@@ -55,7 +62,40 @@ impl Entry {
             mtime,
             utf16_len,
             utf8,
+            ascii,
         }
+    }
+
+    pub fn name(&self) -> &std::ffi::OsStr {
+        &self.name
+    }
+
+    pub fn name_bytes(&self) -> &[u8] {
+        self.name.as_encoded_bytes()
+    }
+
+    /// The name as UTF-8, checked once when the entry was made (every model
+    /// and finding asks for it; validating it each time cost ~2 % of a walk).
+    pub fn name_str(&self) -> Option<&str> {
+        if self.utf8 {
+            // SAFETY: `utf8` is set by `new` only after `to_str` (or the
+            // ASCII check) accepted these exact bytes, and neither field
+            // can change afterwards (both are private, no `&mut` access).
+            Some(unsafe { std::str::from_utf8_unchecked(self.name.as_encoded_bytes()) })
+        } else {
+            None
+        }
+    }
+
+    /// False when the name is not valid UTF-8 (Windows-family filesystems
+    /// cannot store it as it is).
+    pub fn is_utf8(&self) -> bool {
+        self.utf8
+    }
+
+    /// The name is all ASCII (so one byte is one character and one UTF-16 unit).
+    pub fn is_ascii(&self) -> bool {
+        self.ascii
     }
 
     /// The name's length in bytes as Linux stores it.
@@ -146,14 +186,10 @@ impl TreeCounts {
     }
 
     pub fn count(&mut self, e: &Entry) {
-        if !e.utf8 {
+        if !e.is_utf8() {
             self.non_utf8_names += 1;
         }
-        if e.name
-            .as_encoded_bytes()
-            .iter()
-            .any(|&b| b < 0x20 || b == 0x7f)
-        {
+        if e.name_bytes().iter().any(|&b| b < 0x20 || b == 0x7f) {
             self.control_char_names += 1;
         }
         match e.kind {

@@ -195,10 +195,10 @@ fn read_dir<'s, 'v: 's>(
                     if md.dev() != dev && !shared.cross_mounts {
                         // `cp -rx` makes the mount point an empty directory.
                         shared.skipped_mounts.fetch_add(1, Ordering::Relaxed);
-                        finish_dir(shared, &rel.join(&e.name), false, &[]);
+                        finish_dir(shared, &rel.join(e.name()), false, &[]);
                     } else {
                         let child = item.path();
-                        let child_rel = rel.join(&e.name);
+                        let child_rel = rel.join(e.name());
                         let child_dev = md.dev();
                         s.spawn(move |s| read_dir(s, shared, child, child_rel, false, child_dev));
                     }

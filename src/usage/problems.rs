@@ -224,7 +224,7 @@ fn keep_first(ex: &mut Vec<String>, p: String) {
 /// path when both parts are UTF-8 (the common case: most hits do not make it
 /// into a full list, and odd_mtime hits about half of all files).
 fn sorts_before(rel: &Path, rel_str: Option<&str>, e: &Entry, last: &str) -> bool {
-    let (Some(r), Some(n)) = (rel_str, e.name.to_str()) else {
+    let (Some(r), Some(n)) = (rel_str, e.name_str()) else {
         return show(rel, e).as_str() < last;
     };
     let sep: &[u8] = if r.is_empty() { b"" } else { b"/" };
@@ -254,7 +254,7 @@ fn reserved_name(name: &str) -> bool {
 
 /// Does Windows refuse this name?
 pub fn windows_bad_name(e: &Entry) -> bool {
-    let Some(name) = e.name.to_str() else {
+    let Some(name) = e.name_str() else {
         return true;
     };
     // Every refused character is ASCII, and no byte of a multi-byte UTF-8
@@ -293,16 +293,16 @@ impl DirFacts {
                 HashMap::with_capacity_and_hasher(dir.entries.len(), KeyIsHash::default());
             let mut buf = Vec::new();
             for (i, e) in dir.entries.iter().enumerate() {
-                match seen.entry(fold_hash(&e.name, &mut buf)) {
+                match seen.entry(fold_hash(e.name(), &mut buf)) {
                     Entry_::Vacant(v) => {
                         v.insert(i);
                     }
                     Entry_::Occupied(mut o) => {
                         let kept = *o.get();
-                        if !same_folded(&e.name, &dir.entries[kept].name) {
+                        if !same_folded(e.name(), dir.entries[kept].name()) {
                             // Different names with the same 64-bit hash: not
                             // worth a second table; neither is a collision.
-                        } else if e.name < dir.entries[kept].name {
+                        } else if e.name() < dir.entries[kept].name() {
                             o.insert(i);
                             collisions.push(kept);
                         } else {
@@ -367,7 +367,7 @@ fn same_folded(a: &std::ffi::OsStr, b: &std::ffi::OsStr) -> bool {
 }
 
 fn show(rel: &Path, e: &Entry) -> String {
-    rel.join(&e.name).to_string_lossy().into_owned()
+    rel.join(e.name()).to_string_lossy().into_owned()
 }
 
 /// Judge one directory's entries against one filesystem's limits.

@@ -223,7 +223,7 @@ impl ExfatModel {
     }
 
     fn entry_set_of(&self, e: &Entry) -> Option<u64> {
-        self.entry_set(e.name.as_encoded_bytes(), e.utf16_len, e.utf8)
+        self.entry_set(e.name_bytes(), e.utf16_len, e.is_utf8())
     }
 
     /// Can the driver create every directory on the way to `dir`? (`cp -r`
@@ -243,8 +243,8 @@ impl ExfatModel {
 /// up-case table mkfs writes, which maps a character to its simple
 /// uppercase, one unit to one unit); a non-UTF-8 name's bytes as they are.
 fn upcased(e: &Entry) -> impl Iterator<Item = u32> + '_ {
-    let b = e.name.as_encoded_bytes();
-    let s = e.name.to_str();
+    let b = e.name_bytes();
+    let s = e.name_str();
     let chars = s.into_iter().flat_map(|s| s.chars()).map(|c| {
         let mut up = c.to_uppercase();
         match (up.next(), up.next()) {

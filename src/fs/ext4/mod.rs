@@ -888,7 +888,7 @@ impl Model for Ext4Model {
             }
         }
         let names = dir.entries.iter().filter_map(|e| {
-            let n = e.name.as_encoded_bytes();
+            let n = e.name_bytes();
             if n.len() > NAME_MAX || (e.kind == Kind::Symlink && e.size + 1 > b) {
                 return None;
             }

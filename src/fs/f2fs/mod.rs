@@ -384,14 +384,14 @@ impl Model for F2fsModel {
                 let s = slots(e.byte_len());
                 if used + s > INLINE_SLOTS {
                     table = HashDir::new(used);
-                    table.add(dentry_hash(e.name.as_encoded_bytes()), s);
+                    table.add(dentry_hash(e.name_bytes()), s);
                     break;
                 }
                 used += s;
             }
         }
         for e in entries {
-            table.add(dentry_hash(e.name.as_encoded_bytes()), slots(e.byte_len()));
+            table.add(dentry_hash(e.name_bytes()), slots(e.byte_len()));
         }
         let (blocks, nodes) = table.blocks(if dir.is_root { ADDRS_PER_INODE } else { addrs });
         // The root's block 0 was written by mkfs.
@@ -803,7 +803,7 @@ mod tests {
         real.sort_unstable();
         let mut table = HashDir::new(DOT_SLOTS);
         for e in sorted_entries(&items) {
-            table.add(dentry_hash(e.name.as_encoded_bytes()), slots(e.byte_len()));
+            table.add(dentry_hash(e.name_bytes()), slots(e.byte_len()));
         }
         let predicted: Vec<u64> = table
             .used

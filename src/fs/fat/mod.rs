@@ -542,8 +542,8 @@ fn duplicates(entries: &[Entry], rule: NameRule) -> Vec<bool> {
     }
     super::case_duplicates(
         entries,
-        |e| matches!(e.kind, Kind::File | Kind::Dir).then(|| fold_hash(stored_name(&e.name))),
-        |x, y| stored_name(&x.name).eq_ignore_ascii_case(stored_name(&y.name)),
+        |e| matches!(e.kind, Kind::File | Kind::Dir).then(|| fold_hash(stored_name(e.name()))),
+        |x, y| stored_name(x.name()).eq_ignore_ascii_case(stored_name(y.name())),
     )
 }
 
@@ -570,7 +570,7 @@ fn fold_hash(b: &[u8]) -> u64 {
 /// Slots one entry takes in its directory under `rule`, or None when the
 /// driver refuses the name.
 fn name_slots(e: &Entry, rule: NameRule) -> Option<u32> {
-    let full = e.name.to_str()?; // utf8=1: invalid UTF-8 fails (EINVAL).
+    let full = e.name_str()?; // utf8=1: invalid UTF-8 fails (EINVAL).
     match rule {
         NameRule::Win95 | NameRule::WinNt => {
             let s = full.trim_end_matches('.');

@@ -437,7 +437,7 @@ impl Model for NtfsModel {
             max: 0,
         };
         for e in dir.entries {
-            if !e.utf8 {
+            if !e.is_utf8() {
                 continue;
             }
             let len = e.utf16_len as u64;

@@ -112,7 +112,7 @@ fn cs0_len(name: &OsStr) -> Option<u64> {
 
 /// Bytes of the FID naming an entry, or None when Linux refuses the name.
 fn fid_len(e: &Entry) -> Option<u64> {
-    cs0_len(&e.name).map(|l| round_up(FID + l, 4))
+    cs0_len(e.name()).map(|l| round_up(FID + l, 4))
 }
 
 /// Can every component of this directory's path be created?
