@@ -251,3 +251,41 @@ fn crash_sizes_copies_and_default_come_from_the_registry() {
     assert_eq!(by_name("btrfs").unwrap().info().copies_mount, None);
     assert_eq!(preferred().name(), "ext4");
 }
+
+/// Every filesystem answers (a model or a reason) for every cluster size on
+/// volumes from 1 MiB to 16 TiB, never panicking or recursing without end:
+/// FAT16's refusal on 64–128 MiB once asked the other end of the cluster
+/// range for a hint, which asked back until the stack overflowed.
+#[test]
+fn every_model_answers_for_every_size() {
+    let mut volumes = Vec::new();
+    for shift in 20..=44u32 {
+        for quarter in 4..8u64 {
+            volumes.push((1u64 << shift) / 4 * quarter);
+        }
+    }
+    volumes.extend([
+        1_000_000,
+        7_999_999_999,
+        64_000_000_000,
+        100 << 20,
+        127 << 20,
+    ]);
+    for f in all() {
+        let (lo, hi) = f.cluster_range();
+        for &v in &volumes {
+            let mut clusters = crate::fs::powers_of_two(lo, hi);
+            clusters.push(f.default_cluster(v));
+            clusters.extend(f.sweep(v));
+            for c in clusters {
+                if let Err(why) = f.model(v, c) {
+                    assert!(
+                        !why.is_empty() && !why.contains('\n'),
+                        "{} {v} B, cluster {c}: a refusal is one non-empty line: {why:?}",
+                        f.name()
+                    );
+                }
+            }
+        }
+    }
+}

@@ -307,23 +307,29 @@ fn size(n: u64) -> String {
     iec(n)
 }
 
-/// Why a cluster size does not work, in the user's terms.
-fn refusal(bits: u32, volume: u64, spc: u32, clusters: u32, max: u32) -> String {
+/// Why a cluster size does not work, in the user's terms; with `hints`, also
+/// what would (which asks the layouts of the larger or smaller clusters,
+/// without hints: FAT16 on 64–128 MiB fails with too many clusters at 512 B
+/// and too few at 64 KiB, and each asking the other overflowed the stack).
+fn refusal(bits: u32, volume: u64, spc: u32, clusters: u32, max: u32, hints: bool) -> String {
     let at = format!(
         "{} at {} clusters makes {clusters}",
         size(volume),
         size(spc as u64 * SECTOR)
     );
-    // Would the other end of the cluster range work? (Never recurses twice:
-    // the retry is at 64 KiB or 512 B itself.)
-    let works = |s: u32| s != spc && layout_or_refusal(bits, volume, Some(s)).is_ok();
+    // Would a larger (too many clusters) or smaller (too few) cluster work?
     let too_many = clusters > max;
+    let other_works = hints
+        && (0..8).map(|k| 1u32 << k).any(|s| {
+            (if too_many { s > spc } else { s < spc })
+                && layout_with(bits, volume, Some(s), false).is_ok()
+        });
     let hint = match (bits, too_many) {
-        (12, true) if works(128) => "use larger clusters, FAT16 or FAT32",
+        (12, true) if other_works => "use larger clusters, FAT16 or FAT32",
         (12, true) => "use FAT16 or FAT32",
-        (16, true) if works(128) => "use larger clusters or FAT32",
+        (16, true) if other_works => "use larger clusters or FAT32",
         (16, true) => "use FAT32",
-        (16, false) if works(1) => "use smaller clusters or FAT12",
+        (16, false) if other_works => "use smaller clusters or FAT12",
         (16, false) => "use FAT12",
         (32, true) => "use larger clusters",
         _ => "",
@@ -359,6 +365,10 @@ struct Refused {
 }
 
 fn layout_or_refusal(bits: u32, volume: u64, spc: Option<u32>) -> Result<Layout, Refused> {
+    layout_with(bits, volume, spc, true)
+}
+
+fn layout_with(bits: u32, volume: u64, spc: Option<u32>, hints: bool) -> Result<Layout, Refused> {
     // mkfs.fat.c main: blocks = size / 1024, plus the odd 512-byte sector;
     // setup_tables caps at 2^32 - 1 sectors ("space at end will be left unused").
     let mut num_sectors = (volume / SECTOR).min(u32::MAX as u64) as u32;
@@ -410,7 +420,7 @@ fn layout_or_refusal(bits: u32, volume: u64, spc: Option<u32>) -> Result<Layout,
         if next == 0 || next > max_spc {
             return Err(Refused {
                 too_many: c > max,
-                why: refusal(bits, volume, cs, c, max),
+                why: refusal(bits, volume, cs, c, max, hints),
             });
         }
         cs = next;
