@@ -519,7 +519,13 @@ pub fn case_duplicates(
 }
 
 pub fn round_up(n: u64, unit: u64) -> u64 {
-    n.div_ceil(unit) * unit
+    if unit.is_power_of_two() {
+        // Clusters and blocks are powers of two: a mask, not a division
+        // (this runs for every file and every config).
+        (n + (unit - 1)) & !(unit - 1)
+    } else {
+        n.div_ceil(unit) * unit
+    }
 }
 
 /// Powers of two from `lo` to `hi`, both included.

@@ -3,6 +3,7 @@
 //! been visited, so memory grows with the directories waiting to be read, not
 //! with files.
 
+mod dirstream;
 mod walk;
 
 pub use walk::{walk, WalkOptions, WalkSummary};

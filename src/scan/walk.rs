@@ -1,10 +1,12 @@
 //! Parallel directory walk on a rayon pool: one task per directory, one
-//! `fstatat` (through `DirEntry::metadata`) per entry, symlinks never
+//! `fstatat(dirfd, name)` per entry ([`DirStream`]), symlinks never
 //! followed, one filesystem unless asked otherwise.
 
+use super::dirstream::DirStream;
 use super::{Dir, Entry, Kind, TreeCounts, WalkError};
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::fs;
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -161,6 +163,22 @@ fn finish_dir(shared: &Shared, rel: &Path, is_root: bool, entries: &[Entry]) {
     (shared.visit)(&Dir::new(rel, is_root, entries));
 }
 
+thread_local! {
+    /// One directory's entries, reused from directory to directory (the
+    /// visitor sees them as a slice and keeps nothing).
+    static ENTRIES: std::cell::Cell<Vec<Entry>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+fn kind_of_mode(mode: u32) -> Kind {
+    match mode & libc::S_IFMT {
+        libc::S_IFREG => Kind::File,
+        libc::S_IFDIR => Kind::Dir,
+        libc::S_IFLNK => Kind::Symlink,
+        // FIFOs, sockets, block and character devices.
+        _ => Kind::Other,
+    }
+}
+
 fn read_dir<'s, 'v: 's>(
     s: &rayon::Scope<'s>,
     shared: &'s Shared<'v>,
@@ -169,37 +187,45 @@ fn read_dir<'s, 'v: 's>(
     is_root: bool,
     dev: u64,
 ) {
-    let mut entries = Vec::new();
-    match fs::read_dir(&path) {
+    let mut entries = ENTRIES.take();
+    entries.clear();
+    match DirStream::open(&path) {
         Err(e) => shared.error(&path, &e),
-        Ok(rd) => {
-            for item in rd {
+        Ok(mut rd) => {
+            while let Some(item) = rd.next_item() {
                 let item = match item {
                     Ok(i) => i,
                     Err(e) => {
                         shared.error(&path, &e);
-                        continue;
+                        // A failing readdir may fail again at the same place.
+                        break;
                     }
                 };
+                let name = OsStr::from_bytes(item.name.to_bytes());
                 // One fstatat(dirfd, name, AT_SYMLINK_NOFOLLOW) per entry.
-                let md = match item.metadata() {
-                    Ok(md) => md,
+                let st = match item.lstat() {
+                    Ok(st) => st,
                     Err(e) => {
                         // Vanished since readdir, or unreadable: counted, not fatal.
-                        shared.error(&item.path(), &e);
+                        shared.error(&path.join(name), &e);
                         continue;
                     }
                 };
-                let e = entry_of(item.file_name(), &md);
+                let e = Entry::new(
+                    name.to_os_string(),
+                    kind_of_mode(st.mode),
+                    st.size,
+                    st.mtime,
+                );
                 if e.kind == Kind::Dir {
-                    if md.dev() != dev && !shared.cross_mounts {
+                    if st.dev != dev && !shared.cross_mounts {
                         // `cp -rx` makes the mount point an empty directory.
                         shared.skipped_mounts.fetch_add(1, Ordering::Relaxed);
-                        finish_dir(shared, &rel.join(e.name()), false, &[]);
+                        finish_dir(shared, &rel.join(name), false, &[]);
                     } else {
-                        let child = item.path();
-                        let child_rel = rel.join(e.name());
-                        let child_dev = md.dev();
+                        let child = path.join(name);
+                        let child_rel = rel.join(name);
+                        let child_dev = st.dev;
                         s.spawn(move |s| read_dir(s, shared, child, child_rel, false, child_dev));
                     }
                 }
@@ -208,4 +234,9 @@ fn read_dir<'s, 'v: 's>(
         }
     }
     finish_dir(shared, &rel, is_root, &entries);
+    entries.clear();
+    // A huge directory's buffer is not kept for the rest of the walk.
+    if entries.capacity() <= 1 << 16 {
+        ENTRIES.set(entries);
+    }
 }

@@ -238,6 +238,14 @@ const DOS_EPOCH: i64 = 315_532_800;
 /// Windows' reserved device names, with or without an extension.
 /// Compared in place, without an upper-cased copy: this runs for every entry.
 fn reserved_name(name: &str) -> bool {
+    // Every reserved stem starts with one of these; most names are out here.
+    let start = name.as_bytes().get(..3).unwrap_or(b"");
+    if ![b"CON", b"PRN", b"AUX", b"NUL", b"COM", b"LPT"]
+        .iter()
+        .any(|r| start.eq_ignore_ascii_case(*r))
+    {
+        return false;
+    }
     let stem = name.split('.').next().unwrap_or("").trim_end().as_bytes();
     match stem.len() {
         3 => ["CON", "PRN", "AUX", "NUL"]
@@ -293,7 +301,7 @@ impl DirFacts {
                 HashMap::with_capacity_and_hasher(dir.entries.len(), KeyIsHash::default());
             let mut buf = Vec::new();
             for (i, e) in dir.entries.iter().enumerate() {
-                match seen.entry(fold_hash(e.name(), &mut buf)) {
+                match seen.entry(fold_hash(e, &mut buf)) {
                     Entry_::Vacant(v) => {
                         v.insert(i);
                     }
@@ -328,14 +336,13 @@ impl DirFacts {
 /// A hash of the name as Windows compares names (upper-cased); `buf` is
 /// scratch space reused between calls. ASCII names are upper-cased as bytes
 /// in place (pushing them as chars into a String cost more than the hash).
-fn fold_hash(name: &std::ffi::OsStr, buf: &mut Vec<u8>) -> u64 {
+fn fold_hash(e: &Entry, buf: &mut Vec<u8>) -> u64 {
     buf.clear();
-    match name.to_str() {
-        Some(s) if s.is_ascii() => {
-            buf.extend_from_slice(s.as_bytes());
-            buf.make_ascii_uppercase();
-        }
-        _ => buf.extend_from_slice(name.to_string_lossy().to_uppercase().as_bytes()),
+    if e.is_ascii() {
+        buf.extend_from_slice(e.name_bytes());
+        buf.make_ascii_uppercase();
+    } else {
+        buf.extend_from_slice(e.name().to_string_lossy().to_uppercase().as_bytes());
     }
     xxhash_rust::xxh3::xxh3_64(buf)
 }

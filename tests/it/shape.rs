@@ -27,7 +27,7 @@ const KNOWN: &[(&str, &str)] = &[
     ("src/device/guard.rs", "check"),
     ("src/report/html/bench.rs", "bench_section"),
     ("src/report/text/advise.rs", "text"),
-    ("src/fs/fat/mod.rs", "layout_or_refusal"),
+    ("src/fs/fat/mod.rs", "layout_with"),
     ("src/fs/exfat/mod.rs", "new"),
     ("src/report/html/bench.rs", "bench_env"),
     ("src/manifest/ncdu.rs", "read"),

@@ -597,7 +597,7 @@ fn name_slots(e: &Entry, rule: NameRule) -> Option<u32> {
                 return None;
             }
             // namei_vfat.c vfat_is_used_badchars.
-            if s.chars().any(vfat_bad_char) || s.ends_with(' ') {
+            if s.bytes().any(vfat_bad_char) || s.ends_with(' ') {
                 return None;
             }
             if kernel_short_ok(s, rule == NameRule::WinNt) {
@@ -607,12 +607,16 @@ fn name_slots(e: &Entry, rule: NameRule) -> Option<u32> {
             }
         }
         NameRule::Mtools => {
-            if full.is_empty() || full.chars().any(vfat_bad_char) {
+            if full.is_empty() || full.bytes().any(vfat_bad_char) {
                 return None;
             }
             // mtools writes one LFN unit per wchar_t and drops what does
             // not fit 16 bits (measured: emoji vanish from the long name).
-            let units = full.chars().filter(|&c| (c as u32) <= 0xFFFF).count() as u32;
+            let units = if e.is_ascii() {
+                full.len() as u32
+            } else {
+                full.chars().filter(|&c| (c as u32) <= 0xFFFF).count() as u32
+            };
             if units > LFN_MAX {
                 return None;
             }
@@ -625,9 +629,14 @@ fn name_slots(e: &Entry, rule: NameRule) -> Option<u32> {
     }
 }
 
-/// namei_vfat.c `vfat_bad_char`.
-fn vfat_bad_char(c: char) -> bool {
-    (c as u32) < 0x20 || matches!(c, '*' | '?' | '<' | '>' | '|' | '"' | ':' | '/' | '\\')
+/// namei_vfat.c `vfat_bad_char`, over the UTF-8 bytes: every refused
+/// character is ASCII, and the bytes of other characters are >= 0x80.
+fn vfat_bad_char(b: u8) -> bool {
+    b < 0x20
+        || matches!(
+            b,
+            b'*' | b'?' | b'<' | b'>' | b'|' | b'"' | b':' | b'/' | b'\\'
+        )
 }
 
 /// Case facts of one part of an 8.3 name, as namei_vfat.c `shortname_info`.
@@ -675,6 +684,18 @@ fn kernel_part(part: &str, max: usize) -> PartInfo {
 /// namei_vfat.c `vfat_create_shortname`: does the name fit one 8.3 slot?
 /// `winnt`: VFAT_SFN_CREATE_WINNT, else VFAT_SFN_CREATE_WIN95.
 fn kernel_short_ok(s: &str, winnt: bool) -> bool {
+    // Most names are settled here: an 8.3 name is ASCII (anything else
+    // clears both case flags of its part) and at most 12 bytes (a skipped
+    // `.` or space in a part makes it invalid, so its base has at most 8
+    // bytes, its extension at most 3, and one dot parts them).
+    if s.len() > 12 || !s.is_ascii() {
+        return false;
+    }
+    kernel_short_rules(s, winnt)
+}
+
+/// [`kernel_short_ok`] without its shortcut.
+fn kernel_short_rules(s: &str, winnt: bool) -> bool {
     // The extension starts after the last dot, unless only dots and spaces
     // precede it ("...test" is all base).
     let (base, ext) = match s.rfind('.') {
@@ -829,6 +850,44 @@ impl Filesystem for Fat {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_short_name_shortcut_changes_no_answer() {
+        // Every name of up to 14 characters from an alphabet that exercises
+        // each rule (case, dots, spaces, replaced and non-ASCII characters)
+        // up to length 5, then a sample of longer ones.
+        let alphabet = ['a', 'B', '1', '.', ' ', '[', 'é', '~'];
+        let mut names = vec![String::new()];
+        let mut frontier = vec![String::new()];
+        for _ in 0..5 {
+            let mut next = Vec::new();
+            for n in &frontier {
+                for c in alphabet {
+                    next.push(format!("{n}{c}"));
+                }
+            }
+            names.extend(next.iter().cloned());
+            frontier = next;
+        }
+        for (i, n) in frontier.iter().enumerate().step_by(7) {
+            names.push(format!("{n}{}", &frontier[(i * 31) % frontier.len()]));
+            let three: String = frontier[(i * 17) % frontier.len()]
+                .chars()
+                .take(3)
+                .collect();
+            names.push(format!("{n}.{three}"));
+            names.push(format!("abcdefgh.{three}"));
+        }
+        for n in &names {
+            for winnt in [false, true] {
+                assert_eq!(
+                    kernel_short_ok(n, winnt),
+                    kernel_short_rules(n, winnt),
+                    "{n:?} {winnt}"
+                );
+            }
+        }
+    }
     use std::ffi::OsString;
     use std::path::Path;
 

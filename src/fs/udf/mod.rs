@@ -76,6 +76,11 @@ fn cs0_len(name: &OsStr) -> Option<u64> {
     if b.len() > NAME_LEN || b.is_empty() {
         return None;
     }
+    if b.is_ascii() {
+        // Most names: one byte per character, none above U+00FF.
+        let len = 1 + b.len() as u64;
+        return (len <= NAME_LEN_CS0).then_some(len);
+    }
     // (characters, UTF-16 units, any character above U+00FF)
     let (mut chars, mut units, mut wide) = (0u64, 0u64, false);
     let mut count = |s: &str| {
