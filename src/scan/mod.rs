@@ -41,19 +41,57 @@ pub struct Entry {
     /// for a non-UTF-8 name, its byte length.
     pub utf16_len: u32,
     utf8: bool,
-    ascii: bool,
+    /// What [`NAME_CLASS`] says of the name's bytes, OR-ed together.
+    class: u8,
 }
+
+/// A byte outside ASCII.
+const NON_ASCII: u8 = 1;
+/// A control character (below 0x20, or DEL).
+const CONTROL: u8 = 2;
+/// A byte Windows-family filesystems refuse in a name: control characters
+/// below 0x20 and `" * / : < > ? \ |` (exFAT spec 7.7.3, namei_vfat.c
+/// vfat_bad_char, Windows' naming rules: the same set). Every one is ASCII
+/// and no byte of a multi-byte UTF-8 character is, so bytes tell exactly.
+const WINDOWS_FORBIDDEN: u8 = 4;
+
+/// Each byte's classes, so that one pass over a name answers every question
+/// the models and findings ask of its bytes (they each scanned it before).
+static NAME_CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        let mut c = 0;
+        if b >= 0x80 {
+            c |= NON_ASCII;
+        }
+        if b < 0x20 || b == 0x7f {
+            c |= CONTROL;
+        }
+        let forbidden = matches!(
+            b as u8,
+            b'"' | b'*' | b'/' | b':' | b'<' | b'>' | b'?' | b'\\' | b'|'
+        );
+        if b < 0x20 || forbidden {
+            c |= WINDOWS_FORBIDDEN;
+        }
+        t[b] = c;
+        b += 1;
+    }
+    t
+};
 
 impl Entry {
     pub fn new(name: OsString, kind: Kind, size: u64, mtime: i64) -> Entry {
         let b = name.as_encoded_bytes();
         // Most names are ASCII: one byte, one UTF-16 unit, no decoding.
-        let (utf16_len, utf8, ascii) = if b.is_ascii() {
-            (b.len() as u32, true, true)
+        let class = b.iter().fold(0, |c, &x| c | NAME_CLASS[x as usize]);
+        let (utf16_len, utf8) = if class & NON_ASCII == 0 {
+            (b.len() as u32, true)
         } else {
             match name.to_str() {
-                Some(s) => (s.encode_utf16().count() as u32, true, false),
-                None => (b.len() as u32, false, false),
+                Some(s) => (s.encode_utf16().count() as u32, true),
+                None => (b.len() as u32, false),
             }
         };
         Entry {
@@ -63,7 +101,7 @@ impl Entry {
             mtime,
             utf16_len,
             utf8,
-            ascii,
+            class,
         }
     }
 
@@ -96,13 +134,31 @@ impl Entry {
 
     /// The name is all ASCII (so one byte is one character and one UTF-16 unit).
     pub fn is_ascii(&self) -> bool {
-        self.ascii
+        self.class & NON_ASCII == 0
+    }
+
+    /// The name holds a newline or another control character.
+    pub fn has_control_char(&self) -> bool {
+        self.class & CONTROL != 0
+    }
+
+    /// The name holds a character Windows-family filesystems refuse (see
+    /// [`WINDOWS_FORBIDDEN`]).
+    pub fn has_windows_forbidden(&self) -> bool {
+        self.class & WINDOWS_FORBIDDEN != 0
     }
 
     /// The name's length in bytes as Linux stores it.
     pub fn byte_len(&self) -> usize {
         self.name.len()
     }
+}
+
+/// Does the name hold a byte Windows-family filesystems refuse? (For names
+/// that are not an [`Entry`]'s, such as a directory's path components.)
+pub fn windows_forbidden(name: &[u8]) -> bool {
+    name.iter()
+        .any(|&b| NAME_CLASS[b as usize] & WINDOWS_FORBIDDEN != 0)
 }
 
 /// A directory and its children, handed to the visitor once.
@@ -118,18 +174,36 @@ pub struct Dir<'a> {
     /// `rel` as UTF-8 (None when it is not): checked once per directory
     /// here rather than by every config that needs it.
     pub rel_str: Option<&'a str>,
+    /// The directory's own name (the last part of `rel`) in UTF-16 units,
+    /// its byte length when it is not UTF-8; 0 for the root. Worked out
+    /// once here: NTFS's eight configs each asked for it (#13).
+    pub name_utf16: u32,
 }
 
 static NEXT_DIR: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 impl<'a> Dir<'a> {
     pub fn new(rel: &'a std::path::Path, is_root: bool, entries: &'a [Entry]) -> Dir<'a> {
+        let rel_str = rel.to_str();
+        let name_utf16 = match (rel_str, rel.file_name()) {
+            (Some(r), _) => {
+                let name = r.rsplit('/').next().unwrap_or("");
+                if name.is_ascii() {
+                    name.len() as u32
+                } else {
+                    name.encode_utf16().count() as u32
+                }
+            }
+            (None, Some(n)) => n.len() as u32,
+            (None, None) => 0,
+        };
         Dir {
             id: NEXT_DIR.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             rel,
             is_root,
             entries,
-            rel_str: rel.to_str(),
+            rel_str,
+            name_utf16,
         }
     }
 }
@@ -190,7 +264,7 @@ impl TreeCounts {
         if !e.is_utf8() {
             self.non_utf8_names += 1;
         }
-        if e.name_bytes().iter().any(|&b| b < 0x20 || b == 0x7f) {
+        if e.has_control_char() {
             self.control_char_names += 1;
         }
         match e.kind {
@@ -213,4 +287,35 @@ impl TreeCounts {
 pub struct WalkError {
     pub path: PathBuf,
     pub message: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(name: &[u8]) -> Entry {
+        use std::os::unix::ffi::OsStringExt;
+        Entry::new(OsString::from_vec(name.to_vec()), Kind::File, 0, 0)
+    }
+
+    #[test]
+    fn one_pass_over_the_name_answers_every_question() {
+        for b in 0u8..=255 {
+            let e = entry(&[b'a', b, b'z']);
+            let windows = b < 0x20 || br#""*/:<>?\|"#.contains(&b);
+            assert_eq!(e.has_windows_forbidden(), windows, "byte {b:#x}");
+            assert_eq!(e.has_control_char(), b < 0x20 || b == 0x7f, "byte {b:#x}");
+            assert_eq!(e.is_ascii(), b < 0x80, "byte {b:#x}");
+            assert_eq!(e.is_utf8(), b < 0x80, "byte {b:#x}");
+        }
+        let e = entry("café😀".as_bytes());
+        assert!(e.is_utf8() && !e.is_ascii() && !e.has_windows_forbidden());
+        assert_eq!((e.utf16_len, e.name_str()), (6, Some("café😀")));
+        let bad = entry(b"x\xff");
+        assert_eq!(
+            (bad.is_utf8(), bad.name_str(), bad.utf16_len),
+            (false, None, 2)
+        );
+        assert!(windows_forbidden(b"a|b") && !windows_forbidden("é".as_bytes()));
+    }
 }

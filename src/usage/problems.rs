@@ -265,15 +265,9 @@ pub fn windows_bad_name(e: &Entry) -> bool {
     let Some(name) = e.name_str() else {
         return true;
     };
-    // Every refused character is ASCII, and no byte of a multi-byte UTF-8
-    // character is, so the bytes can be checked without decoding.
-    name.bytes().any(|c| {
-        c < 0x20
-            || matches!(
-                c,
-                b'"' | b'*' | b'/' | b':' | b'<' | b'>' | b'?' | b'\\' | b'|'
-            )
-    }) || name.ends_with('.') && name != "." && name != ".."
+    // Control characters and `" * / : < > ? \ |`, found when the entry was made.
+    e.has_windows_forbidden()
+        || name.ends_with('.') && name != "." && name != ".."
         || name.ends_with(' ')
         || reserved_name(name)
 }

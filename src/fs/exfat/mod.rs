@@ -203,8 +203,11 @@ impl ExfatModel {
     /// Directory entries one name takes in its parent, or None when the
     /// driver refuses to create it (then `cp -r` skips it and, for a
     /// directory, everything below it).
-    fn entry_set(&self, name: &[u8], utf16_len: u32, utf8: bool) -> Option<u64> {
-        if !utf8 || utf16_len > NAME_MAX_UTF16 || name.iter().any(|&b| forbidden(b)) {
+    /// `forbidden`: the name holds a byte exFAT refuses (exFAT spec 7.7.3,
+    /// invalid FileName characters: control characters and
+    /// `" * / : < > ? \ |`; [`crate::scan::windows_forbidden`]).
+    fn entry_set(&self, name: &[u8], utf16_len: u32, utf8: bool, forbidden: bool) -> Option<u64> {
+        if !utf8 || utf16_len > NAME_MAX_UTF16 || forbidden {
             // exfat-fuse libexfat/lookup.c is_allowed and utf8_to_utf16;
             // kernel fs/exfat/nls.c exfat_nls_to_utf16 (bad_uni_chars, < 0x20).
             return None;
@@ -223,7 +226,12 @@ impl ExfatModel {
     }
 
     fn entry_set_of(&self, e: &Entry) -> Option<u64> {
-        self.entry_set(e.name_bytes(), e.utf16_len, e.is_utf8())
+        self.entry_set(
+            e.name_bytes(),
+            e.utf16_len,
+            e.is_utf8(),
+            e.has_windows_forbidden(),
+        )
     }
 
     /// Can the driver create every directory on the way to `dir`? (`cp -r`
@@ -233,8 +241,14 @@ impl ExfatModel {
             let name = c.as_os_str();
             let utf8 = name.to_str();
             let units = utf8.map_or(name.len(), |s| s.encode_utf16().count());
-            self.entry_set(name.as_encoded_bytes(), units as u32, utf8.is_some())
-                .is_some()
+            let b = name.as_encoded_bytes();
+            self.entry_set(
+                b,
+                units as u32,
+                utf8.is_some(),
+                crate::scan::windows_forbidden(b),
+            )
+            .is_some()
         })
     }
 }
@@ -288,17 +302,6 @@ const FNV_BASIS: u64 = 0xcbf2_9ce4_8422_2325;
 
 fn fnv(h: u64, c: u32) -> u64 {
     (h ^ c as u64).wrapping_mul(0x0100_0000_01b3)
-}
-
-/// Bytes exFAT names may not hold (exFAT spec 7.7.3, invalid FileName
-/// characters: control characters and `" * / : < > ? \ |`). UTF-8 continuation bytes are >= 0x80,
-/// so a byte test is exact.
-fn forbidden(b: u8) -> bool {
-    b < 0x20
-        || matches!(
-            b,
-            b'"' | b'*' | b'/' | b':' | b'<' | b'>' | b'?' | b'\\' | b'|'
-        )
 }
 
 impl Model for ExfatModel {

@@ -597,7 +597,7 @@ fn name_slots(e: &Entry, rule: NameRule) -> Option<u32> {
                 return None;
             }
             // namei_vfat.c vfat_is_used_badchars.
-            if s.bytes().any(vfat_bad_char) || s.ends_with(' ') {
+            if e.has_windows_forbidden() || s.ends_with(' ') {
                 return None;
             }
             if kernel_short_ok(s, rule == NameRule::WinNt) {
@@ -607,7 +607,7 @@ fn name_slots(e: &Entry, rule: NameRule) -> Option<u32> {
             }
         }
         NameRule::Mtools => {
-            if full.is_empty() || full.bytes().any(vfat_bad_char) {
+            if full.is_empty() || e.has_windows_forbidden() {
                 return None;
             }
             // mtools writes one LFN unit per wchar_t and drops what does
@@ -627,16 +627,6 @@ fn name_slots(e: &Entry, rule: NameRule) -> Option<u32> {
             }
         }
     }
-}
-
-/// namei_vfat.c `vfat_bad_char`, over the UTF-8 bytes: every refused
-/// character is ASCII, and the bytes of other characters are >= 0x80.
-fn vfat_bad_char(b: u8) -> bool {
-    b < 0x20
-        || matches!(
-            b,
-            b'*' | b'?' | b'<' | b'>' | b'|' | b'"' | b':' | b'/' | b'\\'
-        )
 }
 
 /// Case facts of one part of an 8.3 name, as namei_vfat.c `shortname_info`.

@@ -477,12 +477,8 @@ impl Model for NtfsModel {
         let cost = if dir.is_root {
             root_index(&names)
         } else {
-            // The directory's own name: the last part of its UTF-8 path
-            // (checked above), without parsing the path for every config.
-            let own = dir
-                .rel_str
-                .and_then(|r| r.rsplit('/').next())
-                .map_or(0, |s| s.encode_utf16().count() as u64);
+            // The directory's own name (UTF-8: checked above).
+            let own = dir.name_utf16 as u64;
             dir_index(&names, RECORD_BASE + file_name_attr(own))
         };
         acc.meta += self.index_bytes(cost.blocks);
