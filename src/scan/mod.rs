@@ -178,6 +178,36 @@ pub struct Dir<'a> {
     /// its byte length when it is not UTF-8; 0 for the root. Worked out
     /// once here: NTFS's eight configs each asked for it (#13).
     pub name_utf16: u32,
+    /// [`Dir::may_collide`], worked out on first use.
+    may_collide: std::cell::OnceCell<bool>,
+}
+
+thread_local! {
+    static KEYS: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// See [`Dir::may_collide`]: an FNV-1a hash of each name, ASCII upper-cased
+/// and without trailing dots; equal hashes (a real collision or not) say yes.
+fn ascii_keys_collide(entries: &[Entry]) -> bool {
+    if entries.len() < 2 {
+        return false;
+    }
+    if entries.iter().any(|e| !e.is_ascii()) {
+        return true;
+    }
+    KEYS.with(|k| {
+        let mut keys = k.borrow_mut();
+        keys.clear();
+        keys.extend(entries.iter().map(|e| {
+            let b = e.name_bytes();
+            let n = b.len() - b.iter().rev().take_while(|&&c| c == b'.').count();
+            b[..n].iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &c| {
+                (h ^ c.to_ascii_uppercase() as u64).wrapping_mul(0x0100_0000_01b3)
+            })
+        }));
+        keys.sort_unstable();
+        keys.windows(2).any(|w| w[0] == w[1])
+    })
 }
 
 static NEXT_DIR: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
@@ -204,7 +234,21 @@ impl<'a> Dir<'a> {
             entries,
             rel_str,
             name_utf16,
+            may_collide: std::cell::OnceCell::new(),
         }
+    }
+
+    /// Could two entries' names be the same name to a case-insensitive
+    /// filesystem? False only when no two names are equal even ignoring
+    /// ASCII case and trailing dots, which every rule fsfit models is finer
+    /// than (exFAT's up-case table, vfat's fold and dot stripping, Windows'
+    /// upper-casing agree with it on ASCII names); a directory with a
+    /// non-ASCII name may always collide. Each of those rules then skips its
+    /// own search: worked out once per directory for all filesystems (#13).
+    pub fn may_collide(&self) -> bool {
+        *self
+            .may_collide
+            .get_or_init(|| ascii_keys_collide(self.entries))
     }
 }
 
@@ -317,5 +361,22 @@ mod tests {
             (false, None, 2)
         );
         assert!(windows_forbidden(b"a|b") && !windows_forbidden("é".as_bytes()));
+    }
+
+    #[test]
+    fn may_collide_is_coarser_than_every_case_rule() {
+        let dir = |names: &[&str]| -> bool {
+            let es: Vec<Entry> = names.iter().map(|n| entry(n.as_bytes())).collect();
+            Dir::new(std::path::Path::new("d"), false, &es).may_collide()
+        };
+        assert!(!dir(&[]));
+        assert!(!dir(&["readme"]));
+        assert!(!dir(&["readme", "readme.txt", "read me", "readme "]));
+        assert!(dir(&["README", "x", "readme"]));
+        // vfat drops trailing dots: "a." is "A" there.
+        assert!(dir(&["a.", "A"]));
+        assert!(dir(&["a..", "a"]));
+        // Non-ASCII names are left to each rule.
+        assert!(dir(&["café", "x"]));
     }
 }

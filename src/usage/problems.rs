@@ -286,34 +286,10 @@ impl DirFacts {
         let mut collisions = Vec::new();
         let mut bad_name = Vec::new();
         if want_windows {
-            // Of names that fold together, the smallest is kept and the
-            // others collide, whatever order the listing gave them in.
-            // Keyed by a hash of the folded name (no string per entry: this
-            // runs for every entry of the tree); a hash match is confirmed
-            // on the names themselves.
-            let mut seen: HashMap<u64, usize, KeyIsHash> =
-                HashMap::with_capacity_and_hasher(dir.entries.len(), KeyIsHash::default());
-            let mut buf = Vec::new();
-            for (i, e) in dir.entries.iter().enumerate() {
-                match seen.entry(fold_hash(e, &mut buf)) {
-                    Entry_::Vacant(v) => {
-                        v.insert(i);
-                    }
-                    Entry_::Occupied(mut o) => {
-                        let kept = *o.get();
-                        if !same_folded(e.name(), dir.entries[kept].name()) {
-                            // Different names with the same 64-bit hash: not
-                            // worth a second table; neither is a collision.
-                        } else if e.name() < dir.entries[kept].name() {
-                            o.insert(i);
-                            collisions.push(kept);
-                        } else {
-                            collisions.push(i);
-                        }
-                    }
-                }
-                bad_name.push(windows_bad_name(e));
+            if dir.may_collide() {
+                collisions = case_collisions(dir);
             }
+            bad_name.extend(dir.entries.iter().map(windows_bad_name));
         }
         let rel_len = match dir.rel_str {
             Some(r) => r.encode_utf16().count(),
@@ -325,6 +301,38 @@ impl DirFacts {
             rel_len,
         }
     }
+}
+
+/// Indexes of the entries whose name collides case-insensitively with
+/// another's. Of names that fold together, the smallest is kept and the
+/// others collide, whatever order the listing gave them in. Keyed by a hash
+/// of the folded name (no string per entry); a hash match is confirmed on
+/// the names themselves.
+fn case_collisions(dir: &Dir) -> Vec<usize> {
+    let mut collisions = Vec::new();
+    let mut seen: HashMap<u64, usize, KeyIsHash> =
+        HashMap::with_capacity_and_hasher(dir.entries.len(), KeyIsHash::default());
+    let mut buf = Vec::new();
+    for (i, e) in dir.entries.iter().enumerate() {
+        match seen.entry(fold_hash(e, &mut buf)) {
+            Entry_::Vacant(v) => {
+                v.insert(i);
+            }
+            Entry_::Occupied(mut o) => {
+                let kept = *o.get();
+                if !same_folded(e.name(), dir.entries[kept].name()) {
+                    // Different names with the same 64-bit hash: not
+                    // worth a second table; neither is a collision.
+                } else if e.name() < dir.entries[kept].name() {
+                    o.insert(i);
+                    collisions.push(kept);
+                } else {
+                    collisions.push(i);
+                }
+            }
+        }
+    }
+    collisions
 }
 
 /// A hash of the name as Windows compares names (upper-cased); `buf` is

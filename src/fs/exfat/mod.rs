@@ -328,7 +328,11 @@ impl Model for ExfatModel {
                 d.slots = if dir.is_root { ROOT_SYSTEM_ENTRIES } else { 0 };
                 // A name equal to an earlier one through the up-case table is
                 // not created: cp fails with EEXIST (measured, exfat-fuse).
-                let dup = duplicates(dir.entries);
+                let dup = if dir.may_collide() {
+                    duplicates(dir.entries)
+                } else {
+                    Vec::new()
+                };
                 for (i, e) in dir.entries.iter().enumerate() {
                     if dup.get(i).copied().unwrap_or(false) {
                         continue;

@@ -487,7 +487,11 @@ impl Model for FatModel {
             // fs/fat/dir.c fat_alloc_new_dir: `.` and `..` in every directory
             // but the root.
             d.slots = if dir.is_root { 0 } else { 2 };
-            let dup = duplicates(dir.entries, self.names);
+            let dup = if dir.may_collide() {
+                duplicates(dir.entries, self.names)
+            } else {
+                Vec::new()
+            };
             for (i, e) in dir.entries.iter().enumerate() {
                 // vfat has no symlink/mknod: cp fails for those, nothing stored.
                 if !matches!(e.kind, Kind::File | Kind::Dir) {
