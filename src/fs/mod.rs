@@ -431,9 +431,10 @@ pub fn names() -> Vec<&'static str> {
 /// What a model works out once per directory for every cluster size of its
 /// filesystem: the usage engine calls a filesystem's configs one after the
 /// other on the same thread for the same directory, so the name analysis
-/// (the costly part) is shared through a thread-local `Digest`.
+/// (the costly part) is shared through a thread-local `Digest`. `X` holds
+/// what else a model keeps (reset to its default for each directory).
 #[derive(Default)]
-pub struct Digest {
+pub struct Digest<X = ()> {
     dir: u64,
     variant: u64,
     /// Directory slots (entries) the directory needs.
@@ -442,16 +443,17 @@ pub struct Digest {
     pub sizes: Vec<u64>,
     /// False when the directory itself cannot be created.
     pub stored: bool,
+    pub extra: X,
 }
 
 /// Run `use_it` on `dir`'s digest, made by `make` unless this thread's last
 /// digest in `cell` was for the same directory visit and model `variant`.
-pub fn with_digest<R>(
-    cell: &'static std::thread::LocalKey<std::cell::RefCell<Digest>>,
+pub fn with_digest<R, X: Default>(
+    cell: &'static std::thread::LocalKey<std::cell::RefCell<Digest<X>>>,
     dir: &Dir,
     variant: u64,
-    make: impl FnOnce(&mut Digest),
-    use_it: impl FnOnce(&Digest) -> R,
+    make: impl FnOnce(&mut Digest<X>),
+    use_it: impl FnOnce(&Digest<X>) -> R,
 ) -> R {
     cell.with(|c| {
         let mut d = c.borrow_mut();
@@ -461,6 +463,7 @@ pub fn with_digest<R>(
             d.slots = 0;
             d.sizes.clear();
             d.stored = true;
+            d.extra = X::default();
             make(&mut d);
         }
         use_it(&d)

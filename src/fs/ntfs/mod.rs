@@ -394,6 +394,21 @@ const ROOT_PRESET: (u64, u64) = (12, 1176);
 /// The root's record after mkntfs: 512 bytes in use (measured: ntfsinfo -i 5).
 const ROOT_RECORD_USED: u64 = 512;
 
+/// What one directory adds to every NTFS config of one driver (see
+/// [`NtfsModel::digest`]).
+#[derive(Default)]
+struct Shared {
+    /// MFT records: one per name, plus symlinks' extension records.
+    records: u64,
+    /// Interix $DATA values too big even for an extension record.
+    big_values: Vec<u64>,
+    cost: IndexCost,
+}
+
+thread_local! {
+    static DIGEST: std::cell::RefCell<super::Digest<Shared>> = std::cell::RefCell::default();
+}
+
 struct NtfsModel {
     cluster: u64,
     free: u64,
@@ -413,23 +428,9 @@ impl NtfsModel {
         data_is_resident(name_len, value + less)
     }
 
-    /// Initial $MFT allocation (mkntfs_initialize_bitmaps).
-    fn mft_initial(&self) -> u64 {
-        round_up((27 * RECORD).max(self.cluster), self.cluster)
-    }
-}
-
-impl Model for NtfsModel {
-    fn free_bytes(&self) -> u64 {
-        self.free
-    }
-
-    fn add_dir(&self, dir: &Dir, acc: &mut Acc) {
-        // A directory whose name is not UTF-8 was never created (ntfs-3g
-        // refuses the name: EILSEQ), nor anything below it.
-        if dir.rel_str.is_none() {
-            return;
-        }
+    /// One directory's share for every cluster size: the non-resident
+    /// files' sizes, the records and the index.
+    fn digest(&self, dir: &Dir, d: &mut super::Digest<Shared>) {
         let mut names = Names {
             n: 0,
             bytes: 0,
@@ -449,7 +450,7 @@ impl Model for NtfsModel {
             match e.kind {
                 Kind::File => {
                     if !self.resident(len, e.size) {
-                        acc.add_content(e.size, self.cluster);
+                        d.sizes.push(e.size);
                     }
                 }
                 Kind::Symlink => {
@@ -461,9 +462,9 @@ impl Model for NtfsModel {
                     // there, 948 not).
                     let value = 8 + 2 * e.size;
                     if !data_is_resident(len, value) {
-                        acc.n[0] += 1;
+                        d.extra.records += 1;
                         if EXT_BASE + 0x18 + round_up(value, 8) > RECORD {
-                            acc.meta += round_up(value, self.cluster);
+                            d.extra.big_values.push(value);
                         }
                     }
                 }
@@ -472,19 +473,57 @@ impl Model for NtfsModel {
                 Kind::Dir | Kind::Other => {}
             }
         }
-        // One MFT record per name created; $MFT growth is in `finish`.
-        acc.n[0] += names.n;
-        let cost = if dir.is_root {
+        d.extra.records += names.n;
+        d.extra.cost = if dir.is_root {
             root_index(&names)
         } else {
-            // The directory's own name (UTF-8: checked above).
+            // The directory's own name (UTF-8: checked by the caller).
             let own = dir.name_utf16 as u64;
             dir_index(&names, RECORD_BASE + file_name_attr(own))
         };
-        acc.meta += self.index_bytes(cost.blocks);
-        acc.meta += (cost.clusters * self.cluster as f64).round() as u64;
-        // Expected extension records, in 1/1024ths.
-        acc.n[1] += (cost.records * 1024.0).round() as u64;
+    }
+
+    /// Initial $MFT allocation (mkntfs_initialize_bitmaps).
+    fn mft_initial(&self) -> u64 {
+        round_up((27 * RECORD).max(self.cluster), self.cluster)
+    }
+}
+
+impl Model for NtfsModel {
+    fn free_bytes(&self) -> u64 {
+        self.free
+    }
+
+    fn add_dir(&self, dir: &Dir, acc: &mut Acc) {
+        // A directory whose name is not UTF-8 was never created (ntfs-3g
+        // refuses the name: EILSEQ), nor anything below it.
+        if dir.rel_str.is_none() {
+            return;
+        }
+        // Which files stay resident, the MFT records and the index do not
+        // depend on the cluster size: worked out once per directory for
+        // every NTFS config of the same driver.
+        super::with_digest(
+            &DIGEST,
+            dir,
+            self.ntfs3 as u64,
+            |d| self.digest(dir, d),
+            |d| {
+                for &size in &d.sizes {
+                    acc.add_content(size, self.cluster);
+                }
+                for &value in &d.extra.big_values {
+                    acc.meta += round_up(value, self.cluster);
+                }
+                // One MFT record per name created; $MFT growth is in `finish`.
+                acc.n[0] += d.extra.records;
+                let cost = d.extra.cost;
+                acc.meta += self.index_bytes(cost.blocks);
+                acc.meta += (cost.clusters * self.cluster as f64).round() as u64;
+                // Expected extension records, in 1/1024ths.
+                acc.n[1] += (cost.records * 1024.0).round() as u64;
+            },
+        )
     }
 
     fn finish(&self, acc: &Acc) -> Sizes {
