@@ -186,7 +186,7 @@ thread_local! {
     static KEYS: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// See [`Dir::may_collide`]: an FNV-1a hash of each name, ASCII upper-cased
+/// See [`Dir::may_collide`]: a hash (xxh3) of each name, ASCII upper-cased
 /// and without trailing dots; equal hashes (a real collision or not) say yes.
 fn ascii_keys_collide(entries: &[Entry]) -> bool {
     if entries.len() < 2 {
@@ -198,12 +198,14 @@ fn ascii_keys_collide(entries: &[Entry]) -> bool {
     KEYS.with(|k| {
         let mut keys = k.borrow_mut();
         keys.clear();
+        let mut buf = Vec::new();
         keys.extend(entries.iter().map(|e| {
             let b = e.name_bytes();
             let n = b.len() - b.iter().rev().take_while(|&&c| c == b'.').count();
-            b[..n].iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &c| {
-                (h ^ c.to_ascii_uppercase() as u64).wrapping_mul(0x0100_0000_01b3)
-            })
+            buf.clear();
+            buf.extend_from_slice(&b[..n]);
+            buf.make_ascii_uppercase();
+            xxhash_rust::xxh3::xxh3_64(&buf)
         }));
         keys.sort_unstable();
         keys.windows(2).any(|w| w[0] == w[1])
