@@ -112,9 +112,18 @@ PY
   touch "$BIG_TREE/.complete-$BIG_FILES"
 fi
 echo "1M-file tree: $BIG_TREE"
-for t in fsfit du; do run_big() { if [ "$t" = fsfit ]; then "$FSFIT" usage "$BIG_TREE" --json --quiet >/dev/null; else du -s "$BIG_TREE" >/dev/null; fi; }; run_big; done
-for t in fsfit du; do
-  if [ "$t" = fsfit ]; then cmd=("$FSFIT" usage "$BIG_TREE" --json --quiet); else cmd=(du -s "$BIG_TREE"); fi
-  out=$( { /usr/bin/time -f "%e s elapsed, %M KiB max RSS" "${cmd[@]}" >/dev/null; } 2>&1 )
-  printf "%-7s %s\n" "$t" "$out"
+big_cmd() {
+  case $1 in
+    fsfit) cmd=("$FSFIT" usage "$BIG_TREE" --json --quiet) ;;
+    du) cmd=(du -s "$BIG_TREE") ;;
+    diskus) cmd=(diskus "$BIG_TREE") ;;
+  esac
+}
+for t in fsfit du diskus; do big_cmd "$t"; "${cmd[@]}" >/dev/null 2>&1; done   # warm the cache
+for round in 1 2 3; do
+  for t in fsfit du diskus; do
+    big_cmd "$t"
+    /usr/bin/time -o "$BIG_TREE.time" -f "%e s elapsed, %U s user, %S s system, %M KiB max RSS" "${cmd[@]}" >/dev/null 2>&1
+    printf "round %d %-7s %s\n" "$round" "$t" "$(cat "$BIG_TREE.time")"
+  done
 done

@@ -187,6 +187,8 @@ impl UdfModel {
         }
         let bs = self.bs;
         let inline = self.inline_max();
+        // Files up to this size are one extent, whose long_ad the EFE holds.
+        let one_extent = MAX_EXTENT / bs * bs;
         let mut fids = PARENT_FID;
         for (e, &fid) in dir.entries.iter().zip(&d.sizes) {
             if fid == 0 {
@@ -203,9 +205,11 @@ impl UdfModel {
                         acc.add_content(e.size, bs);
                         // A fresh volume gives a file contiguous blocks, cut
                         // into extents of at most 2^30 − bs bytes.
-                        let blocks = e.size.div_ceil(bs);
-                        let extents = blocks.div_ceil(MAX_EXTENT / bs);
-                        acc.meta += self.aed_blocks(extents) * bs;
+                        if e.size > one_extent {
+                            let blocks = e.size.div_ceil(bs);
+                            let extents = blocks.div_ceil(MAX_EXTENT / bs);
+                            acc.meta += self.aed_blocks(extents) * bs;
+                        }
                     }
                 }
                 Kind::Symlink => {
@@ -485,6 +489,10 @@ mod tests {
         assert_eq!(m.aed_blocks(17 + 29), 1);
         assert_eq!(m.aed_blocks(17 + 30), 2);
         assert_eq!(model(4096).aed_blocks(241), 0);
+        // add_digested skips files of one extent: the EFE always holds one.
+        for bs in [512, 1024, 2048, 4096] {
+            assert_eq!(model(bs).aed_blocks(1), 0, "{bs}");
+        }
     }
 
     #[test]
