@@ -7,7 +7,9 @@
 # Env: FSFIT=path (a built fsfit; default: cargo build --release),
 #      MANIFEST_FILES="1000000 3000000 10000000" ("" skips),
 #      BIG_TREE=DIR (where the 1M-file tree goes, default /tmp/fsfit-1m),
-#      BIG_FILES=N (default 1000000), SKIP_BIG=1 to skip that part.
+#      BIG_FILES=N (default 1000000), SKIP_BIG=1 to skip that part,
+#      BIG_EMPTY=1: 9 in 10 files empty, the rest 100 B (a 10M-file tree
+#      that fits a disk: BIG_FILES=10000000 BIG_EMPTY=1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TREE=${1:-/usr}
@@ -95,11 +97,13 @@ fi
 if [ ! -f "$BIG_TREE/.complete-$BIG_FILES" ]; then
   echo "generating $BIG_FILES files under $BIG_TREE ..."
   rm -rf "$BIG_TREE"
-  python3 - "$BIG_TREE" "$BIG_FILES" <<'PY'
+  python3 - "$BIG_TREE" "$BIG_FILES" "${BIG_EMPTY:-0}" <<'PY'
 import os, sys
-root, n = sys.argv[1], int(sys.argv[2])
+root, n, empty = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "1"
 per_dir = 1000
 sizes = [0, 1, 100, 700, 1500, 4096, 5000, 12000, 40000, 300]
+if empty:
+    sizes = [0] * 9 + [100]
 buf = os.urandom(40000)
 for i in range(n):
     d = os.path.join(root, f"d{i // (per_dir * 100):03d}", f"s{(i // per_dir) % 100:03d}")
