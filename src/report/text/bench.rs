@@ -85,42 +85,51 @@ fn table(o: &mut String, r: &BenchReport) -> Vec<String> {
             }
         }
     }
+    // Each config takes three columns (figure, % of the baseline, flags) so
+    // that figures line up whether or not a cell carries a flag.
     let mut rows: Vec<Vec<String>> = Vec::new();
     let mut head = vec!["WORKLOAD".to_string()];
-    head.extend(
-        r.results
-            .iter()
-            .map(|c| format!("{}:{}", c.fs, short(c.cluster_bytes))),
-    );
+    for c in &r.results {
+        head.extend([
+            format!("{}:{}", c.fs, short(c.cluster_bytes)),
+            String::new(),
+            String::new(),
+        ]);
+    }
     rows.push(head);
     let mut notes: Vec<String> = Vec::new();
     for n in &names {
         let mut row = vec![n.to_string()];
         for c in &r.results {
-            let cell = match c.workloads.iter().find(|w| w.name == *n) {
-                None => "-".to_string(),
-                Some(w) if w.error.is_some() => "failed".to_string(),
+            let [v, rel, flag] = match c.workloads.iter().find(|w| w.name == *n) {
+                None => ["-".to_string(), String::new(), String::new()],
+                Some(w) if w.error.is_some() => {
+                    ["failed".to_string(), String::new(), String::new()]
+                }
                 Some(w) => cell(c, n, w, &mut notes),
             };
-            row.push(cell);
+            row.extend([v, rel, flag]);
         }
         rows.push(row);
     }
     let _ = writeln!(o);
-    o.push_str(&crate::report::columns(&rows, |i| i == 0));
+    // Left: the workload names and each config's flags.
+    o.push_str(&crate::report::columns(&rows, |i| {
+        i == 0 || (i > 0 && i % 3 == 0)
+    }));
     notes
 }
 
 /// A figure, its % of the baseline and its flags (common ones as marks,
 /// the rest as numbered notes).
-fn cell(c: &ConfigResult, n: &str, w: &WorkloadResult, notes: &mut Vec<String>) -> String {
+fn cell(c: &ConfigResult, n: &str, w: &WorkloadResult, notes: &mut Vec<String>) -> [String; 3] {
     let v = match unit_of(n) {
         Unit::FilesPerS => format!("{:.0} f/s", w.files_per_s),
         Unit::MbPerS => format!("{:.1} MB/s", w.mb_per_s),
     };
     let rel = w
         .relative_pct
-        .map(|p| format!(" {p:.0}%"))
+        .map(|p| format!("{p:.0}%"))
         .unwrap_or_default();
     // Common flags as marks, the rest as numbered notes.
     let mut flag = String::new();
@@ -141,12 +150,7 @@ fn cell(c: &ConfigResult, n: &str, w: &WorkloadResult, notes: &mut Vec<String>) 
         ));
         flag.push_str(&format!("[{}]", notes.len()));
     }
-    let flag = if flag.is_empty() {
-        flag
-    } else {
-        format!(" {flag}")
-    };
-    format!("{v}{rel}{flag}")
+    [v, rel, flag]
 }
 
 /// Units, the marks used, the notes, failures and skipped configs.
