@@ -228,6 +228,32 @@ pub(super) fn legend(area: &Area, items: &[(String, Key)], width: u32) {
     }
 }
 
+/// An SVG chart of `width` × `height`: the title in the top `caption_h`
+/// pixels, the legend of `items` in the next `legend_h`, and the plot area
+/// below, which `draw` fills (false when it cannot: then no chart at all).
+pub(super) fn framed(
+    (width, height): (u32, u32),
+    (caption_h, legend_h): (u32, u32),
+    title: &str,
+    items: &[(String, Key)],
+    draw: impl FnOnce(&Area) -> bool,
+) -> String {
+    let mut out = String::new();
+    {
+        let root = SVGBackend::with_string(&mut out, (width, height)).into_drawing_area();
+        let _ = root.fill(&WHITE);
+        let (top, rest) = root.split_vertically(caption_h);
+        caption(&top, title);
+        let (leg, plot) = rest.split_vertically(legend_h);
+        legend(&leg, items, width);
+        if !draw(&plot) {
+            return String::new();
+        }
+        let _ = root.present();
+    }
+    out
+}
+
 pub(super) fn caption(area: &Area, title: &str) {
     let _ = area.draw(&Text::new(
         title.to_string(),
@@ -362,121 +388,121 @@ pub fn bars(b: &Bars) -> String {
     let x_lo = if lo < 0.0 { lo - room } else { 0.0 };
     let x_hi = if hi > 0.0 { hi + room } else { 0.0 };
 
-    let mut out = String::new();
-    {
-        let root = SVGBackend::with_string(&mut out, (b.width, height)).into_drawing_area();
-        let _ = root.fill(&WHITE);
-        let (top, rest) = root.split_vertically(caption_h);
-        caption(&top, &b.title);
-        let (leg, plot) = rest.split_vertically(legend_h);
-        legend(&leg, &items, b.width);
-        let groups = b.groups.clone();
-        let centres: Vec<f64> = (0..groups.len()).map(|g| slots.group_centre(g)).collect();
-        let Ok(mut chart) = ChartBuilder::on(&plot)
-            .margin_right(20)
-            .margin_bottom(10)
-            .x_label_area_size(x_area)
-            .y_label_area_size(y_area)
-            .build_cartesian_2d(
-                x_lo..x_hi,
-                Keyed {
-                    lo: 0.0,
-                    hi: slots.total,
-                    keys: centres,
-                    log: false,
-                },
-            )
-        else {
-            return String::new();
-        };
-        let fmt_y = |y: &f64| groups.get(slots.group_at(*y)).cloned().unwrap_or_default();
-        let fmt_x = |x: &f64| {
-            if cut.is_some_and(|c| *x > c) {
-                String::new()
-            } else {
-                super::tick(*x)
-            }
-        };
-        let _ = chart
-            .configure_mesh()
-            .disable_y_mesh()
-            .x_desc(b.x_desc.clone())
-            .x_labels(8)
-            .x_max_light_lines(1)
-            .x_label_formatter(&fmt_x)
-            .y_label_formatter(&fmt_y)
-            .label_style(font())
-            .axis_desc_style(font())
-            .light_line_style(RGBColor(240, 240, 240))
-            .bold_line_style(RGBColor(215, 215, 215))
-            .draw();
-        if let Some((r, _)) = &b.reference {
-            let _ = chart.draw_series(std::iter::once(DashedPathElement::new(
-                vec![(*r, 0.0), (*r, slots.total)],
-                5,
-                4,
-                BLACK.stroke_width(1),
-            )));
-        }
-        for (si, s) in b.series.iter().enumerate() {
-            let c = color(s.color);
-            for (g, bar) in s.bars.iter().enumerate() {
-                let Some(bar) = bar else { continue };
-                let y = slots.bar(g, si);
-                let cut_here = cut.is_some_and(|c| bar.value > c);
-                let v = clip(bar.value);
-                let _ = chart.draw_series(std::iter::once(Rectangle::new(
-                    [(0.0, y + 0.38), (v, y - 0.38)],
-                    c.filled(),
+    framed(
+        (b.width, height),
+        (caption_h, legend_h),
+        &b.title,
+        &items,
+        |plot| {
+            let groups = b.groups.clone();
+            let centres: Vec<f64> = (0..groups.len()).map(|g| slots.group_centre(g)).collect();
+            let Ok(mut chart) = ChartBuilder::on(plot)
+                .margin_right(20)
+                .margin_bottom(10)
+                .x_label_area_size(x_area)
+                .y_label_area_size(y_area)
+                .build_cartesian_2d(
+                    x_lo..x_hi,
+                    Keyed {
+                        lo: 0.0,
+                        hi: slots.total,
+                        keys: centres,
+                        log: false,
+                    },
+                )
+            else {
+                return false;
+            };
+            let fmt_y = |y: &f64| groups.get(slots.group_at(*y)).cloned().unwrap_or_default();
+            let fmt_x = |x: &f64| {
+                if cut.is_some_and(|c| *x > c) {
+                    String::new()
+                } else {
+                    super::tick(*x)
+                }
+            };
+            let _ = chart
+                .configure_mesh()
+                .disable_y_mesh()
+                .x_desc(b.x_desc.clone())
+                .x_labels(8)
+                .x_max_light_lines(1)
+                .x_label_formatter(&fmt_x)
+                .y_label_formatter(&fmt_y)
+                .label_style(font())
+                .axis_desc_style(font())
+                .light_line_style(RGBColor(240, 240, 240))
+                .bold_line_style(RGBColor(215, 215, 215))
+                .draw();
+            if let Some((r, _)) = &b.reference {
+                let _ = chart.draw_series(std::iter::once(DashedPathElement::new(
+                    vec![(*r, 0.0), (*r, slots.total)],
+                    5,
+                    4,
+                    BLACK.stroke_width(1),
                 )));
-                let mut end = v;
-                if cut_here {
-                    // A white break across the bar near its cut end.
-                    let st = WHITE.stroke_width(3);
-                    let _ = chart.draw_series([
-                        EmptyElement::at((v, y)) + PathElement::new(vec![(-14, 9), (-8, -9)], st),
-                        EmptyElement::at((v, y)) + PathElement::new(vec![(-8, 9), (-2, -9)], st),
-                    ]);
-                } else if let Some((a, z)) = bar.whisker {
-                    let st = BLACK.stroke_width(1);
-                    let _ = chart.draw_series([
-                        PathElement::new(vec![(a, y), (z, y)], st),
-                        PathElement::new(vec![(a, y - 0.22), (a, y + 0.22)], st),
-                        PathElement::new(vec![(z, y - 0.22), (z, y + 0.22)], st),
-                    ]);
-                    end = if bar.value < 0.0 {
-                        a.min(end)
-                    } else {
-                        z.max(end)
-                    };
-                }
-                let mut label = bar_label(b, s, bar.value);
-                if cut_here {
-                    label.push_str(" (axis cut)");
-                }
-                let w = text_px(&label) as i32;
-                let (x0, h) = if bar.value < 0.0 {
-                    (-5, HPos::Right)
-                } else {
-                    (5, HPos::Left)
-                };
-                // The figure on a white ground, readable across grid and
-                // reference lines.
-                let (bx0, bx1) = if bar.value < 0.0 {
-                    (x0 - w - 2, x0 + 2)
-                } else {
-                    (x0 - 2, x0 + w + 2)
-                };
-                let _ = chart.draw_series(std::iter::once(
-                    EmptyElement::at((end, y))
-                        + Rectangle::new([(bx0, -7), (bx1, 7)], WHITE.mix(0.85).filled())
-                        + Text::new(label, (x0, 0), font().pos(Pos::new(h, VPos::Center))),
-                ));
             }
-        }
-        let _ = root.present();
-    }
-    out
+            for (si, s) in b.series.iter().enumerate() {
+                let c = color(s.color);
+                for (g, bar) in s.bars.iter().enumerate() {
+                    let Some(bar) = bar else { continue };
+                    let y = slots.bar(g, si);
+                    let cut_here = cut.is_some_and(|c| bar.value > c);
+                    let v = clip(bar.value);
+                    let _ = chart.draw_series(std::iter::once(Rectangle::new(
+                        [(0.0, y + 0.38), (v, y - 0.38)],
+                        c.filled(),
+                    )));
+                    let mut end = v;
+                    if cut_here {
+                        // A white break across the bar near its cut end.
+                        let st = WHITE.stroke_width(3);
+                        let _ = chart.draw_series([
+                            EmptyElement::at((v, y))
+                                + PathElement::new(vec![(-14, 9), (-8, -9)], st),
+                            EmptyElement::at((v, y))
+                                + PathElement::new(vec![(-8, 9), (-2, -9)], st),
+                        ]);
+                    } else if let Some((a, z)) = bar.whisker {
+                        let st = BLACK.stroke_width(1);
+                        let _ = chart.draw_series([
+                            PathElement::new(vec![(a, y), (z, y)], st),
+                            PathElement::new(vec![(a, y - 0.22), (a, y + 0.22)], st),
+                            PathElement::new(vec![(z, y - 0.22), (z, y + 0.22)], st),
+                        ]);
+                        end = if bar.value < 0.0 {
+                            a.min(end)
+                        } else {
+                            z.max(end)
+                        };
+                    }
+                    let mut label = bar_label(b, s, bar.value);
+                    if cut_here {
+                        label.push_str(" (axis cut)");
+                    }
+                    let w = text_px(&label) as i32;
+                    let (x0, h) = if bar.value < 0.0 {
+                        (-5, HPos::Right)
+                    } else {
+                        (5, HPos::Left)
+                    };
+                    // The figure on a white ground, readable across grid and
+                    // reference lines.
+                    let (bx0, bx1) = if bar.value < 0.0 {
+                        (x0 - w - 2, x0 + 2)
+                    } else {
+                        (x0 - 2, x0 + w + 2)
+                    };
+                    let _ = chart.draw_series(std::iter::once(
+                        EmptyElement::at((end, y))
+                            + Rectangle::new([(bx0, -7), (bx1, 7)], WHITE.mix(0.85).filled())
+                            + Text::new(label, (x0, 0), font().pos(Pos::new(h, VPos::Center))),
+                    ));
+                }
+            }
+            true
+        },
+    )
 }
 
 pub fn lines(l: &Lines) -> String {
@@ -544,91 +570,89 @@ pub fn lines(l: &Lines) -> String {
         (lo, hi, super::nice_ticks(lo, hi, 6))
     };
 
-    let mut out = String::new();
-    {
-        let root = SVGBackend::with_string(&mut out, (l.width, height)).into_drawing_area();
-        let _ = root.fill(&WHITE);
-        let (top, rest) = root.split_vertically(caption_h);
-        caption(&top, &l.title);
-        let (leg, plot) = rest.split_vertically(legend_h);
-        legend(&leg, &items, l.width);
-        let keys: Vec<f64> = ticks.iter().map(|&t| t as f64).collect();
-        let Ok(mut chart) = ChartBuilder::on(&plot)
-            .margin_right(24)
-            .margin_bottom(8)
-            .x_label_area_size(44)
-            .y_label_area_size(64)
-            .build_cartesian_2d(
-                Keyed {
-                    lo: xlo as f64 - 0.4,
-                    hi: xhi as f64 + 0.4,
-                    keys,
-                    log: false,
-                },
-                Keyed {
-                    lo: y0,
-                    hi: y1,
-                    keys: y_keys,
-                    log: y_log,
-                },
-            )
-        else {
-            return String::new();
-        };
-        let fmt_x = |x: &f64| cluster_label(1u64 << (x.round().clamp(0.0, 62.0) as u32));
-        let fmt_y = |y: &f64| super::tick(*y);
-        let y_desc = if y_log {
-            format!("{} (log scale)", l.y_desc)
-        } else {
-            l.y_desc.clone()
-        };
-        let _ = chart
-            .configure_mesh()
-            .x_desc("Cluster size (log2 scale)")
-            .y_desc(y_desc)
-            .x_label_formatter(&fmt_x)
-            .y_label_formatter(&fmt_y)
-            .label_style(font())
-            .axis_desc_style(font())
-            .bold_line_style(RGBColor(225, 225, 225))
-            .draw();
-        if let Some((r, _)) = &l.reference {
-            let (a, z) = (xlo as f64 - 0.4, xhi as f64 + 0.4);
-            let _ = chart.draw_series(std::iter::once(DashedPathElement::new(
-                vec![(a, *r), (z, *r)],
-                5,
-                4,
-                BLACK.stroke_width(1),
-            )));
-        }
-        for s in &l.series {
-            let c = color(s.style);
-            let mut pts: Vec<(f64, f64)> = s
-                .points
-                .iter()
-                .filter(|p| !y_log || p.y > 0.0)
-                .map(|p| (log2(p.x) as f64, p.y))
-                .collect();
-            pts.sort_by(|a, b| a.0.total_cmp(&b.0));
-            let _ = chart.draw_series(LineSeries::new(pts.clone(), c.stroke_width(2)));
-            for p in &s.points {
-                let x = log2(p.x) as f64;
-                if let Some((a, z)) = p.whisker {
-                    let st = c.stroke_width(1);
-                    let _ = chart.draw_series([
-                        PathElement::new(vec![(x, a), (x, z)], st),
-                        PathElement::new(vec![(x - 0.06, a), (x + 0.06, a)], st),
-                        PathElement::new(vec![(x - 0.06, z), (x + 0.06, z)], st),
-                    ]);
-                }
+    framed(
+        (l.width, height),
+        (caption_h, legend_h),
+        &l.title,
+        &items,
+        |plot| {
+            let keys: Vec<f64> = ticks.iter().map(|&t| t as f64).collect();
+            let Ok(mut chart) = ChartBuilder::on(plot)
+                .margin_right(24)
+                .margin_bottom(8)
+                .x_label_area_size(44)
+                .y_label_area_size(64)
+                .build_cartesian_2d(
+                    Keyed {
+                        lo: xlo as f64 - 0.4,
+                        hi: xhi as f64 + 0.4,
+                        keys,
+                        log: false,
+                    },
+                    Keyed {
+                        lo: y0,
+                        hi: y1,
+                        keys: y_keys,
+                        log: y_log,
+                    },
+                )
+            else {
+                return false;
+            };
+            let fmt_x = |x: &f64| cluster_label(1u64 << (x.round().clamp(0.0, 62.0) as u32));
+            let fmt_y = |y: &f64| super::tick(*y);
+            let y_desc = if y_log {
+                format!("{} (log scale)", l.y_desc)
+            } else {
+                l.y_desc.clone()
+            };
+            let _ = chart
+                .configure_mesh()
+                .x_desc("Cluster size (log2 scale)")
+                .y_desc(y_desc)
+                .x_label_formatter(&fmt_x)
+                .y_label_formatter(&fmt_y)
+                .label_style(font())
+                .axis_desc_style(font())
+                .bold_line_style(RGBColor(225, 225, 225))
+                .draw();
+            if let Some((r, _)) = &l.reference {
+                let (a, z) = (xlo as f64 - 0.4, xhi as f64 + 0.4);
+                let _ = chart.draw_series(std::iter::once(DashedPathElement::new(
+                    vec![(a, *r), (z, *r)],
+                    5,
+                    4,
+                    BLACK.stroke_width(1),
+                )));
             }
-            with_marker!(marker(s.style), c, |shape| {
-                let _ = chart.draw_series(pts.iter().map(|&p| shape(p)));
-            });
-        }
-        let _ = root.present();
-    }
-    out
+            for s in &l.series {
+                let c = color(s.style);
+                let mut pts: Vec<(f64, f64)> = s
+                    .points
+                    .iter()
+                    .filter(|p| !y_log || p.y > 0.0)
+                    .map(|p| (log2(p.x) as f64, p.y))
+                    .collect();
+                pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+                let _ = chart.draw_series(LineSeries::new(pts.clone(), c.stroke_width(2)));
+                for p in &s.points {
+                    let x = log2(p.x) as f64;
+                    if let Some((a, z)) = p.whisker {
+                        let st = c.stroke_width(1);
+                        let _ = chart.draw_series([
+                            PathElement::new(vec![(x, a), (x, z)], st),
+                            PathElement::new(vec![(x - 0.06, a), (x + 0.06, a)], st),
+                            PathElement::new(vec![(x - 0.06, z), (x + 0.06, z)], st),
+                        ]);
+                    }
+                }
+                with_marker!(marker(s.style), c, |shape| {
+                    let _ = chart.draw_series(pts.iter().map(|&p| shape(p)));
+                });
+            }
+            true
+        },
+    )
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //! the bar, so no reading depends on colour alone.
 
 use super::color;
-use super::draw::{caption, font, legend, legend_layout, text_px, Area, Key, Keyed, FONT, TEXT};
+use super::draw::{font, framed, legend_layout, text_px, Area, Key, Keyed, FONT, TEXT};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
@@ -133,24 +133,16 @@ pub fn stacked(s: &Stacks) -> String {
     let x_hi = 100.0 / (1.0 - frac);
     let bar_px = plot_w * (1.0 - frac);
 
-    let mut out = String::new();
-    {
-        let root = SVGBackend::with_string(&mut out, (s.width, height)).into_drawing_area();
-        let _ = root.fill(&WHITE);
-        let (top, rest) = root.split_vertically(caption_h);
-        caption(&top, &s.title);
-        let (leg, plot) = rest.split_vertically(legend_h);
-        legend(&leg, &items, s.width);
-        plot_rows(
-            &plot,
-            s,
-            (&centres, total),
-            (x_area, y_area),
-            (x_hi, bar_px),
-        );
-        let _ = root.present();
-    }
-    out
+    framed(
+        (s.width, height),
+        (caption_h, legend_h),
+        &s.title,
+        &items,
+        |plot| {
+            plot_rows(plot, s, (&centres, total), (x_area, y_area), (x_hi, bar_px));
+            true
+        },
+    )
 }
 
 /// The axes, the grid and every bar with its figures.
