@@ -13,7 +13,7 @@ mod usage;
 
 use super::charts::figures;
 use super::charts::{esc, Chart};
-use super::inputs::Inputs;
+use super::inputs::{Inputs, Named};
 use bench::bench_section;
 use compare::comparison_section;
 use crash::crash_section;
@@ -169,45 +169,29 @@ fn signed_pct(p: f64) -> String {
 /// The table of contents: internal links only.
 fn contents(o: &mut Out, inputs: &Inputs, compare_exists: bool, sweeps_exist: bool) {
     o.push("<nav aria-label=\"Contents\">\n<h2>Contents</h2>\n<ol>\n");
-    for (i, a) in inputs.advice.iter().enumerate() {
-        let _ = writeln!(
-            o.html,
-            "<li><a href=\"#advice-{}\">Recommendation: {}</a></li>",
-            i + 1,
-            esc(&a.label)
-        );
-    }
-    for (i, b) in inputs.bench.iter().enumerate() {
-        let _ = writeln!(
-            o.html,
-            "<li><a href=\"#bench-{}\">Benchmark: {}</a></li>",
-            i + 1,
-            esc(&b.label)
-        );
-    }
+    contents_items(o, "advice", "Recommendation", &inputs.advice);
+    contents_items(o, "bench", "Benchmark", &inputs.bench);
     if compare_exists {
         o.push("<li><a href=\"#compare\">Side by side</a></li>\n");
     }
     if sweeps_exist {
         o.push("<li><a href=\"#sweeps\">Cluster-size sweeps</a></li>\n");
     }
-    for (i, u) in inputs.usage.iter().enumerate() {
-        let _ = writeln!(
-            o.html,
-            "<li><a href=\"#usage-{}\">Space usage: {}</a></li>",
-            i + 1,
-            esc(&u.label)
-        );
-    }
-    for (i, c) in inputs.crash.iter().enumerate() {
-        let _ = writeln!(
-            o.html,
-            "<li><a href=\"#crash-{}\">Crash survival: {}</a></li>",
-            i + 1,
-            esc(&c.label)
-        );
-    }
+    contents_items(o, "usage", "Space usage", &inputs.usage);
+    contents_items(o, "crash", "Crash survival", &inputs.crash);
     o.push("</ol>\n</nav>\n<main>\n");
+}
+
+/// One contents line per input of a kind, linking to `#{id}-1`, `#{id}-2`, ...
+fn contents_items<T>(o: &mut Out, id: &str, what: &str, inputs: &[Named<T>]) {
+    for (i, input) in inputs.iter().enumerate() {
+        let _ = writeln!(
+            o.html,
+            "<li><a href=\"#{id}-{}\">{what}: {}</a></li>",
+            i + 1,
+            esc(&input.label)
+        );
+    }
 }
 
 /// "2 benchmark and 1 usage results", "1 crash result": the kinds given.
