@@ -57,22 +57,8 @@ impl Shared<'_> {
     }
 }
 
-fn kind_of(md: &fs::Metadata) -> Kind {
-    let ft = md.file_type();
-    if ft.is_file() {
-        Kind::File
-    } else if ft.is_dir() {
-        Kind::Dir
-    } else if ft.is_symlink() {
-        Kind::Symlink
-    } else {
-        // FIFOs, sockets, block and character devices.
-        Kind::Other
-    }
-}
-
 fn entry_of(name: OsString, md: &fs::Metadata) -> Entry {
-    Entry::new(name, kind_of(md), md.len(), md.mtime())
+    Entry::new(name, kind_of_mode(md.mode()), md.len(), md.mtime())
 }
 
 /// Walk `paths` as `cp -r` would copy them onto a fresh volume: one
