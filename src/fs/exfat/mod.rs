@@ -276,32 +276,15 @@ pub(crate) fn duplicates(entries: &[Entry]) -> Vec<bool> {
     super::case_duplicates(
         entries,
         |e| matches!(e.kind, Kind::File | Kind::Dir).then(|| upcase_hash(e)),
-        |x, y| {
-            if x.is_ascii() && y.is_ascii() {
-                x.name_bytes().eq_ignore_ascii_case(y.name_bytes())
-            } else {
-                upcased(x).eq(upcased(y))
-            }
-        },
+        |x, y| upcased(x).eq(upcased(y)),
     )
 }
 
-/// FNV-1a over [`upcased`]. An ASCII name (most of them) takes a byte-wise
-/// path with the same result: its characters' uppercase is ASCII's.
+/// FNV-1a over [`upcased`].
 fn upcase_hash(e: &Entry) -> u64 {
-    if e.is_ascii() {
-        e.name_bytes()
-            .iter()
-            .fold(FNV_BASIS, |h, &b| fnv(h, b.to_ascii_uppercase() as u32))
-    } else {
-        upcased(e).fold(FNV_BASIS, fnv)
-    }
-}
-
-const FNV_BASIS: u64 = 0xcbf2_9ce4_8422_2325;
-
-fn fnv(h: u64, c: u32) -> u64 {
-    (h ^ c as u64).wrapping_mul(0x0100_0000_01b3)
+    upcased(e).fold(0xcbf2_9ce4_8422_2325, |h, c| {
+        (h ^ c as u64).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 impl Model for ExfatModel {
@@ -499,22 +482,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_ascii_hash_is_the_general_one() {
-        let all: String = (0x20u8..0x7f).map(char::from).collect();
-        for n in [
-            all.as_str(),
-            "a",
-            "Readme.TXT",
-            "lower",
-            "UPPER",
-            "MiXeD.tXt",
-        ] {
-            let e = Entry::new(n.into(), Kind::File, 0, 0);
-            assert!(e.is_ascii());
-            assert_eq!(upcase_hash(&e), upcased(&e).fold(FNV_BASIS, fnv), "{n}");
-        }
-        // A non-ASCII name that folds to an ASCII one (U+017F LATIN SMALL
-        // LETTER LONG S uppercases to S) is still found as a duplicate.
+    fn names_equal_through_the_up_case_table_are_duplicates() {
+        // U+017F LATIN SMALL LETTER LONG S uppercases to S.
         let es = [
             Entry::new("s.txt".into(), Kind::File, 0, 0),
             Entry::new("\u{17f}.txt".into(), Kind::File, 0, 0),
