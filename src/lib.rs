@@ -13,6 +13,7 @@ pub mod cmd;
 pub mod crash;
 pub mod device;
 pub mod error;
+pub mod flash;
 pub mod fs;
 pub mod info;
 pub mod manifest;
