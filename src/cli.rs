@@ -307,8 +307,9 @@ pub struct AdviseArgs {
     #[arg(long, value_name = "FILE.json")]
     pub crash: Vec<PathBuf>,
 
-    /// Systems that must read and write the drive: windows, macos, linux,
-    /// android, camera, tv, car, console (comma-separated).
+    /// Systems that must use the drive: windows, macos, linux, android,
+    /// camera (by SD class: the volume size decides), tv, car (FAT only),
+    /// car-exfat, switch, playstation, xbox, console (comma-separated).
     #[arg(long = "for", value_name = "SYSTEM,...", value_delimiter = ',')]
     pub systems: Vec<String>,
 

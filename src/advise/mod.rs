@@ -28,11 +28,11 @@ pub struct Commands {
     pub macos: String,
 }
 
-/// The filesystems every named system reads and writes.
-pub fn allowed(systems: &[&systems::System]) -> Vec<&'static str> {
+/// The filesystems every named system can use on a volume of this size.
+pub fn allowed(systems: &[&systems::System], volume: u64) -> Vec<&'static str> {
     fs::names()
         .into_iter()
-        .filter(|f| systems.iter().all(|s| s.reads_writes(f)))
+        .filter(|f| systems.iter().all(|s| s.uses(f, volume)))
         .collect()
 }
 

@@ -133,6 +133,11 @@ pub struct Advice {
     pub tradeoffs: Vec<String>,
     /// Which figures are assumed, and from where.
     pub assumptions: Vec<String>,
+    /// How the candidates are ranked, in the order applied.
+    pub ranking: Vec<String>,
+    /// What the named systems need besides the filesystem (partition
+    /// table, size and file limits, card class), each with its system.
+    pub notes: Vec<String>,
     pub commands: Option<Commands>,
     /// Every candidate, best first.
     pub candidates: Vec<Candidate>,
@@ -176,21 +181,15 @@ fn candidate(c: &ConfigReport, tree: &TreeCounts) -> Candidate {
     }
 }
 
-/// Why the named systems rule this filesystem out, if they do.
-fn system_rejection(systems: &[&systems::System], fs: &str) -> Option<String> {
-    if allowed(systems).contains(&fs) {
+/// Why the named systems rule this filesystem out, if they do: each
+/// system that cannot use it, with the fact.
+fn system_rejection(systems: &[&systems::System], fs: &str, volume: u64) -> Option<String> {
+    if allowed(systems, volume).contains(&fs) {
         return None;
     }
     let why: Vec<String> = systems
         .iter()
-        .filter(|s| !s.reads_writes(fs))
-        .map(|s| {
-            if s.only_reads(fs) {
-                format!("{} only reads {fs}", s.name)
-            } else {
-                format!("{} cannot read {fs}", s.name)
-            }
-        })
+        .filter_map(|s| s.why_not(fs, volume))
         .collect();
     Some(why.join(", "))
 }
@@ -204,7 +203,7 @@ pub fn candidates(
     let mut rejected = Vec::new();
     for c in &usage.configs {
         let mut cand = candidate(c, &usage.tree);
-        if let Some(why) = system_rejection(systems, &c.fs) {
+        if let Some(why) = system_rejection(systems, &c.fs, usage.volume_bytes) {
             cand.reasons.push(why);
             rejected.push(cand);
         } else if c.problems.too_large > 0 {
@@ -227,9 +226,64 @@ pub fn candidates(
     (good, rejected)
 }
 
-/// The registry's order when speed says nothing across filesystems (1 best).
-fn pref(fs: &str) -> u8 {
-    fs::by_name(fs).map_or(u8::MAX, |f| f.info().preference)
+/// The place of a filesystem inside its robustness class.
+fn pref(fs: &str) -> usize {
+    systems::robustness_rank(fs).1
+}
+
+/// Two candidates of one robustness class, both within the overhead limit
+/// or both over it (`over`). Over the limit: the least space first (assumed
+/// speeds: in the class's order of filesystems). Within: measured, who
+/// reached a later round of successive halving beat the rest, then speed;
+/// assumed, speeds say nothing across filesystems, so the class's order,
+/// then the prior within the filesystem; then the least space.
+fn within_class(x: &Candidate, y: &Candidate, measured: bool, over: bool) -> std::cmp::Ordering {
+    let by_fs = if measured {
+        std::cmp::Ordering::Equal
+    } else {
+        pref(&x.fs).cmp(&pref(&y.fs))
+    };
+    if over {
+        return by_fs.then(x.tree_bytes.cmp(&y.tree_bytes));
+    }
+    let by_cost = || {
+        let cx = x.cost().unwrap_or(f64::INFINITY);
+        let cy = y.cost().unwrap_or(f64::INFINITY);
+        cx.total_cmp(&cy)
+    };
+    let by_round = if measured {
+        y.round.cmp(&x.round)
+    } else {
+        std::cmp::Ordering::Equal
+    };
+    by_round
+        .then(by_fs)
+        .then_with(by_cost)
+        .then(x.tree_bytes.cmp(&y.tree_bytes))
+}
+
+/// How the candidates are ranked, in words: the order `advise` applies,
+/// stated the same in the text and the JSON (`ranking`).
+pub fn ranking_rule(max: f64, measured: bool) -> Vec<String> {
+    vec![
+        "first the configs that store every file as it is, then those that damaged durable or older files in --crash results come after clean ones".into(),
+        format!("then by robustness class: {}", systems::robustness_order()),
+        if measured {
+            format!(
+                "within a class, configs within the {max} % overhead limit before those over it: the limit never moves a less robust filesystem ahead of a more robust one"
+            )
+        } else {
+            format!(
+                "within a class, clusters of {} or more before smaller ones (flash writes them slower) where one stores the tree, then configs within the {max} % overhead limit before those over it: the limit never moves a less robust filesystem ahead of a more robust one",
+                short(prior::FLASH_MIN_CLUSTER)
+            )
+        },
+        if measured {
+            "then by measured write speed for your mix of file sizes (the least space breaks ties); over the limit, the least space first".into()
+        } else {
+            "then the filesystem's place in its class, then the assumed speed of the cluster size, then the least space; over the limit, the least space first".into()
+        },
+    ]
 }
 
 /// Fill in each candidate's speed: measured (latest round that has it) or,
@@ -294,52 +348,21 @@ pub fn advise(usage: &UsageReport, opts: &Options) -> Advice {
             .any(|c| c.cluster_bytes >= prior::FLASH_MIN_CLUSTER && c.problems == fewest);
     let below_floor = |c: &Candidate| floor_applies && c.cluster_bytes < prior::FLASH_MIN_CLUSTER;
     let damaged = |c: &Candidate| crash_note(c, opts.crash).is_some_and(|(d, _)| d);
-    // Lower is better: files it cannot store, crash damage, the flash floor,
-    // the overhead limit, then speed.
+    // Lower is better: files it cannot store, crash damage, the robustness
+    // class, the flash floor, the overhead limit, then inside the class
+    // (see `ranking_rule`, which says this in words).
     good.sort_by(|x, y| {
-        let kx = (
-            x.problems > fewest,
-            damaged(x),
-            below_floor(x),
-            x.overhead_pct > max,
-        );
-        let ky = (
-            y.problems > fewest,
-            damaged(y),
-            below_floor(y),
-            y.overhead_pct > max,
-        );
-        kx.cmp(&ky).then_with(|| {
-            if kx.3 {
-                // Over the limit: the least space first (assumed speeds:
-                // within the robustness order of filesystems).
-                let by_fs = if measured {
-                    std::cmp::Ordering::Equal
-                } else {
-                    pref(&x.fs).cmp(&pref(&y.fs))
-                };
-                return by_fs.then(x.tree_bytes.cmp(&y.tree_bytes));
-            }
-            let by_round = y.round.cmp(&x.round);
-            let by_cost = || {
-                let cx = x.cost().unwrap_or(f64::INFINITY);
-                let cy = y.cost().unwrap_or(f64::INFINITY);
-                cx.total_cmp(&cy)
-            };
-            if measured {
-                // Successive halving: who reached a later round beat the rest.
-                by_round
-                    .then_with(by_cost)
-                    .then(x.tree_bytes.cmp(&y.tree_bytes))
-            } else {
-                // Assumed speeds say nothing across filesystems: robustness
-                // order first, then the prior within the filesystem.
-                pref(&x.fs)
-                    .cmp(&pref(&y.fs))
-                    .then_with(by_cost)
-                    .then(x.tree_bytes.cmp(&y.tree_bytes))
-            }
-        })
+        let key = |c: &Candidate| {
+            (
+                c.problems > fewest,
+                damaged(c),
+                systems::robustness_rank(&c.fs).0,
+                below_floor(c),
+                c.overhead_pct > max,
+            )
+        };
+        let (kx, ky) = (key(x), key(y));
+        kx.cmp(&ky).then_with(|| within_class(x, y, measured, kx.4))
     });
     // Measured speeds within noise of the leader's are a tie; the tie goes
     // to the cluster the prior favours (the larger, up to the mkfs default):
@@ -359,6 +382,7 @@ pub fn advise(usage: &UsageReport, opts: &Options) -> Advice {
                 .enumerate()
                 .filter(|(_, c)| {
                     c.round == head.round
+                        && systems::robustness_rank(&c.fs).0 == systems::robustness_rank(&head.fs).0
                         && c.problems == head.problems
                         && (c.overhead_pct > max) == (head.overhead_pct > max)
                         && c.cost().is_some_and(|k| k <= best * SAME_SPEED)
@@ -430,8 +454,6 @@ pub fn advise(usage: &UsageReport, opts: &Options) -> Advice {
             short(prior::FLASH_MIN_CLUSTER),
             short(prior::FLASH_MIN_CLUSTER)
         ));
-        assumptions
-            .push("filesystems are ordered by robustness (journaled first), not by speed".into());
     }
     if opts.fill.is_none() {
         assumptions.push(format!(
@@ -464,6 +486,12 @@ pub fn advise(usage: &UsageReport, opts: &Options) -> Advice {
         why,
         tradeoffs,
         assumptions,
+        ranking: ranking_rule(max, measured),
+        notes: opts
+            .systems
+            .iter()
+            .flat_map(|s| s.notes(usage.volume_bytes))
+            .collect(),
         commands,
         candidates: good,
         rejected,
@@ -489,6 +517,23 @@ fn why_lines(
         why.push(format!("{} reads and writes {}", names[0], c.fs));
     } else {
         why.push(format!("{} all read and write {}", names.join(", "), c.fs));
+    }
+    // The systems that rule out something more robust, with their facts.
+    let class = systems::robustness_rank(&c.fs).0;
+    for s in &opts.systems {
+        let usable = s.usable(usage.volume_bytes);
+        let better = fs::names()
+            .into_iter()
+            .any(|f| systems::robustness_rank(f).0 < class && !usable.contains(&f));
+        if better {
+            why.push(format!(
+                "{} ({}) take only {} on this volume: {}",
+                s.name,
+                s.what,
+                usable.join(", "),
+                s.source
+            ));
+        }
     }
     why.push(format!(
         "your {} files ({}) take {} on it: {:+.1} % overhead (limit {max} %); at {} of data like yours that is {} wasted",

@@ -225,10 +225,6 @@ pub struct FsInfo {
     pub formats: Formats,
     /// What survives unplugging mid-write, shown beside a recommendation.
     pub robustness: &'static str,
-    /// The systems (`advise --for` names) that read and write it out of the
-    /// box, and those that only read it.
-    pub read_write_on: &'static [&'static str],
-    pub read_only_on: &'static [&'static str],
     /// Rank when speed was not measured: journaled and native first (1 best).
     pub preference: u8,
     pub signature: Signature,

@@ -37,7 +37,6 @@ fn check_parts(f: &dyn Filesystem) {
     assert!(!i.title.is_empty(), "{n}: title");
     assert!(!i.robustness.is_empty(), "{n}: robustness note");
     assert!(i.label_flag.starts_with('-'), "{n}: label flag");
-    assert!(!i.read_write_on.is_empty(), "{n}: no system writes it");
     assert!(i.preference > 0, "{n}: preference");
     assert!(i.signature.order > 0, "{n}: signature order");
 

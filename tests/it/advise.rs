@@ -75,28 +75,254 @@ fn a_5_gib_file_rules_out_fat32() {
         .starts_with("sudo mkfs.exfat"));
 }
 
+/// A camera takes what the SD standard formats the card's class with:
+/// SDSC (up to 2 GB) FAT16, SDHC (up to 32 GB) FAT32, SDXC exFAT; a TV
+/// beside it reads all three.
 #[test]
-fn camera_and_tv_leave_fat32_and_exfat() {
+fn camera_by_capacity_formats_as_the_sd_standard() {
     let t = tempfile::tempdir().unwrap();
     for i in 0..20 {
         write_file(
-            &t.path().join(format!("DCIM/IMG_{i:04}.JPG")),
+            &t.path().join(format!("DCIM/100CANON/IMG_{i:04}.JPG")),
             3_000_000 + i * 1000,
+        );
+    }
+    for (volume, fs, class) in [
+        ("2GB", "fat16", "SDSC"),
+        ("16GB", "fat32", "SDHC"),
+        ("64GB", "exfat", "SDXC"),
+    ] {
+        let (v, code) = advise(&[
+            t.path().to_str().unwrap(),
+            "--for",
+            "camera,tv",
+            "--volume",
+            volume,
+        ]);
+        assert_eq!(code, 0, "{volume}: {v}");
+        assert_eq!(names(&v["candidates"]), [fs], "{volume}");
+        assert_eq!(v["choice"]["fs"], fs, "{volume}");
+        let notes = v["notes"].to_string();
+        assert!(notes.contains(class), "{volume}: {notes}");
+        let rejected = v["rejected"].to_string();
+        assert!(
+            !rejected.contains("tv cannot") && !rejected.contains("tv does not read fat"),
+            "{rejected}"
+        );
+        assert_eq!(v["speed_measured"], false);
+    }
+}
+
+/// A car stereo gets FAT32 on an MBR partition, and the reason names the
+/// car and its fact; exFAT only for units that say so.
+#[test]
+fn a_car_gets_fat32_on_mbr() {
+    let t = tempfile::tempdir().unwrap();
+    for i in 0..30u64 {
+        write_file(
+            &t.path().join(format!("Album {}/{i:02} track.mp3", i / 10)),
+            3_000_000 + i * 7919,
+        );
+    }
+    let tree = t.path().to_str().unwrap();
+    let (v, code) = advise(&[tree, "--for", "car", "--volume", "32GB"]);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v["choice"]["fs"], "fat32", "{}", v["why"]);
+    let why = v["why"].to_string();
+    assert!(
+        why.contains("car") && why.contains("FAT16 or FAT32"),
+        "{why}"
+    );
+    let notes = v["notes"].to_string();
+    assert!(notes.contains("MBR") && notes.contains("0x0C"), "{notes}");
+    let exfat = v["rejected"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["fs"] == "exfat")
+        .unwrap();
+    assert!(exfat["reasons"][0]
+        .as_str()
+        .unwrap()
+        .contains("car does not read exfat"));
+    // Over 32 GB the limit is said; a unit that lists exFAT may get it.
+    let (v, _) = advise(&[tree, "--for", "car", "--volume", "64GB"]);
+    assert!(
+        v["notes"].to_string().contains("up to 32 GB"),
+        "{}",
+        v["notes"]
+    );
+    let (v, code) = advise(&[tree, "--for", "car-exfat", "--volume", "64GB"]);
+    assert_eq!(code, 0);
+    assert_eq!(v["choice"]["fs"], "exfat", "{}", v["why"]);
+}
+
+/// A Linux backup drive: a journaled filesystem first and as runner-up,
+/// never NTFS, for a home folder of many small files.
+#[test]
+fn a_linux_backup_drive_is_journaled() {
+    let t = tempfile::tempdir().unwrap();
+    for i in 0..400u64 {
+        write_file(
+            &t.path().join(format!("d{}/.config/f{i}.conf", i % 20)),
+            100 + i * 37 % 3000,
+        );
+    }
+    write_file(&t.path().join("big.tar"), 5_000_000);
+    let (v, code) = advise(&[
+        t.path().to_str().unwrap(),
+        "--for",
+        "linux",
+        "--volume",
+        "1TB",
+    ]);
+    assert_eq!(code, 0, "{v}");
+    let journaled = ["ext4", "xfs", "btrfs", "f2fs"];
+    let fs = |c: &Value| c["fs"].as_str().unwrap().to_string();
+    assert!(
+        journaled.contains(&fs(&v["choice"]).as_str()),
+        "{}",
+        v["why"]
+    );
+    assert!(
+        journaled.contains(&fs(&v["runner_up"]).as_str()),
+        "{}",
+        v["runner_up"]
+    );
+    // Every journaled candidate comes before NTFS, NTFS before exFAT, exFAT before FAT.
+    let order = names(&v["candidates"]);
+    let pos = |f: &str| order.iter().position(|x| x == f).unwrap();
+    for j in journaled {
+        assert!(pos(j) < pos("ntfs"), "{order:?}");
+    }
+    assert!(
+        pos("ntfs") < pos("exfat") && pos("exfat") < pos("fat32"),
+        "{order:?}"
+    );
+}
+
+/// A drive passed between a Mac and a Windows PC gets exFAT.
+#[test]
+fn a_mac_and_windows_exchange_drive_is_exfat() {
+    let t = tempfile::tempdir().unwrap();
+    for i in 0..50u64 {
+        write_file(
+            &t.path().join(format!("Docs/report {i}.docx")),
+            40_000 + i * 1013,
         );
     }
     let (v, code) = advise(&[
         t.path().to_str().unwrap(),
         "--for",
-        "camera,tv",
+        "macos,windows",
         "--volume",
-        "32G",
+        "128GB",
     ]);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v["choice"]["fs"], "exfat", "{}", v["why"]);
+    let ntfs = v["rejected"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["fs"] == "ntfs")
+        .unwrap();
+    assert!(ntfs["reasons"][0]
+        .as_str()
+        .unwrap()
+        .contains("macos only reads ntfs"));
+}
+
+/// The order the text states is the order of the JSON's candidates: each
+/// candidate's robustness class, as the text names them, never goes back.
+#[test]
+fn the_json_order_follows_the_stated_ranking() {
+    let t = tempfile::tempdir().unwrap();
+    for i in 0..200u64 {
+        write_file(
+            &t.path().join(format!("src/m{}/f{i}.rs", i % 7)),
+            50 + i * 131 % 9000,
+        );
+    }
+    let tree = t.path().to_str().unwrap();
+    let (v, code) = advise(&[tree, "--for", "linux", "--volume", "64GB"]);
     assert_eq!(code, 0);
-    let mut got = names(&v["candidates"]);
-    got.sort();
-    got.dedup();
-    assert_eq!(got, ["exfat", "fat32"]);
-    assert!(v["speed_measured"] == false);
+    let out = fsfit()
+        .args([
+            "advise", "--quiet", tree, "--for", "linux", "--volume", "64GB",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    for r in v["ranking"].as_array().unwrap() {
+        assert!(text.contains(r.as_str().unwrap()), "{r} not in\n{text}");
+    }
+    // The classes, in the order the text states them.
+    let line = text
+        .lines()
+        .find(|l| l.contains("by robustness class:"))
+        .unwrap();
+    let class_of = |fs: &str| {
+        let title = match fs {
+            "ext4" => "ext4",
+            "xfs" => "XFS",
+            "btrfs" => "Btrfs",
+            "f2fs" => "F2FS",
+            "ntfs" => "NTFS",
+            "exfat" => "exFAT",
+            "udf" => "UDF",
+            _ => "FAT",
+        };
+        line.split(", then ")
+            .position(|c| c.contains(title))
+            .unwrap_or_else(|| panic!("{fs} in {line}"))
+    };
+    let over = |c: &Value| c["overhead_pct"].as_f64().unwrap() > 10.0;
+    let cands = v["candidates"].as_array().unwrap();
+    for w in cands.windows(2) {
+        let (a, b) = (
+            class_of(w[0]["fs"].as_str().unwrap()),
+            class_of(w[1]["fs"].as_str().unwrap()),
+        );
+        assert!(a <= b, "{} before {}", w[0]["fs"], w[1]["fs"]);
+        let small = |c: &Value| c["cluster_bytes"].as_u64().unwrap() < 4096;
+        if a == b && small(&w[0]) == small(&w[1]) {
+            assert!(
+                !over(&w[0]) || over(&w[1]),
+                "within the limit first: {} {}",
+                w[0],
+                w[1]
+            );
+        }
+    }
+    // The text lists the candidates in the JSON's order.
+    let listed: Vec<String> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("Candidates, best first"))
+        .skip(1)
+        .take_while(|l| l.contains(" on disk "))
+        .map(|l| l.split_whitespace().next().unwrap().to_string())
+        .collect();
+    let json: Vec<String> = cands
+        .iter()
+        .take(listed.len())
+        .map(|c| {
+            format!(
+                "{}:{}",
+                c["fs"].as_str().unwrap(),
+                short(c["cluster_bytes"].as_u64().unwrap())
+            )
+        })
+        .collect();
+    assert_eq!(listed, json);
+}
+
+fn short(n: u64) -> String {
+    for (shift, s) in [(30, "G"), (20, "M"), (10, "K")] {
+        if n >= 1 << shift && n % (1 << shift) == 0 {
+            return format!("{}{s}", n >> shift);
+        }
+    }
+    n.to_string()
 }
 
 /// A bench result for two configs of the same size on disk, `fast` faster.
@@ -128,24 +354,25 @@ fn bench_file(dir: &Path, fast: &str, slow: &str) -> std::path::PathBuf {
 fn with_bench_results_the_faster_of_two_equal_size_configs_wins() {
     let t = tempfile::tempdir().unwrap();
     let tree = t.path().join("tree");
-    // Whole 32 KiB clusters in the root: the same size on disk on FAT32 and exFAT.
+    // Whole 32 KiB clusters in a folder: the same size on disk on FAT32
+    // and FAT16, one robustness class (a car takes both).
     for i in 0..4 {
-        write_file(&tree.join(format!("f{i}.bin")), 32768 * (i + 1));
+        write_file(&tree.join(format!("d/f{i}.bin")), 32768 * (i + 1));
     }
     let args = |b: &Path| {
         vec![
             tree.to_str().unwrap().to_string(),
             "--for".into(),
-            "camera".into(),
+            "car".into(),
             "--volume".into(),
-            "32G".into(),
+            "1G".into(),
             "--max-overhead".into(),
             "1000".into(),
             "--bench".into(),
             b.to_str().unwrap().to_string(),
         ]
     };
-    for (fast, slow) in [("fat32", "exfat"), ("exfat", "fat32")] {
+    for (fast, slow) in [("fat32", "fat16"), ("fat16", "fat32")] {
         let b = bench_file(t.path(), fast, slow);
         let a = args(&b);
         let (v, code) = advise(&a.iter().map(|s| s.as_str()).collect::<Vec<_>>());

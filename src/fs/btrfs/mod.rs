@@ -253,8 +253,6 @@ pub const INFO: FsInfo = FsInfo {
         macos: None,
     },
     robustness: "copy-on-write with checksums on data and metadata",
-    read_write_on: &["linux"],
-    read_only_on: &[],
     preference: 7,
     signature: Signature {
         order: 60,

@@ -410,10 +410,6 @@ pub const INFO: FsInfo = FsInfo {
     },
     robustness:
         "no journal (one FAT copy, a dirty bit): unplugging mid-write can lose recent files",
-    read_write_on: &[
-        "windows", "macos", "linux", "android", "camera", "tv", "car", "console",
-    ],
-    read_only_on: &[],
     preference: 3,
     signature: Signature {
         order: 10,

@@ -949,8 +949,6 @@ pub const INFO: FsInfo = FsInfo {
         macos: None,
     },
     robustness: "journaled, checksummed metadata",
-    read_write_on: &["linux"],
-    read_only_on: &[],
     preference: 1,
     signature: Signature {
         order: 40,

@@ -425,8 +425,6 @@ pub const INFO: FsInfo = FsInfo {
         macos: None,
     },
     robustness: "log-structured, designed for flash; checkpointed",
-    read_write_on: &["linux"],
-    read_only_on: &[],
     preference: 9,
     signature: Signature {
         order: 50,

@@ -130,8 +130,6 @@ const FAT_INFO: FsInfo = FsInfo {
     },
     robustness:
         "no journal: unplugging mid-write can corrupt the FAT (run fsck.fat / chkdsk after)",
-    read_write_on: &["windows", "macos", "linux"],
-    read_only_on: &[],
     preference: 0,
     signature: Signature {
         order: 90,
@@ -159,8 +157,6 @@ pub const FAT16_INFO: FsInfo = FsInfo {
         windows_note: None,
         macos: Some("sudo newfs_msdos -F 16 -c {sectors} -v {label} /dev/diskNsM"),
     },
-    // SD cards up to 2 GB (SD Association).
-    read_write_on: &["windows", "macos", "linux", "camera"],
     preference: 5,
     ..FAT_INFO
 };
@@ -175,9 +171,6 @@ pub const FAT32_INFO: FsInfo = FsInfo {
         ),
         macos: Some("sudo newfs_msdos -F 32 -c {sectors} -v {label} /dev/diskNsM"),
     },
-    read_write_on: &[
-        "windows", "macos", "linux", "android", "camera", "tv", "car", "console",
-    ],
     preference: 4,
     ..FAT_INFO
 };

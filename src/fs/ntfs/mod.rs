@@ -593,8 +593,6 @@ pub const INFO: FsInfo = FsInfo {
         macos: None,
     },
     robustness: "journaled metadata: survives unplugging better than FAT/exFAT",
-    read_write_on: &["windows", "linux"],
-    read_only_on: &["macos"],
     preference: 2,
     signature: Signature {
         order: 20,

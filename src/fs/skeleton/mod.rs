@@ -62,8 +62,6 @@ pub const INFO: FsInfo = FsInfo {
     },
     robustness: "no journal: an example, not a filesystem",
     // Names from src/advise/systems.rs.
-    read_write_on: &["linux"],
-    read_only_on: &[],
     // Rank in advise when speed was not measured (1 best; unique).
     preference: 200,
     // When info tries it: strong signatures (magic numbers) low, weak ones

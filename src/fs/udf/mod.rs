@@ -277,9 +277,6 @@ pub const INFO: FsInfo = FsInfo {
         macos: None,
     },
     robustness: "no journal on hard-disk media; few fsck tools",
-    read_write_on: &["windows", "linux"],
-    // macOS writes UDF only on optical media.
-    read_only_on: &["macos"],
     preference: 10,
     signature: Signature {
         order: 70,

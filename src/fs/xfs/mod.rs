@@ -368,8 +368,6 @@ pub const INFO: FsInfo = FsInfo {
         macos: None,
     },
     robustness: "journaled metadata",
-    read_write_on: &["linux"],
-    read_only_on: &[],
     preference: 8,
     signature: Signature {
         order: 30,

@@ -53,6 +53,12 @@ pub fn text(a: &Advice) -> String {
                     let _ = writeln!(o, "  - {t}");
                 }
             }
+            if !a.notes.is_empty() {
+                let _ = writeln!(o, "\nWhat the systems named need:");
+                for t in &a.notes {
+                    let _ = writeln!(o, "  - {t}");
+                }
+            }
             if let Some(b) = &a.budget {
                 let _ = writeln!(
                     o,
@@ -87,6 +93,10 @@ pub fn text(a: &Advice) -> String {
                 let _ = writeln!(o, "  Linux:   {}", cmd.linux);
                 let _ = writeln!(o, "  Windows: {}", cmd.windows);
                 let _ = writeln!(o, "  macOS:   {}", cmd.macos);
+            }
+            let _ = writeln!(o, "\nHow the candidates are ranked:");
+            for r in &a.ranking {
+                let _ = writeln!(o, "  - {r}");
             }
             let _ = writeln!(o, "\nCandidates, best first:");
             for c in a.candidates.iter().take(12) {
@@ -124,7 +134,9 @@ pub fn text(a: &Advice) -> String {
                     a.candidates.len() - 12
                 );
             }
-            let _ = writeln!(o, "\nLeft out:");
+            if !a.rejected.is_empty() {
+                let _ = writeln!(o, "\nLeft out:");
+            }
         }
     }
     let mut seen = std::collections::BTreeMap::new();
