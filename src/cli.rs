@@ -22,9 +22,15 @@ pub fn budget(s: &str) -> Result<std::time::Duration, String> {
     Ok(d)
 }
 
-/// The size of a volume to plan: at least 1 MiB.
+/// The size of a volume to plan, at least 1 MiB: a size (`64GB`, `64g`),
+/// or a block device or image file whose capacity is read (read-only).
 pub fn volume_size(s: &str) -> Result<u64, String> {
-    let n = size(s)?;
+    let looks_like_path = s.contains('/') || std::path::Path::new(s).exists();
+    let n = match size(s) {
+        Ok(n) => n,
+        Err(_) if looks_like_path => crate::units::capacity_of(std::path::Path::new(s))?,
+        Err(e) => return Err(e),
+    };
     if n < 1 << 20 {
         return Err("too small to plan (at least 1M)".into());
     }
@@ -51,9 +57,22 @@ pub struct TreeArgs {
 /// The volume being planned (usage, advise).
 #[derive(Args, Debug)]
 pub struct VolumeArgs {
-    /// Size of the volume being planned: 64G (GiB), 64GB (10^9), 512M, ...
-    #[arg(long, value_name = "SIZE", default_value = "64G", value_parser = volume_size)]
-    pub volume: u64,
+    /// Size of the volume being planned: 64GB (10^9), 64G (GiB), 1.5T,
+    /// 512M, ...; or a drive or image file (DEV|IMAGE) whose size is read,
+    /// read-only [default: 60GB, what every "64 GB" stick holds at least,
+    /// said as assumed in the output]
+    #[arg(long, value_name = "SIZE|DEV|IMAGE", allow_hyphen_values = true, value_parser = volume_size)]
+    pub volume: Option<u64>,
+}
+
+impl VolumeArgs {
+    /// The volume's bytes, and whether they were assumed (no --volume).
+    pub fn bytes(&self) -> (u64, bool) {
+        match self.volume {
+            Some(v) => (v, false),
+            None => (crate::usage::ASSUMED_VOLUME, true),
+        }
+    }
 }
 
 #[derive(Parser, Debug)]

@@ -1,39 +1,32 @@
 //! Sizes on the command line and in tables.
 
-/// Parse a size: plain bytes, or a number with a suffix. `K M G T P` (with or
-/// without `i`/`iB`) are powers of 1024; `KB MB GB TB PB` are powers of 1000,
-/// as drive makers count ("a 64GB stick").
+/// Parse a size as people type it: plain bytes, or a number with a unit,
+/// in any case and with or without a space (`64g`, `64 GB`, `1.5T`).
+/// `K M G T P` (with or without `i`/`iB`) are powers of 1024; `KB MB GB TB
+/// PB` are powers of 1000, as drive makers count ("a 64GB stick").
 pub fn parse_size(s: &str) -> Result<u64, String> {
     let t = s.trim();
+    let hint = "try 4096, 32K, 64G or 64GB";
+    if t.starts_with('-') {
+        return Err(format!("'{s}': a size must be positive"));
+    }
     let split = t
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .unwrap_or(t.len());
     let (num, suffix) = t.split_at(split);
     if num.is_empty() {
-        return Err(format!("'{s}' is not a size (try 4096, 32K, 64G or 64GB)"));
+        return Err(format!("'{s}' is not a size ({hint})"));
     }
-    let mult: u64 = match suffix.trim() {
-        "" | "B" | "b" => 1,
-        "K" | "k" | "Ki" | "KiB" => 1 << 10,
-        "M" | "Mi" | "MiB" => 1 << 20,
-        "G" | "Gi" | "GiB" => 1 << 30,
-        "T" | "Ti" | "TiB" => 1 << 40,
-        "P" | "Pi" | "PiB" => 1 << 50,
-        "KB" | "kB" => 1_000,
-        "MB" => 1_000_000,
-        "GB" => 1_000_000_000,
-        "TB" => 1_000_000_000_000,
-        "PB" => 1_000_000_000_000_000,
-        other => {
-            return Err(format!(
-                "'{s}': unknown unit '{other}' (use K, M, G, T for powers of 1024, KB, MB, GB, TB for powers of 1000)"
-            ))
-        }
-    };
+    let mult = unit(suffix.trim()).ok_or_else(|| {
+        format!(
+            "'{s}': unknown unit '{}' (use K, M, G, T for powers of 1024, KB, MB, GB, TB for powers of 1000)",
+            suffix.trim()
+        )
+    })?;
     let value = if num.contains('.') {
         let f: f64 = num
             .parse()
-            .map_err(|_| format!("'{s}' is not a size (try 4096, 32K, 64G or 64GB)"))?;
+            .map_err(|_| format!("'{s}' is not a size ({hint})"))?;
         let v = f * mult as f64;
         if !v.is_finite() || v >= u64::MAX as f64 {
             return Err(format!("'{s}' is too large"));
@@ -42,11 +35,67 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
     } else {
         let n: u64 = num
             .parse()
-            .map_err(|_| format!("'{s}' is not a size (try 4096, 32K, 64G or 64GB)"))?;
+            .map_err(|_| format!("'{s}' is not a size ({hint})"))?;
         n.checked_mul(mult)
             .ok_or_else(|| format!("'{s}' is too large"))?
     };
     Ok(value)
+}
+
+/// The multiplier of a size unit, any case: `G`, `g`, `GiB` are 2^30,
+/// `GB`, `gb` 10^9; `B` or nothing is 1.
+fn unit(u: &str) -> Option<u64> {
+    let l = u.to_ascii_lowercase();
+    let (prefix, rest) = match l.char_indices().next() {
+        None => return Some(1),
+        Some((_, c)) => (c, &l[c.len_utf8()..]),
+    };
+    if l == "b" {
+        return Some(1);
+    }
+    let power = "kmgtp".find(prefix)? as u32 + 1;
+    match rest {
+        "" | "i" | "ib" => Some(1u64 << (10 * power)),
+        "b" => Some(1000u64.pow(power)),
+        _ => None,
+    }
+}
+
+/// Bytes a block device or an image file holds, read without writing:
+/// what `--volume DEV|IMAGE` plans for.
+pub fn capacity_of(path: &std::path::Path) -> Result<u64, String> {
+    use std::os::unix::fs::FileTypeExt;
+    let f = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let meta = f
+        .metadata()
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let bytes = if meta.file_type().is_block_device() {
+        block_device_bytes(&f).map_err(|e| format!("{}: {e}", path.display()))?
+    } else if meta.is_file() {
+        meta.len()
+    } else {
+        return Err(format!(
+            "{}: not a size, a block device or an image file",
+            path.display()
+        ));
+    };
+    if bytes == 0 {
+        return Err(format!("{}: holds 0 bytes", path.display()));
+    }
+    Ok(bytes)
+}
+
+/// BLKGETSIZE64: the device's size in bytes.
+fn block_device_bytes(f: &std::fs::File) -> std::io::Result<u64> {
+    use std::os::fd::AsRawFd;
+    const BLKGETSIZE64: libc::c_ulong = 0x8008_1272;
+    let mut bytes: u64 = 0;
+    // SAFETY: BLKGETSIZE64 writes one u64 through the pointer.
+    let r = unsafe { libc::ioctl(f.as_raw_fd(), BLKGETSIZE64 as _, &mut bytes as *mut u64) };
+    if r != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(bytes)
 }
 
 /// Parse a duration: `90` or `90s` seconds, `10m` minutes, `1h` hours,
@@ -101,6 +150,20 @@ pub fn iec(n: u64) -> String {
     } else {
         format!("{v:.2} {}", UNITS[i])
     }
+}
+
+/// Bytes as drive makers count them: `60 GB`, `1.5 TB`, `512 MB`.
+pub fn decimal(n: u64) -> String {
+    const UNITS: [&str; 6] = ["B", "KB", "MB", "GB", "TB", "PB"];
+    let mut v = n as f64;
+    let mut i = 0;
+    while v >= 1000.0 && i < UNITS.len() - 1 {
+        v /= 1000.0;
+        i += 1;
+    }
+    let s = format!("{v:.1}");
+    let s = s.strip_suffix(".0").unwrap_or(&s);
+    format!("{s} {}", UNITS[i])
 }
 
 /// A cluster size the short way: `512`, `4K`, `32M`.
@@ -167,6 +230,35 @@ mod tests {
         assert!(parse_size("K").is_err());
         assert!(parse_size("99999999999999999999").is_err());
         assert!(parse_size("99999999999T").is_err());
+    }
+
+    #[test]
+    fn sizes_as_people_type_them() {
+        assert_eq!(parse_size("64g").unwrap(), 64 << 30);
+        assert_eq!(parse_size("64 GB").unwrap(), 64_000_000_000);
+        assert_eq!(parse_size("64gb").unwrap(), 64_000_000_000);
+        assert_eq!(parse_size("1.5T").unwrap(), 3 << 39);
+        assert_eq!(parse_size("1.5 tib").unwrap(), 3 << 39);
+        assert_eq!(parse_size("2 MiB").unwrap(), 2 << 20);
+        assert_eq!(parse_size("10b").unwrap(), 10);
+        let e = parse_size("-1").unwrap_err();
+        assert!(e.contains("a size must be positive"), "{e}");
+        assert!(parse_size("64gx").is_err());
+        assert!(parse_size("1.2.3G").is_err());
+        assert!(parse_size("gb").is_err());
+    }
+
+    #[test]
+    fn capacity_of_an_image_and_of_nonsense() {
+        let t = tempfile::tempdir().unwrap();
+        let img = t.path().join("x.img");
+        std::fs::File::create(&img)
+            .unwrap()
+            .set_len(5 << 20)
+            .unwrap();
+        assert_eq!(capacity_of(&img).unwrap(), 5 << 20);
+        assert!(capacity_of(t.path()).is_err());
+        assert!(capacity_of(&t.path().join("none")).is_err());
     }
 
     #[test]

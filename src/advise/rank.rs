@@ -455,6 +455,9 @@ pub fn advise(usage: &UsageReport, opts: &Options) -> Advice {
             short(prior::FLASH_MIN_CLUSTER)
         ));
     }
+    if usage.volume_assumed {
+        assumptions.push(crate::usage::assumed_volume_note(usage.volume_bytes));
+    }
     if opts.fill.is_none() {
         assumptions.push(format!(
             "your {} files are a sample of what will fill the volume: trade-offs are weighed at {} of data like them (--fill sets the amount)",

@@ -27,6 +27,8 @@ pub enum Target {
 pub struct Options {
     pub walk: Walk,
     pub volume: u64,
+    /// No --volume, --device or --image: the volume is assumed.
+    pub volume_assumed: bool,
     pub systems: Vec<&'static System>,
     pub max_overhead: f64,
     pub fill: Option<u64>,
@@ -93,7 +95,7 @@ impl Options {
                 .as_ref()
                 .map(|b| format!("the drive of {}", b.display()))
                 .unwrap_or_default();
-            (None, a.volume.volume, on)
+            (None, a.volume.bytes().0, on)
         };
         if target.is_some() && unsafe { libc::geteuid() } != 0 {
             return Err(Error::input(
@@ -103,6 +105,7 @@ impl Options {
         Ok(Options {
             walk,
             volume,
+            volume_assumed: target.is_none() && a.volume.volume.is_none(),
             systems,
             max_overhead: a.max_overhead,
             fill: a.fill,
@@ -203,7 +206,8 @@ fn robustness(reports: &[crate::crash::Report]) -> Vec<advise::Robustness> {
 }
 
 pub fn run(o: &Options, quiet: bool) -> Result<()> {
-    let r = super::usage::walk(&o.walk, &[], o.volume, None, quiet)?;
+    let mut r = super::usage::walk(&o.walk, &[], o.volume, None, quiet)?;
+    r.volume_assumed = o.volume_assumed;
     let measured: Vec<BenchReport> = o.bench.iter().cloned().collect();
     let opts = advise::Options {
         systems: o.systems.clone(),

@@ -59,6 +59,8 @@ pub struct Options {
     /// Empty: every filesystem at its default cluster plus its sweep.
     pub specs: Vec<FsSpec>,
     pub volume: u64,
+    /// No --volume: the volume is assumed (and the output says so).
+    pub volume_assumed: bool,
     /// `--driver`; None: the one this host would mount with.
     pub driver: Option<crate::fs::DriverKind>,
     pub format: Format,
@@ -83,7 +85,8 @@ impl Options {
         Ok(Options {
             walk,
             specs: a.fs.clone(),
-            volume: a.volume.volume,
+            volume: a.volume.bytes().0,
+            volume_assumed: a.volume.bytes().1,
             driver: a.driver.map(Into::into),
             format,
             report: a.report.clone(),
@@ -92,7 +95,8 @@ impl Options {
 }
 
 pub fn run(o: &Options, quiet: bool) -> Result<()> {
-    let r = walk(&o.walk, &o.specs, o.volume, o.driver, quiet)?;
+    let mut r = walk(&o.walk, &o.specs, o.volume, o.driver, quiet)?;
+    r.volume_assumed = o.volume_assumed;
     let out = match o.format {
         Format::Json => report::json::usage(&r),
         Format::Csv => report::csv::usage(&r),

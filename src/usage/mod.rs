@@ -15,6 +15,19 @@ use std::sync::Mutex;
 
 pub const SCHEMA: &str = "fsfit.usage/1";
 
+/// The volume planned when none is given: 60 GB (10^9), what every stick
+/// sold as "64 GB" holds at least (they hold about 61.5 to 64.1 GB).
+pub const ASSUMED_VOLUME: u64 = 60_000_000_000;
+
+/// How the output says the volume was assumed.
+pub fn assumed_volume_note(bytes: u64) -> String {
+    format!(
+        "the volume is {} ({}): assumed, no --volume given (what every \"64 GB\" stick holds at least); --volume SIZE sets it, --volume DEV|IMAGE reads a drive's size",
+        crate::units::decimal(bytes),
+        crate::units::iec(bytes)
+    )
+}
+
 /// One filesystem at one cluster size, as asked for.
 #[derive(Clone)]
 pub struct Config {
@@ -219,6 +232,9 @@ pub struct UsageReport {
     #[serde(default)]
     pub date: String,
     pub volume_bytes: u64,
+    /// No --volume was given: `volume_bytes` is [`ASSUMED_VOLUME`].
+    #[serde(default)]
+    pub volume_assumed: bool,
     #[serde(default)]
     pub paths: Vec<String>,
     pub tree: TreeCounts,
@@ -383,6 +399,7 @@ pub fn run(
         fsfit: env!("CARGO_PKG_VERSION").to_string(),
         date: crate::units::now_utc(),
         volume_bytes: volume,
+        volume_assumed: false,
         paths: match source {
             Source::Walk(paths) => paths
                 .iter()

@@ -23,4 +23,5 @@ mod ntfs;
 mod report;
 mod safety;
 mod shape;
+mod sizes;
 mod udf_f2fs;

@@ -4,6 +4,15 @@ use crate::advise::Advice;
 use crate::units::{iec, short};
 use std::fmt::Write;
 
+/// "1 file", "3 files".
+pub fn count(n: u64, one: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {one}s")
+    }
+}
+
 pub fn text(a: &Advice) -> String {
     let mut o = String::new();
     let sys = if a.systems.is_empty() {
@@ -13,10 +22,15 @@ pub fn text(a: &Advice) -> String {
     };
     let _ = writeln!(
         o,
-        "For {} files ({}) on a {} volume, used by {sys}:",
-        a.tree.files,
+        "For {} ({}) on a {} volume{}, used by {sys}:",
+        count(a.tree.files, "file"),
         iec(a.tree.apparent_bytes),
-        iec(a.volume_bytes)
+        iec(a.volume_bytes),
+        if a.usage.volume_assumed {
+            " (assumed: see below)"
+        } else {
+            ""
+        }
     );
     match &a.choice {
         None => {

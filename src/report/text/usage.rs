@@ -56,9 +56,17 @@ fn header(r: &UsageReport) -> String {
     }
     let _ = writeln!(
         o,
-        "Volume: {} ({} bytes), freshly made by the Linux mkfs tool\n",
+        "Volume: {} ({} bytes), freshly made by the Linux mkfs tool{}\n",
         iec(r.volume_bytes),
-        thousands(r.volume_bytes)
+        thousands(r.volume_bytes),
+        if r.volume_assumed {
+            format!(
+                "\n      {}",
+                crate::usage::assumed_volume_note(r.volume_bytes)
+            )
+        } else {
+            String::new()
+        }
     );
 
     o
