@@ -59,7 +59,7 @@ fn the_default_volume_is_said_to_be_assumed() {
     // What a stick sold as "64 GB" holds at least.
     let bytes = v["volume_bytes"].as_u64().unwrap();
     assert!(
-        bytes <= 61_500_000_000 && bytes >= 50_000_000_000,
+        (50_000_000_000..=61_500_000_000).contains(&bytes),
         "{bytes}"
     );
     let out = fsfit()
