@@ -206,6 +206,9 @@ pub fn candidates(
         if let Some(why) = system_rejection(systems, &c.fs, usage.volume_bytes) {
             cand.reasons.push(why);
             rejected.push(cand);
+        } else if let Some(why) = &c.unmountable {
+            cand.reasons.push(why.clone());
+            rejected.push(cand);
         } else if c.problems.too_large > 0 {
             cand.reasons.push(format!(
                 "{} files are over {}'s size limit",

@@ -64,8 +64,7 @@ impl Options {
             reports.push(read_crash(p)?);
         }
         let crash = robustness(&reports);
-        let mut walk = Walk::new(&a.tree, false)?;
-        walk.paths.dedup();
+        let walk = Walk::new(&a.tree, false)?;
         // The volume is the target's size.
         let (target, volume, measured_on) = if let Some(dev) = &a.device {
             let info = crate::device::guard::inspect(&crate::device::guard::Host::real(), dev)

@@ -36,10 +36,9 @@ impl Walk {
             a.paths.clone()
         };
         for p in &paths {
-            if let Err(e) = std::fs::metadata(p) {
-                return Err(Error::input(format!("{}: {e}", p.display())));
-            }
+            readable(p)?;
         }
+        overlapping(&paths)?;
         let threads = a
             .threads
             .map(|t| t as usize)
@@ -51,6 +50,49 @@ impl Walk {
             manifest: None,
         })
     }
+}
+
+/// A top-level PATH must be readable: a folder listed, a file opened (an
+/// unreadable one is a bad argument, exit 2, not a table of zeros).
+fn readable(p: &std::path::Path) -> Result<()> {
+    let bad = |e: std::io::Error| Error::input(format!("{}: {e}", p.display()));
+    let meta = std::fs::metadata(p).map_err(bad)?;
+    if meta.is_dir() {
+        std::fs::read_dir(p).map_err(bad)?;
+    } else if meta.is_file() {
+        std::fs::File::open(p).map_err(bad)?;
+    }
+    Ok(())
+}
+
+/// The same tree given twice, or one PATH inside another, would be counted
+/// twice: refused, naming both.
+fn overlapping(paths: &[PathBuf]) -> Result<()> {
+    let real: Vec<PathBuf> = paths
+        .iter()
+        .map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.clone()))
+        .collect();
+    for (i, a) in real.iter().enumerate() {
+        for (j, b) in real.iter().enumerate().skip(i + 1) {
+            let (pa, pb) = (paths[i].display(), paths[j].display());
+            if a == b {
+                return Err(Error::input(format!(
+                    "{pa} and {pb} are the same folder: give it once (it would be counted twice)"
+                )));
+            }
+            let (inner, outer) = if a.starts_with(b) {
+                (pa, pb)
+            } else if b.starts_with(a) {
+                (pb, pa)
+            } else {
+                continue;
+            };
+            return Err(Error::input(format!(
+                "{inner} is inside {outer}: give only {outer} (it would be counted twice)"
+            )));
+        }
+    }
+    Ok(())
 }
 
 #[derive(Debug)]

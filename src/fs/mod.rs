@@ -253,6 +253,12 @@ pub trait Filesystem: Sync {
     fn sweep(&self, volume: u64) -> Vec<u64> {
         vec![self.default_cluster(volume)]
     }
+    /// Why a volume of this cluster (block) size cannot be mounted where
+    /// fsfit's users are, if it cannot: ext4 and XFS refuse blocks larger
+    /// than the page size, 4 KiB on x86.
+    fn unmountable(&self, _cluster: u64) -> Option<String> {
+        None
+    }
     /// Clusters `fsfit bench` adds to every filesystem's default when the
     /// user names no config (a bench run is minutes per config, so few).
     fn bench_sweep(&self, _volume: u64) -> Vec<u64> {
@@ -418,6 +424,21 @@ pub fn preferred() -> &'static dyn Filesystem {
         .iter()
         .min_by_key(|f| f.info().preference)
         .expect("the registry is not empty")
+}
+
+/// x86's page size: ext4 and XFS mount blocks up to it (larger blocks
+/// need a larger-page kernel, as on some arm64 and ppc64 builds).
+pub const X86_PAGE: u64 = 4096;
+
+/// What ext4 and XFS say of blocks over the page size.
+pub fn over_page(cluster: u64) -> Option<String> {
+    (cluster > X86_PAGE).then(|| {
+        format!(
+            "cannot be mounted on x86 Linux: blocks of {} are larger than its {} pages",
+            crate::units::short(cluster),
+            crate::units::short(X86_PAGE)
+        )
+    })
 }
 
 pub fn names() -> Vec<&'static str> {

@@ -18,7 +18,7 @@ pub fn usage(r: &UsageReport) -> String {
         out.push(',');
         out.push_str(p.key());
     }
-    out.push('\n');
+    out.push_str(",cannot_store_bytes\n");
     for c in &r.configs {
         let row = [
             field(&c.fs),
@@ -40,7 +40,7 @@ pub fn usage(r: &UsageReport) -> String {
             out.push(',');
             out.push_str(&c.problems.get(p).to_string());
         }
-        out.push('\n');
+        out.push_str(&format!(",{}\n", c.cannot_store_bytes));
     }
     out
 }

@@ -209,8 +209,16 @@ pub struct ConfigReport {
     pub data_bytes: u64,
     pub slack_bytes: u64,
     pub metadata_bytes: u64,
+    /// Apparent bytes of the files it cannot store (over its size limit):
+    /// left out of the figures above and of `overhead_pct`.
+    #[serde(default)]
+    pub cannot_store_bytes: u64,
     pub overhead_pct: f64,
     pub fits: bool,
+    /// Why a volume of this config cannot be mounted (ext4 or XFS blocks
+    /// over x86's 4 KiB page): then it does not fit either.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unmountable: Option<String>,
     pub exact: bool,
     pub problems: problems::Counts,
     /// Up to ten example paths per finding.
@@ -272,6 +280,31 @@ struct ThreadState {
     accs: Vec<Acc>,
     /// One per distinct filesystem in the plan.
     findings: Vec<Findings>,
+    /// Apparent bytes of the files each filesystem cannot store (over its
+    /// size limit), one per distinct filesystem: left out of its figures.
+    cannot_store: Vec<u64>,
+}
+
+/// The folder as a filesystem that cannot store files over `max` sees it
+/// after `cp -r`: without them (None when every file fits), and their bytes.
+fn without_too_large(dir: &scan::Dir, max: u64) -> Option<(Vec<scan::Entry>, u64)> {
+    let too_large = |e: &scan::Entry| e.kind == scan::Kind::File && e.size > max;
+    if !dir.entries.iter().any(too_large) {
+        return None;
+    }
+    let bytes = dir
+        .entries
+        .iter()
+        .filter(|e| too_large(e))
+        .map(|e| e.size)
+        .sum();
+    let kept = dir
+        .entries
+        .iter()
+        .filter(|e| !too_large(e))
+        .cloned()
+        .collect();
+    Some((kept, bytes))
 }
 
 pub struct UsageOptions {
@@ -308,6 +341,7 @@ pub fn run(
     let new_state = || ThreadState {
         accs: vec![Acc::default(); configs.len()],
         findings: limits.iter().map(Findings::new).collect(),
+        cannot_store: vec![0; limits.len()],
     };
     let states: Vec<Mutex<ThreadState>> =
         (0..threads + 1).map(|_| Mutex::new(new_state())).collect();
@@ -315,8 +349,29 @@ pub fn run(
     let visit = |dir: &scan::Dir| {
         let slot = rayon::current_thread_index().unwrap_or(threads) % states.len();
         let mut st = states[slot].lock().unwrap();
+        // Per filesystem: the folder without the files it cannot store.
+        let biggest = dir.entries.iter().map(|e| e.size).max().unwrap_or(0);
+        let kept: Vec<Option<(Vec<scan::Entry>, u64)>> = limits
+            .iter()
+            .map(|l| {
+                (biggest > l.max_file_bytes)
+                    .then(|| without_too_large(dir, l.max_file_bytes))
+                    .flatten()
+            })
+            .collect();
+        let dirs: Vec<Option<scan::Dir>> = kept
+            .iter()
+            .map(|k| {
+                k.as_ref()
+                    .map(|(e, _)| scan::Dir::new(dir.rel, dir.is_root, e))
+            })
+            .collect();
+        for (f, k) in kept.iter().enumerate() {
+            st.cannot_store[f] += k.as_ref().map_or(0, |(_, b)| *b);
+        }
         for (i, (_, model)) in configs.iter().enumerate() {
-            model.add_dir(dir, &mut st.accs[i]);
+            let d = dirs[fs_of[i]].as_ref().unwrap_or(dir);
+            model.add_dir(d, &mut st.accs[i]);
         }
         let facts = DirFacts::new(dir, want_windows);
         for (i, l) in limits.iter().enumerate() {
@@ -355,6 +410,9 @@ pub fn run(
         for (a, b) in total.findings.iter_mut().zip(&s.findings) {
             a.merge(b);
         }
+        for (a, b) in total.cannot_store.iter_mut().zip(&s.cannot_store) {
+            *a += b;
+        }
     }
 
     let apparent = summary.counts.apparent_bytes;
@@ -366,10 +424,14 @@ pub fn run(
             let tree_bytes = sizes.tree_bytes();
             let free_bytes = model.free_bytes();
             let f = &total.findings[fs_of[i]];
-            let overhead_pct = if apparent == 0 {
+            // Against the files it stores: what it cannot store is apart.
+            let cannot_store_bytes = total.cannot_store[fs_of[i]];
+            let unmountable = cfg.fs.unmountable(cfg.cluster);
+            let stored = apparent - cannot_store_bytes;
+            let overhead_pct = if stored == 0 {
                 0.0
             } else {
-                tree_bytes as f64 / apparent as f64 * 100.0 - 100.0
+                tree_bytes as f64 / stored as f64 * 100.0 - 100.0
             };
             ConfigReport {
                 fs: cfg.fs.name().to_string(),
@@ -380,8 +442,10 @@ pub fn run(
                 data_bytes: sizes.data_bytes,
                 slack_bytes: sizes.slack_bytes,
                 metadata_bytes: sizes.metadata_bytes,
+                cannot_store_bytes,
                 overhead_pct: (overhead_pct * 100.0).round() / 100.0,
-                fits: model.fits(&sizes) && f.counts.too_large == 0,
+                fits: model.fits(&sizes) && f.counts.too_large == 0 && unmountable.is_none(),
+                unmountable,
                 exact: cfg.exact,
                 problems: f.counts.clone(),
                 problem_examples: f

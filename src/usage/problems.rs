@@ -26,11 +26,13 @@ pub enum Problem {
     Before1980,
     /// Only for FAT12/16/32.
     OddMtime,
+    /// Only for filesystems with DOS timestamps (years up to 2107).
+    After2107,
 }
 
 impl Problem {
     /// In the order the contract lists them, then the added ones.
-    pub const ALL: [Problem; 8] = [
+    pub const ALL: [Problem; 9] = [
         Problem::TooLarge,
         Problem::BadName,
         Problem::CaseCollision,
@@ -39,6 +41,7 @@ impl Problem {
         Problem::UnsupportedType,
         Problem::Before1980,
         Problem::OddMtime,
+        Problem::After2107,
     ];
 
     /// The JSON key (and CSV column).
@@ -52,6 +55,7 @@ impl Problem {
             Problem::UnsupportedType => "unsupported_type",
             Problem::Before1980 => "before_1980",
             Problem::OddMtime => "odd_mtime",
+            Problem::After2107 => "after_2107",
         }
     }
 
@@ -76,12 +80,30 @@ impl Problem {
             Problem::OddMtime => {
                 "odd-second modification times FAT rounds to 2 s (use rsync --modify-window=1)"
             }
+            Problem::After2107 => "modification times after 2107, which FAT/exFAT cannot hold",
+        }
+    }
+
+    /// What it means on one filesystem: a name's limit is its own (UDF:
+    /// 254 bytes; NTFS, exFAT, FAT: 255 UTF-16 units; ext4: 255 bytes).
+    pub fn describe_on(self, fs: &str) -> String {
+        let limits = crate::fs::by_name(fs).map(|f| f.limits());
+        match (self, limits) {
+            (Problem::NameTooLong, Some(l)) => match (l.name_max_utf16, l.name_max_bytes) {
+                (Some(n), _) => format!("names over {n} characters (UTF-16 units)"),
+                (None, Some(n)) => format!("names over {n} bytes"),
+                _ => self.describe().to_string(),
+            },
+            _ => self.describe().to_string(),
         }
     }
 
     /// It stops a plain copy (the timestamp findings are only notes).
     pub fn blocking(self) -> bool {
-        !matches!(self, Problem::Before1980 | Problem::OddMtime)
+        !matches!(
+            self,
+            Problem::Before1980 | Problem::OddMtime | Problem::After2107
+        )
     }
 }
 
@@ -108,6 +130,9 @@ pub struct Counts {
     /// Only for FAT12/16/32.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub odd_mtime: Option<u64>,
+    /// Only for filesystems with DOS timestamps.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub after_2107: Option<u64>,
 }
 
 impl Counts {
@@ -121,6 +146,7 @@ impl Counts {
             Problem::UnsupportedType => &mut self.unsupported_type,
             Problem::Before1980 => self.before_1980.get_or_insert(0),
             Problem::OddMtime => self.odd_mtime.get_or_insert(0),
+            Problem::After2107 => self.after_2107.get_or_insert(0),
         }
     }
 
@@ -134,6 +160,7 @@ impl Counts {
             Problem::UnsupportedType => self.unsupported_type,
             Problem::Before1980 => self.before_1980.unwrap_or(0),
             Problem::OddMtime => self.odd_mtime.unwrap_or(0),
+            Problem::After2107 => self.after_2107.unwrap_or(0),
         }
     }
 
@@ -145,6 +172,7 @@ impl Counts {
             .filter(|p| match p {
                 Problem::Before1980 => self.before_1980.is_some(),
                 Problem::OddMtime => self.odd_mtime.is_some(),
+                Problem::After2107 => self.after_2107.is_some(),
                 _ => true,
             })
             .collect()
@@ -172,6 +200,7 @@ impl Findings {
         let mut f = Findings::default();
         if limits.from_1980 {
             f.counts.before_1980 = Some(0);
+            f.counts.after_2107 = Some(0);
         }
         if limits.mtime_2s {
             f.counts.odd_mtime = Some(0);
@@ -191,6 +220,16 @@ impl Findings {
             return;
         }
         keep_first(ex, show(rel, e));
+    }
+
+    /// Count a finding between two entries of one folder, naming both.
+    fn hit_pair(&mut self, kind: Problem, rel: &Path, e: &Entry, partner: &Entry) {
+        *self.counts.slot(kind) += 1;
+        let ex = self.examples.entry(kind.key()).or_default();
+        let shown = format!("{} (clashes with {})", show(rel, e), show(rel, partner));
+        if ex.len() < EXAMPLES || shown.as_str() < ex.last().unwrap().as_str() {
+            keep_first(ex, shown);
+        }
     }
 
     pub fn merge(&mut self, o: &Findings) {
@@ -234,6 +273,9 @@ fn sorts_before(rel: &Path, rel_str: Option<&str>, e: &Entry, last: &str) -> boo
 
 /// 1980-01-01 00:00:00 UTC: the DOS epoch.
 const DOS_EPOCH: i64 = 315_532_800;
+/// 2107-12-31 23:59:59 UTC: the last second a DOS date (FAT, exFAT: a
+/// 7-bit year from 1980) holds.
+const DOS_END: i64 = 4_354_819_199;
 
 /// Windows' reserved device names, with or without an extension.
 /// Compared in place, without an upper-cased copy: this runs for every entry.
@@ -275,7 +317,7 @@ pub fn windows_bad_name(e: &Entry) -> bool {
 /// Facts about one directory's entries, shared by every filesystem's judgement.
 pub struct DirFacts {
     /// Indexes of entries whose name collides case-insensitively with an earlier one.
-    collisions: Vec<usize>,
+    collisions: Vec<(usize, usize)>,
     bad_name: Vec<bool>,
     /// Length of the directory's own path in UTF-16 units (without the drive).
     rel_len: usize,
@@ -308,7 +350,7 @@ impl DirFacts {
 /// others collide, whatever order the listing gave them in. Keyed by a hash
 /// of the folded name (no string per entry); a hash match is confirmed on
 /// the names themselves.
-fn case_collisions(dir: &Dir) -> Vec<usize> {
+fn case_collisions(dir: &Dir) -> Vec<(usize, usize)> {
     let mut collisions = Vec::new();
     let mut seen: HashMap<u64, usize, KeyIsHash> =
         HashMap::with_capacity_and_hasher(dir.entries.len(), KeyIsHash::default());
@@ -325,9 +367,9 @@ fn case_collisions(dir: &Dir) -> Vec<usize> {
                     // worth a second table; neither is a collision.
                 } else if e.name() < dir.entries[kept].name() {
                     o.insert(i);
-                    collisions.push(kept);
+                    collisions.push((kept, i));
                 } else {
-                    collisions.push(i);
+                    collisions.push((i, kept));
                 }
             }
         }
@@ -416,14 +458,18 @@ pub fn judge(dir: &Dir, facts: &DirFacts, limits: &Limits, out: &mut Findings) {
             if limits.from_1980 && e.mtime < DOS_EPOCH {
                 out.hit(Problem::Before1980, dir.rel, rel_str, e);
             }
+            if limits.from_1980 && e.mtime > DOS_END {
+                out.hit(Problem::After2107, dir.rel, rel_str, e);
+            }
             if limits.mtime_2s && e.kind == Kind::File && e.mtime.rem_euclid(2) == 1 {
                 out.hit(Problem::OddMtime, dir.rel, rel_str, e);
             }
         }
     }
     if limits.case_insensitive {
-        for &i in &facts.collisions {
-            out.hit(Problem::CaseCollision, dir.rel, rel_str, &dir.entries[i]);
+        for &(i, partner) in &facts.collisions {
+            let (e, p) = (&dir.entries[i], &dir.entries[partner]);
+            out.hit_pair(Problem::CaseCollision, dir.rel, e, p);
         }
     }
 }
@@ -493,6 +539,14 @@ mod tests {
         assert_eq!(f.counts.before_1980, Some(1));
         assert_eq!(f.counts.odd_mtime, Some(1));
         assert_eq!(f.examples["too_large"], vec!["d/big".to_string()]);
+        // Each collision names its partner: the name kept (the smallest).
+        assert_eq!(
+            f.examples["case_collision"],
+            [
+                "d/Readme (clashes with d/README)",
+                "d/readme (clashes with d/README)"
+            ]
+        );
         let mut posix = Findings::new(&crate::fs::POSIX_LIMITS);
         judge(&dir, &facts, &crate::fs::POSIX_LIMITS, &mut posix);
         assert_eq!(posix.counts.blocking(), 0);
@@ -549,7 +603,10 @@ mod tests {
             let facts = DirFacts::new(&dir, true);
             let mut f = Findings::new(&limits_ci());
             judge(&dir, &facts, &limits_ci(), &mut f);
-            assert_eq!(f.examples["case_collision"], vec!["Readme".to_string()]);
+            assert_eq!(
+                f.examples["case_collision"],
+                vec!["Readme (clashes with README)".to_string()]
+            );
         }
     }
 

@@ -25,3 +25,4 @@ mod safety;
 mod shape;
 mod sizes;
 mod udf_f2fs;
+mod usage_checks;

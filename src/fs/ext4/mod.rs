@@ -986,6 +986,9 @@ impl Filesystem for Ext4 {
     fn default_cluster(&self, volume: u64) -> u64 {
         default_block(volume)
     }
+    fn unmountable(&self, cluster: u64) -> Option<String> {
+        super::over_page(cluster)
+    }
     fn sweep(&self, volume: u64) -> Vec<u64> {
         let mut v = vec![1024, 2048, 4096];
         let d = self.default_cluster(volume);

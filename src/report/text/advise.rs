@@ -1,17 +1,9 @@
 //! The human form of `fsfit advise`.
 
+use super::count;
 use crate::advise::Advice;
 use crate::units::{iec, short};
 use std::fmt::Write;
-
-/// "1 file", "3 files".
-pub fn count(n: u64, one: &str) -> String {
-    if n == 1 {
-        format!("1 {one}")
-    } else {
-        format!("{n} {one}s")
-    }
-}
 
 pub fn text(a: &Advice) -> String {
     let mut o = String::new();

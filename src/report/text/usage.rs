@@ -5,7 +5,7 @@ use crate::units::{iec, short};
 use crate::usage::{problems, UsageReport};
 use std::fmt::Write;
 
-fn thousands(n: u64) -> String {
+pub(crate) fn thousands(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {
@@ -31,11 +31,11 @@ fn header(r: &UsageReport) -> String {
     let t = &r.tree;
     let _ = writeln!(
         o,
-        "Tree: {} — {} files, {} folders, {} symlinks, {} other; {} apparent ({} bytes)",
+        "Tree: {} — {}, {}, {}, {} other; {} apparent ({} bytes)",
         r.paths.join(", "),
-        thousands(t.files),
-        thousands(t.dirs),
-        thousands(t.symlinks),
+        super::count(t.files, "file"),
+        super::count(t.dirs, "folder"),
+        super::count(t.symlinks, "symlink"),
         thousands(t.other),
         iec(t.apparent_bytes),
         thousands(t.apparent_bytes)
@@ -98,6 +98,8 @@ fn configs(o: &mut String, r: &UsageReport) {
         };
         let fits = if c.fits {
             "yes".to_string()
+        } else if c.unmountable.is_some() {
+            "no: cannot be mounted on x86".to_string()
         } else if c.problems.too_large > 0 {
             "no: file too large".to_string()
         } else {
@@ -106,7 +108,7 @@ fn configs(o: &mut String, r: &UsageReport) {
         cells.push(vec![
             c.fs.clone(),
             format!("{}{mark}", short(c.cluster_bytes)),
-            iec(t.apparent_bytes),
+            iec(t.apparent_bytes - c.cannot_store_bytes.min(t.apparent_bytes)),
             iec(c.tree_bytes),
             iec(c.slack_bytes),
             iec(c.metadata_bytes),
@@ -132,6 +134,25 @@ fn configs(o: &mut String, r: &UsageReport) {
     }
     if !drivers.is_empty() {
         let _ = writeln!(o, "Drivers modelled: {}", drivers.join(", "));
+    }
+    for c in rows.iter().filter(|c| c.unmountable.is_some()) {
+        let why = c.unmountable.as_deref().unwrap_or_default();
+        let _ = writeln!(o, "{}:{}: {why}", c.fs, short(c.cluster_bytes));
+    }
+    // Files over a filesystem's size limit: left out of its figures.
+    let mut apart: Vec<(String, u64, u64)> = Vec::new();
+    for c in &rows {
+        if c.cannot_store_bytes > 0 && !apart.iter().any(|(f, _, _)| *f == c.fs) {
+            apart.push((c.fs.clone(), c.problems.too_large, c.cannot_store_bytes));
+        }
+    }
+    for (fs, n, bytes) in apart {
+        let _ = writeln!(
+            o,
+            "{fs}: {} ({}) over its size limit cannot be stored: left out of its figures",
+            super::count(n, "file"),
+            iec(bytes)
+        );
     }
 }
 
@@ -175,31 +196,27 @@ fn findings(o: &mut String, r: &UsageReport) {
     }
     let mut any = false;
     for k in problems::Problem::ALL {
-        let mut counts: Vec<(u64, Vec<&str>, &crate::usage::ConfigReport)> = Vec::new();
+        type Group<'a> = (u64, String, Vec<&'a str>, &'a crate::usage::ConfigReport);
+        let mut counts: Vec<Group> = Vec::new();
         for c in &firsts {
             let n = c.problems.get(k);
             if n == 0 {
                 continue;
             }
-            match counts.iter_mut().find(|(m, _, _)| *m == n) {
-                Some(g) => g.1.push(&c.fs),
-                None => counts.push((n, vec![&c.fs], c)),
+            let what = k.describe_on(&c.fs);
+            match counts.iter_mut().find(|(m, w, _, _)| *m == n && *w == what) {
+                Some(g) => g.2.push(&c.fs),
+                None => counts.push((n, what, vec![&c.fs], c)),
             }
         }
-        for (n, names, c) in counts {
+        for (n, what, names, c) in counts {
             if !any {
                 let _ = writeln!(o, "\nCompatibility:");
                 any = true;
             }
-            let _ = writeln!(
-                o,
-                "  {}: {} {}",
-                names.join(", "),
-                thousands(n),
-                k.describe()
-            );
+            let _ = writeln!(o, "  {}: {what}: {}", names.join(", "), thousands(n));
             for p in c.problem_examples.get(k.key()).into_iter().flatten() {
-                let _ = writeln!(o, "      {}", p.escape_debug());
+                let _ = writeln!(o, "      {}", shorten(&p.escape_debug().to_string(), 100));
             }
         }
     }
@@ -208,5 +225,30 @@ fn findings(o: &mut String, r: &UsageReport) {
             o,
             "\nCompatibility: no problems found for these filesystems."
         );
+    }
+}
+
+/// A path cut in the middle to at most `max` characters for the terminal
+/// (`a/b/…/y/z.txt`); the JSON keeps it whole.
+pub fn shorten(p: &str, max: usize) -> String {
+    let n = p.chars().count();
+    if n <= max {
+        return p.to_string();
+    }
+    let keep = max.saturating_sub(1);
+    let head: String = p.chars().take(keep / 2).collect();
+    let tail: String = p.chars().skip(n - (keep - keep / 2)).collect();
+    format!("{head}…{tail}")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn long_paths_are_cut_in_the_middle() {
+        let p = format!("top/{}/end.txt", "x".repeat(4000));
+        let s = super::shorten(&p, 100);
+        assert_eq!(s.chars().count(), 100);
+        assert!(s.starts_with("top/") && s.ends_with("/end.txt") && s.contains('…'));
+        assert_eq!(super::shorten("a/b", 100), "a/b");
     }
 }

@@ -1,0 +1,294 @@
+//! `fsfit usage` figures that hold for every tree (#20): unreadable and
+//! repeated PATHs, files a filesystem cannot store, dates FAT and exFAT
+//! cannot hold, blocks x86 cannot mount, name limits, collision pairs,
+//! long paths in the terminal.
+
+use crate::common;
+
+use common::{fsfit, usage_json, write_file, Image};
+use std::process::Command;
+
+fn run(args: &[&str]) -> (String, String, Option<i32>) {
+    let out = fsfit().args(args).output().unwrap();
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.code(),
+    )
+}
+
+fn config<'a>(v: &'a serde_json::Value, fs: &str) -> &'a serde_json::Value {
+    v["configs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["fs"] == fs)
+        .unwrap_or_else(|| panic!("no {fs} in {v}"))
+}
+
+/// A folder its user cannot list is a bad argument (exit 2), not a table
+/// of zeros. Root reads everything, so the walk runs as nobody.
+#[test]
+fn an_unreadable_path_exits_2() {
+    if unsafe { libc::geteuid() } != 0 || !common::have(&["setpriv"]) {
+        if unsafe { libc::geteuid() } != 0 {
+            common::skip("root (to run fsfit as nobody)");
+        }
+        return;
+    }
+    let t = tempfile::tempdir().unwrap();
+    let locked = t.path().join("locked");
+    std::fs::create_dir(&locked).unwrap();
+    write_file(&locked.join("a.txt"), 10);
+    std::fs::set_permissions(&locked, std::os::unix::fs::PermissionsExt::from_mode(0o000)).unwrap();
+    std::fs::set_permissions(
+        t.path(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let bin = env!("CARGO_BIN_EXE_fsfit");
+    let out = Command::new("setpriv")
+        .args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            bin,
+            "usage",
+        ])
+        .arg(&locked)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("Permission denied"), "{err}");
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn a_path_given_twice_or_inside_another_is_refused() {
+    let t = tempfile::tempdir().unwrap();
+    write_file(&t.path().join("home/docs/a.txt"), 10);
+    let home = t.path().join("home");
+    let home = home.to_str().unwrap();
+    let docs = format!("{home}/docs");
+    let dotted = format!("{home}/./");
+    for args in [[home, home], [home, &docs], [&docs, home], [home, &dotted]] {
+        let (_, err, code) = run(&["usage", args[0], args[1]]);
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains("counted twice"), "{err}");
+    }
+    let (_, err, code) = run(&["advise", "-q", home, home]);
+    assert_eq!(code, Some(2), "{err}");
+}
+
+/// A 5 GiB file FAT32 cannot store is left out of FAT32's figures and
+/// counted apart: FAT32's figures are those of the tree without it, and
+/// its overhead is never negative.
+#[test]
+fn files_that_cannot_be_stored_are_counted_apart() {
+    let t = tempfile::tempdir().unwrap();
+    let with = t.path().join("with");
+    let without = t.path().join("without");
+    for d in [&with, &without] {
+        for i in 0..20u64 {
+            write_file(&d.join(format!("docs/f{i}.txt")), 1000 + i * 997);
+        }
+    }
+    std::fs::File::create(with.join("docs/movie.mkv"))
+        .unwrap()
+        .set_len(5 << 30)
+        .unwrap();
+    let args = |d: &std::path::Path| {
+        usage_json(&[
+            d.to_str().unwrap(),
+            "--fs",
+            "fat32:4K",
+            "--fs",
+            "exfat:4K",
+            "--volume",
+            "64GB",
+        ])
+    };
+    let (a, b) = (args(&with), args(&without));
+    let (fa, fb) = (config(&a, "fat32"), config(&b, "fat32"));
+    assert_eq!(fa["cannot_store_bytes"], 5u64 << 30);
+    assert_eq!(
+        fa["tree_bytes"], fb["tree_bytes"],
+        "FAT32 as if the file were not there"
+    );
+    assert_eq!(fa["overhead_pct"], fb["overhead_pct"]);
+    assert!(fa["overhead_pct"].as_f64().unwrap() >= 0.0);
+    assert_eq!(fa["fits"], false);
+    assert_eq!(fa["problems"]["too_large"], 1);
+    // exFAT stores it: nothing apart.
+    assert_eq!(config(&a, "exfat")["cannot_store_bytes"], 0);
+    let (out, _, _) = run(&[
+        "usage",
+        with.to_str().unwrap(),
+        "--fs",
+        "fat32:4K",
+        "--volume",
+        "64GB",
+    ]);
+    assert!(
+        out.contains("1 file (5.00 GiB) over its size limit cannot be stored"),
+        "{out}"
+    );
+    assert!(!out.contains("-"), "no negative figure: {out}");
+}
+
+#[test]
+fn dates_after_2107_are_flagged_for_fat_and_exfat() {
+    let t = tempfile::tempdir().unwrap();
+    let f = t.path().join("future.txt");
+    write_file(&f, 10);
+    write_file(&t.path().join("now.txt"), 10);
+    let st = Command::new("touch")
+        .args(["-d", "2110-06-01 12:00:00"])
+        .arg(&f)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let v = usage_json(&[
+        t.path().to_str().unwrap(),
+        "--fs",
+        "fat32",
+        "--fs",
+        "exfat",
+        "--fs",
+        "ext4",
+        "--volume",
+        "8G",
+    ]);
+    for fs in ["fat32", "exfat"] {
+        let c = config(&v, fs);
+        assert_eq!(c["problems"]["after_2107"], 1, "{fs}");
+        assert_eq!(c["problem_examples"]["after_2107"][0], "future.txt");
+    }
+    assert!(config(&v, "ext4")["problems"].get("after_2107").is_none());
+}
+
+/// ext4 and XFS blocks over x86's page size: the real kernel refuses to
+/// mount them, and usage says so (not "fits").
+#[test]
+fn blocks_over_the_page_size_cannot_be_mounted() {
+    let t = tempfile::tempdir().unwrap();
+    write_file(&t.path().join("a.txt"), 1000);
+    let v = usage_json(&[
+        t.path().to_str().unwrap(),
+        "--fs",
+        "ext4:4K,64K",
+        "--fs",
+        "xfs:64K",
+        "--volume",
+        "1G",
+    ]);
+    for c in v["configs"].as_array().unwrap() {
+        let big = c["cluster_bytes"].as_u64().unwrap() > 4096;
+        assert_eq!(c["fits"], !big, "{c}");
+        assert_eq!(c["unmountable"].is_string(), big, "{c}");
+    }
+    let (out, _, _) = run(&[
+        "usage",
+        t.path().to_str().unwrap(),
+        "--fs",
+        "ext4:64K",
+        "--volume",
+        "1G",
+    ]);
+    assert!(out.contains("cannot be mounted on x86"), "{out}");
+    // The kernel agrees (on a 4 KiB-page machine).
+    if !common::can_mount() || !common::have(&["mkfs.ext4"]) {
+        return;
+    }
+    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    assert_eq!(page, 4096, "this test speaks of x86's 4 KiB pages");
+    let img = Image::new(256 << 20);
+    common::run("mkfs.ext4", &["-q", "-F", "-b", "65536", img.path_str()]);
+    let lo = common::Loop::attach(&img.path);
+    let dir = tempfile::tempdir().unwrap();
+    let st = Command::new("mount")
+        .args(["-t", "ext4", &lo.dev])
+        .arg(dir.path())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    if st.success() {
+        let _ = Command::new("umount").arg(dir.path()).status();
+    }
+    assert!(!st.success(), "the kernel mounted 64K ext4 blocks");
+}
+
+#[test]
+fn udf_names_are_limited_to_254_bytes() {
+    let t = tempfile::tempdir().unwrap();
+    write_file(&t.path().join("a".repeat(254)), 10);
+    write_file(&t.path().join("b".repeat(255)), 10);
+    let v = usage_json(&[
+        t.path().to_str().unwrap(),
+        "--fs",
+        "udf",
+        "--fs",
+        "ntfs",
+        "--volume",
+        "8G",
+    ]);
+    assert_eq!(config(&v, "udf")["problems"]["name_too_long"], 1);
+    assert_eq!(config(&v, "ntfs")["problems"]["name_too_long"], 0);
+    let (out, _, _) = run(&[
+        "usage",
+        t.path().to_str().unwrap(),
+        "--fs",
+        "udf",
+        "--volume",
+        "8G",
+    ]);
+    assert!(out.contains("names over 254 bytes"), "{out}");
+    assert!(!out.contains("255"), "{out}");
+}
+
+#[test]
+fn a_collision_names_both_files() {
+    let t = tempfile::tempdir().unwrap();
+    write_file(&t.path().join("d/Photo.JPG"), 10);
+    write_file(&t.path().join("d/photo.jpg"), 10);
+    let v = usage_json(&[
+        t.path().to_str().unwrap(),
+        "--fs",
+        "exfat",
+        "--volume",
+        "8G",
+    ]);
+    let ex = config(&v, "exfat")["problem_examples"]["case_collision"][0]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        ex.contains("d/photo.jpg") && ex.contains("d/Photo.JPG"),
+        "{ex}"
+    );
+}
+
+/// Ten 4,000-character paths: cut in the terminal, whole in the JSON.
+#[test]
+fn long_paths_are_shortened_in_the_terminal_only() {
+    let t = tempfile::tempdir().unwrap();
+    let mut deep = t.path().to_path_buf();
+    for i in 0..16 {
+        deep.push(format!("{i:02}{}", "x".repeat(240)));
+    }
+    for i in 0..10 {
+        write_file(&deep.join(format!("file{i}.txt")), 10);
+    }
+    let tree = t.path().to_str().unwrap();
+    let v = usage_json(&[tree, "--fs", "ntfs", "--volume", "8G"]);
+    let ex = &config(&v, "ntfs")["problem_examples"]["path_too_long"];
+    let whole = ex.as_array().unwrap().iter().map(|p| p.as_str().unwrap().len());
+    assert!(whole.max().unwrap() > 2000, "whole in the JSON: {ex}");
+    let (out, _, _) = run(&["usage", tree, "--fs", "ntfs", "--volume", "8G"]);
+    let longest = out.lines().map(|l| l.chars().count()).max().unwrap();
+    assert!(longest <= 140, "a line of {longest} characters");
+    assert!(out.contains('…'), "{out}");
+}
