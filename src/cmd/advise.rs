@@ -58,6 +58,9 @@ impl Options {
         if a.max_overhead.is_nan() || a.max_overhead < 0.0 {
             return Err(Error::input("--max-overhead: give a percentage, 0 or more"));
         }
+        // `--json -` prints; a file's folder must exist before the work.
+        let json_file = a.json.clone().filter(|p| p.as_os_str() != "-");
+        super::output_folders_exist([&json_file])?;
         let bench = a.bench.as_deref().map(read_bench).transpose()?;
         let mut reports = Vec::new();
         for p in &a.crash {

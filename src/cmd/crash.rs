@@ -73,7 +73,7 @@ pub fn run(a: &CrashArgs, quiet: bool) -> Result<()> {
     }
     let o = options(a, quiet)?;
     // Where the results go must exist before the run spends its time.
-    super::output_folders_exist([&a.json, &a.report])?;
+    super::output_folders_exist([&a.json, &a.report, &a.output])?;
     super::cancel_on_ctrl_c(|| {});
     let rep = match crash::run(&o) {
         Ok(r) => r,

@@ -58,6 +58,12 @@ pub fn output_folders_exist<'a>(
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => std::path::Path::new("."),
         };
+        if p.is_dir() {
+            return Err(crate::Error::input(format!(
+                "{}: is a folder: give a file name",
+                p.display()
+            )));
+        }
         if !dir.is_dir() {
             return Err(crate::Error::input(format!(
                 "{}: the folder {} does not exist",

@@ -14,6 +14,7 @@ pub struct Options {
 
 impl Options {
     pub fn new(a: &ReportArgs) -> Result<Options> {
+        super::output_folders_exist([&Some(a.output.clone())])?;
         let mut inputs = inputs::Inputs::default();
         for f in &a.files {
             let input = inputs::load(f)?;

@@ -116,6 +116,7 @@ impl Options {
             (_, true) => Format::Csv,
             _ => Format::Table,
         };
+        super::output_folders_exist([&a.report])?;
         let mut walk = Walk::new(&a.tree, a.cross_mounts)?;
         if let Some(file) = &a.manifest {
             if file.as_os_str() != "-" {

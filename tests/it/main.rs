@@ -20,6 +20,7 @@ mod info_blkid;
 mod lab;
 mod manifest;
 mod ntfs;
+mod outputs;
 mod report;
 mod safety;
 mod shape;

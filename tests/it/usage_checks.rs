@@ -285,7 +285,11 @@ fn long_paths_are_shortened_in_the_terminal_only() {
     let tree = t.path().to_str().unwrap();
     let v = usage_json(&[tree, "--fs", "ntfs", "--volume", "8G"]);
     let ex = &config(&v, "ntfs")["problem_examples"]["path_too_long"];
-    let whole = ex.as_array().unwrap().iter().map(|p| p.as_str().unwrap().len());
+    let whole = ex
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap().len());
     assert!(whole.max().unwrap() > 2000, "whole in the JSON: {ex}");
     let (out, _, _) = run(&["usage", tree, "--fs", "ntfs", "--volume", "8G"]);
     let longest = out.lines().map(|l| l.chars().count()).max().unwrap();
