@@ -313,9 +313,9 @@ pub struct AdviseArgs {
     #[arg(long, requires = "image")]
     pub overwrite_image: bool,
 
-    /// Time for measuring with --device or --image: 90s, 10m, 1h.
-    #[arg(long, value_name = "TIME", default_value = "10m", value_parser = budget)]
-    pub budget: std::time::Duration,
+    /// Time for measuring with --device or --image: 90s, 10m, 1h [default: 10m].
+    #[arg(long, value_name = "TIME", value_parser = budget)]
+    pub budget: Option<std::time::Duration>,
 
     /// Results of `fsfit bench --json` on the drive, to rank by speed.
     #[arg(long, value_name = "FILE.json")]

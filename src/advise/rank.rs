@@ -399,7 +399,7 @@ pub fn advise(usage: &UsageReport, opts: &Options) -> Advice {
             if let Some(i) = pick.filter(|&i| i > 0) {
                 let c = good.remove(i);
                 tie = Some(format!(
-                    "{} measured within {:.0} % of the fastest ({}: {:.1} MB/s), inside one short run's noise; the tie goes to the larger cluster, since small clusters cost what a write benchmark does not time (format time, allocation-table size: seed 000)",
+                    "{} measured within {:.0} % of the fastest ({}: {:.1} MB/s), inside one short run's noise; the tie goes to the larger cluster, since small clusters cost what a write benchmark does not time (format time, allocation-table size)",
                     c.name(),
                     (SAME_SPEED - 1.0) * 100.0,
                     head.name(),
@@ -463,8 +463,9 @@ pub fn advise(usage: &UsageReport, opts: &Options) -> Advice {
     }
     if opts.fill.is_none() {
         assumptions.push(format!(
-            "your {} files are a sample of what will fill the volume: trade-offs are weighed at {} of data like them (--fill sets the amount)",
-            tree.files,
+            "your {} {} a sample of what will fill the volume: trade-offs are weighed at {} of data like them (--fill sets the amount)",
+            crate::report::text::count(tree.files, "file"),
+            if tree.files == 1 { "is" } else { "are" },
             iec(fill)
         ));
     }
@@ -542,9 +543,10 @@ fn why_lines(
         }
     }
     why.push(format!(
-        "your {} files ({}) take {} on it: {:+.1} % overhead (limit {max} %); at {} of data like yours that is {} wasted",
-        usage.tree.files,
+        "your {} ({}) {} {} on it: {:+.1} % overhead (limit {max} %); at {} of data like yours that is {} wasted",
+        crate::report::text::count(usage.tree.files, "file"),
         iec(usage.tree.apparent_bytes),
+        if usage.tree.files == 1 { "takes" } else { "take" },
         iec(c.tree_bytes),
         c.overhead_pct,
         iec(fill),
@@ -552,8 +554,8 @@ fn why_lines(
     ));
     if c.problems > 0 {
         why.push(format!(
-            "{} files must be renamed or left out (symlinks, clashing or forbidden names): no candidate stores them all as they are",
-            c.problems
+            "{} (a name or file can have more than one): names to change, files to leave out (symlinks, clashing or forbidden names, files over the size limit): no candidate stores them all as they are",
+            crate::report::text::count(c.problems, "finding")
         ));
     }
     if c.overhead_pct > max {

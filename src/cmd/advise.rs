@@ -10,6 +10,9 @@ use crate::{report, Error, Result};
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 
+/// Time for measuring when --budget is not given.
+const DEFAULT_BUDGET: std::time::Duration = std::time::Duration::from_secs(600);
+
 /// Where the candidates are measured.
 pub enum Target {
     Device {
@@ -58,6 +61,16 @@ impl Options {
         if a.max_overhead.is_nan() || a.max_overhead < 0.0 {
             return Err(Error::input("--max-overhead: give a percentage, 0 or more"));
         }
+        if a.budget.is_some() && a.device.is_none() && a.image.is_none() {
+            return Err(Error::input(
+                "--budget is the time for measuring on --device or --image: give one of them, or leave --budget out",
+            ));
+        }
+        if a.fill == Some(0) {
+            return Err(Error::input(
+                "--fill 0: give how much data like PATH the volume will hold (more than 0), or leave it out for a full volume",
+            ));
+        }
         // `--json -` prints; a file's folder must exist before the work.
         let json_file = a.json.clone().filter(|p| p.as_os_str() != "-");
         super::output_folders_exist([&json_file])?;
@@ -99,6 +112,13 @@ impl Options {
                 .unwrap_or_default();
             (None, a.volume.bytes().0, on)
         };
+        if let Some(fill) = a.fill.filter(|&f| f > volume) {
+            return Err(Error::input(format!(
+                "--fill {}: more than the {} volume holds",
+                crate::units::iec(fill),
+                crate::units::iec(volume)
+            )));
+        }
         if target.is_some() && unsafe { libc::geteuid() } != 0 {
             return Err(Error::input(
                 "fsfit advise --device/--image formats and mounts volumes: run it as root (sudo)",
@@ -114,7 +134,7 @@ impl Options {
             bench,
             crash,
             target,
-            budget: a.budget,
+            budget: a.budget.unwrap_or(DEFAULT_BUDGET),
             label: a.label.clone(),
             json: a.json.clone(),
             measured_on,
@@ -210,6 +230,12 @@ fn robustness(reports: &[crate::crash::Report]) -> Vec<advise::Robustness> {
 pub fn run(o: &Options, quiet: bool) -> Result<()> {
     let mut r = super::usage::walk(&o.walk, &[], o.volume, None, quiet)?;
     r.volume_assumed = o.volume_assumed;
+    if r.tree.files == 0 {
+        return Err(Error::input(format!(
+            "{}: no files to advise on (an empty folder fits any filesystem)",
+            r.paths.join(", ")
+        )));
+    }
     let measured: Vec<BenchReport> = o.bench.iter().cloned().collect();
     let opts = advise::Options {
         systems: o.systems.clone(),

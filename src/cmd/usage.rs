@@ -124,6 +124,10 @@ impl Options {
                     .map_err(|e| Error::input(format!("{}: {e}", file.display())))?;
             }
             walk.manifest = Some((file.clone(), a.format));
+        } else if a.format.is_some() {
+            return Err(Error::input(
+                "--format names the format of a --manifest listing: give --manifest FILE too",
+            ));
         }
         Ok(Options {
             walk,

@@ -518,7 +518,7 @@ fn a_tiny_tree_on_a_large_volume_gets_no_cluster_below_4k_without_a_reason() {
     // cluster is in numbers.
     let assumed = v["assumptions"].to_string();
     assert!(
-        assumed.contains("seed 000") && assumed.contains("flash"),
+        assumed.contains("WD SN570") && assumed.contains("flash"),
         "{assumed}"
     );
     let trade = v["tradeoffs"].to_string();
@@ -726,4 +726,56 @@ fn crash_results_rank_a_damaged_filesystem_after_clean_ones() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.trim().lines().count(), 1, "{err}");
+}
+
+/// No internal names in what a user reads: no seed numbers, no "the
+/// article", no "(000)", in the text, the JSON or the HTML report.
+#[test]
+fn no_internal_names_in_any_output() {
+    let t = tempfile::tempdir().unwrap();
+    for i in 0..30u64 {
+        write_file(
+            &t.path().join(format!("d{}/f{i}.txt", i % 3)),
+            100 + i * 4093,
+        );
+    }
+    let tree = t.path().to_str().unwrap();
+    let json = t.path().join("a.json");
+    let html = t.path().join("a.html");
+    let text = fsfit()
+        .args(["advise", "-q", tree, "--for", "windows,macos", "--json"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    let usage = fsfit()
+        .args(["usage", "-q", tree, "--report"])
+        .arg(&html)
+        .output()
+        .unwrap();
+    let report_html = t.path().join("b.html");
+    let rep = fsfit()
+        .arg("report")
+        .arg(&json)
+        .arg("-o")
+        .arg(&report_html)
+        .output()
+        .unwrap();
+    assert!(
+        rep.status.success(),
+        "{}",
+        String::from_utf8_lossy(&rep.stderr)
+    );
+    let all = [
+        String::from_utf8_lossy(&text.stdout).into_owned(),
+        String::from_utf8_lossy(&usage.stdout).into_owned(),
+        std::fs::read_to_string(&json).unwrap(),
+        std::fs::read_to_string(&html).unwrap(),
+        std::fs::read_to_string(&report_html).unwrap(),
+    ];
+    for (i, out) in all.iter().enumerate() {
+        let low = out.to_lowercase();
+        for bad in ["seed 0", "the article", "(000)", "(001)", "(002)"] {
+            assert!(!low.contains(bad), "output {i} says {bad:?}");
+        }
+    }
 }

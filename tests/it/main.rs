@@ -25,5 +25,6 @@ mod report;
 mod safety;
 mod shape;
 mod sizes;
+mod text;
 mod udf_f2fs;
 mod usage_checks;

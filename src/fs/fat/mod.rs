@@ -429,12 +429,23 @@ fn layout_with(bits: u32, volume: u64, spc: Option<u32>, hints: bool) -> Result<
         + NR_FATS as u64 * fat_sectors as u64
         + (root_entries as u64 * 32).div_ceil(SECTOR);
     if blocks < start_data.div_ceil(2) + 32 {
-        return Err(Refused {
-            too_many: false,
-            why: format!(
+        // Over 2^32 sectors mkfs.fat uses only the first 2 TiB, and the
+        // FATs of small clusters outgrow even that: not "too small".
+        let why = if volume / SECTOR > u32::MAX as u64 {
+            format!(
+                "FAT{bits} addresses at most 2 TiB (2^32 sectors): mkfs.fat uses only that much of {}, and its FATs at {} clusters would not leave room for data (mkfs.fat: too few blocks for viable filesystem; use larger clusters)",
+                size(volume),
+                crate::units::short(cs as u64 * SECTOR)
+            )
+        } else {
+            format!(
                 "{} is too small for FAT{bits} (mkfs.fat: too few blocks for viable filesystem)",
                 size(volume)
-            ),
+            )
+        };
+        return Err(Refused {
+            too_many: false,
+            why,
         });
     }
     Ok(Layout {

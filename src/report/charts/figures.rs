@@ -679,7 +679,7 @@ fn usage_panels(fs: &str, slug: &str, usage: &[Named<UsageReport>]) -> Vec<Chart
     );
 
     let desc = format!(
-        "Size on disk over the apparent size of the files, minus 100 % (the article's growth %), per cluster size. {}.",
+        "Size on disk over the apparent size of the files, minus 100 % (the growth in size), per cluster size. {}.",
         describe_curves(&over, &|v| format!("{} %", num(v)))
     );
     let over_chart = panel(

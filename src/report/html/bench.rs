@@ -260,7 +260,7 @@ pub(super) fn bench_section(o: &mut Out, i: usize, r: &Named<BenchReport>) {
     }
 
     if let Some(c) = figures::relative_chart(&format!("{id}-relative"), d) {
-        o.push("<h3>Relative to the baseline</h3>\n<p class=\"note\">As the FAT32/exFAT/NTFS comparison (001) draws it: each config's median time against the baseline's, per workload; above 100 % is faster.</p>\n<div class=\"pair\">");
+        o.push("<h3>Relative to the baseline</h3>\n<p class=\"note\">Each config's median time against the baseline's, per workload; above 100 % is faster.</p>\n<div class=\"pair\">");
         o.figure(c);
         let _ = writeln!(
             o.html,

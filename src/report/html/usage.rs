@@ -13,7 +13,7 @@ pub(super) fn sweeps_section(o: &mut Out, sweeps: Vec<figures::Sweep>) {
     if sweeps.is_empty() {
         return;
     }
-    o.push("<section id=\"sweeps\">\n<h2>Cluster-size sweeps</h2>\n<p class=\"note\">Every filesystem measured at two or more cluster sizes, as the exFAT article (000) plots it: write speed and format time from the benchmarks, size on disk, wasted space and overhead from the usage runs. The cluster-size axis is logarithmic (base 2).</p>\n");
+    o.push("<section id=\"sweeps\">\n<h2>Cluster-size sweeps</h2>\n<p class=\"note\">Every filesystem measured at two or more cluster sizes: write speed and format time from the benchmarks, size on disk, wasted space and overhead from the usage runs. The cluster-size axis is logarithmic (base 2).</p>\n");
     for s in sweeps {
         let _ = writeln!(
             o.html,

@@ -124,7 +124,7 @@ pub fn text(a: &Advice) -> String {
                     iec(c.tree_bytes),
                     c.overhead_pct,
                     if c.problems > 0 {
-                        format!(", {} files with problems", c.problems)
+                        format!(", {}", count(c.problems, "finding"))
                     } else {
                         String::new()
                     }
@@ -145,13 +145,39 @@ pub fn text(a: &Advice) -> String {
             }
         }
     }
-    let mut seen = std::collections::BTreeMap::new();
-    for r in &a.rejected {
-        seen.entry(r.fs.clone())
-            .or_insert_with(|| r.reasons.join("; "));
-    }
-    for (fs, why) in seen {
-        let _ = writeln!(o, "  {fs}: {why}");
+    for line in left_out(a) {
+        let _ = writeln!(o, "  {line}");
     }
     o
+}
+
+/// The rejected configs, one line per filesystem and reason, naming the
+/// clusters when only some of a filesystem's are left out.
+pub fn left_out(a: &Advice) -> Vec<String> {
+    let rejected = &a.rejected;
+    let mut groups: Vec<(String, String, Vec<u64>)> = Vec::new();
+    for r in rejected {
+        // "does not fit: needs X of Y free" differs per cluster: group by
+        // what it says before the numbers.
+        let why = r.reasons.join("; ");
+        let key = why.split(": needs").next().unwrap_or(&why).to_string();
+        match groups.iter_mut().find(|(f, k, _)| *f == r.fs && *k == key) {
+            Some(g) => g.2.push(r.cluster_bytes),
+            None => groups.push((r.fs.clone(), key, vec![r.cluster_bytes])),
+        }
+    }
+    groups.sort_by(|a, b| a.0.cmp(&b.0));
+    groups
+        .into_iter()
+        .map(|(fs, why, clusters)| {
+            // A filesystem with candidates left loses only these clusters.
+            let which = if !a.candidates.iter().any(|c| c.fs == fs) {
+                fs.clone()
+            } else {
+                let c: Vec<String> = clusters.iter().map(|&c| short(c)).collect();
+                format!("{fs} {}", c.join(", "))
+            };
+            format!("{which}: {why}")
+        })
+        .collect()
 }

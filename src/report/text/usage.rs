@@ -54,6 +54,12 @@ fn header(r: &UsageReport) -> String {
             r.skipped_mounts
         );
     }
+    if t.files == 0 && t.dirs == 0 && t.symlinks == 0 && t.other == 0 {
+        let _ = writeln!(
+            o,
+            "      the tree is empty: nothing to store, every figure is 0"
+        );
+    }
     let _ = writeln!(
         o,
         "Volume: {} ({} bytes), freshly made by the Linux mkfs tool{}\n",
