@@ -21,6 +21,7 @@ impl Options {
                 a.target.display()
             )));
         }
+        folder_is_not_a_volume(&a.target)?;
         let codepage = info::codepage::by_name(&a.codepage).map_err(Error::Input)?;
         Ok(Options {
             target: a.target.clone(),
@@ -31,16 +32,38 @@ impl Options {
     }
 }
 
+/// A folder that is not a mount point holds files, not a volume: say what
+/// to run instead (rather than trying to read the disk under it).
+fn folder_is_not_a_volume(target: &std::path::Path) -> Result<()> {
+    if !target.is_dir() {
+        return Ok(());
+    }
+    let canon = target
+        .canonicalize()
+        .unwrap_or_else(|_| target.to_path_buf());
+    match crate::device::mount_of(target) {
+        Some((_, source, mp)) if std::path::Path::new(&mp) != canon => {
+            Err(Error::input(format!(
+                "{}: this is a folder: use fsfit usage on it, or fsfit info on the device ({source}, mounted at {mp})",
+                target.display()
+            )))
+        }
+        _ => Ok(()),
+    }
+}
+
 pub fn run(o: &Options) -> Result<()> {
     let r = info::inspect::inspect_with(&o.target, o.max_files, &o.probe).map_err(Error::Work)?;
+    let failed = r.volume.is_none() && r.partitions.is_empty() && r.mounted.is_none();
     if o.json {
         let mut s = serde_json::to_string_pretty(&r).expect("info serializes");
         s.push('\n');
         super::print(&s)?;
-    } else {
+    } else if !failed {
         super::print(&report::text::info::text(&r))?;
     }
-    if r.volume.is_none() && r.partitions.is_empty() && r.mounted.is_none() {
+    // Nothing found: said once, on stderr (the text would only repeat it).
+    if failed {
         return Err(Error::work(format!(
             "{}: {}",
             o.target.display(),

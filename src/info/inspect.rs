@@ -103,6 +103,8 @@ fn probe_file(path: &Path, size: u64, opts: &ProbeOptions) -> Result<Probed, Str
                             p.size_bytes
                         ));
                     }
+                    v.warnings
+                        .extend(hidden_sectors_mismatch(&v, p.start_bytes));
                     (Some(v), None)
                 }
                 Err(e) => (None, Some(e)),
@@ -115,6 +117,26 @@ fn probe_file(path: &Path, size: u64, opts: &ProbeOptions) -> Result<Probed, Str
         });
     }
     Ok((None, None, out))
+}
+
+/// FAT's hidden sectors (BPB_HiddSec) must say where the partition starts:
+/// cameras, car units and boot code find the volume by it, and Windows
+/// checks it. 0 inside a partition at 2048 is a volume formatted as a
+/// whole-disk image and then put into a partition.
+fn hidden_sectors_mismatch(v: &VolumeInfo, start_bytes: u64) -> Option<String> {
+    let hidden: u64 = v
+        .details
+        .iter()
+        .find(|(k, _)| k == "hidden sectors")?
+        .1
+        .parse()
+        .ok()?;
+    let start = start_bytes / v.sector_bytes.max(1);
+    (hidden != start).then(|| {
+        format!(
+            "hidden sectors is {hidden} but the partition starts at sector {start}: devices that find the volume by it (cameras, car units, boot code) may not read it; format the partition's device (mkfs.fat reads the start from it) or give mkfs.fat -h {start}"
+        )
+    })
 }
 
 pub fn inspect(target: &Path, max_files: usize) -> Result<InfoReport, String> {
@@ -189,12 +211,15 @@ pub fn inspect_with(
             target.display()
         ));
     };
-    let (volume, volume_error, parts) = probe_file(target, size, opts)?;
+    let (mut volume, volume_error, parts) = probe_file(target, size, opts)?;
     let start = if kind == "device" {
         partition_start(target)
     } else {
         None
     };
+    if let (Some(v), Some(st)) = (volume.as_mut(), start) {
+        v.warnings.extend(hidden_sectors_mismatch(v, st));
+    }
     Ok(InfoReport {
         schema: SCHEMA,
         target: name,

@@ -673,3 +673,144 @@ fn a_whole_disk_lists_partitions_like_lsblk() {
         .unwrap();
     assert!(row.contains("NO"), "{text}");
 }
+
+// ------------------------------------------------- the cases of issue #20
+
+/// Labels blkid once read otherwise: exFAT labels in non-Latin scripts,
+/// a FAT label set to "NO NAME", a FAT label whose first byte is 0xE5
+/// (stored 0x05 in the root entry, and by some tools in the boot sector).
+#[test]
+fn labels_of_issue_20_agree_with_blkid() {
+    if !have(&["mkfs.exfat", "exfatlabel", "mkfs.fat", "fatlabel", "blkid"]) {
+        return;
+    }
+    let img = mkfs(64 * M, "mkfs.exfat", &["-L", "日本語ラベル"]);
+    let v = agree("exfat Japanese", &img.path, None);
+    assert_eq!(v["label"], "日本語ラベル");
+    for label in [
+        "Ελληνικά",
+        "Кириллицааб",
+        "日本語日本語日本語日本",
+        "😀emoji",
+        "αβγ δεζ",
+    ] {
+        run("exfatlabel", &[img.path_str(), label]);
+        let v = agree(label, &img.path, None);
+        assert_eq!(v["label"], label);
+    }
+    // fatlabel writes "NO NAME" into the root directory: a label.
+    let img = mkfs(16 * M, "mkfs.fat", &["-F", "16", "-n", "DATA"]);
+    run("fatlabel", &[img.path_str(), "NO NAME"]);
+    let v = agree("fatlabel NO NAME", &img.path, None);
+    assert_eq!(v["label"], "NO NAME", "{v:#}");
+    // mkfs.fat -n "NO NAME" writes no root entry: no label.
+    let img = mkfs(16 * M, "mkfs.fat", &["-F", "16", "-n", "NO NAME"]);
+    let v = agree("mkfs.fat -n NO NAME", &img.path, None);
+    assert_eq!(v["label"], Value::Null, "{v:#}");
+    // 0xE5 first: 0x05 in the root entry, 0xE5 then 0x05 in the boot sector.
+    let img = mkfs(16 * M, "mkfs.fat", &["-F", "16", "-n", "XIGMA"]);
+    patch(&img.path, fat16_root(&img.path), &[0x05]);
+    for boot in [0xE5u8, 0x05] {
+        patch(&img.path, 43, &[boot]);
+        let v = agree("0xE5 label", &img.path, None);
+        assert_eq!(v["label"], "σIGMA", "{v:#}");
+        assert_eq!(v["label_bytes_hex"], "e549474d41202020202020");
+        // The same label, escaped: not "a stale copy".
+        let out = common::fsfit().arg("info").arg(&img.path).output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(!text.contains("stale"), "{text}");
+    }
+}
+
+/// A folder, random bytes, a cut FAT image and a FAT volume put into a
+/// partition without its hidden sectors: each said for what it is, once.
+#[test]
+fn info_says_what_it_found_once() {
+    if !have(&["mkfs.fat", "sfdisk"]) {
+        return;
+    }
+    let t = tempfile::tempdir().unwrap();
+    let out = common::fsfit().arg("info").arg(t.path()).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("this is a folder: use fsfit usage"), "{err}");
+    // Random bytes: one message, on stderr.
+    let junk = t.path().join("junk.img");
+    std::fs::write(
+        &junk,
+        (0..1u32 << 20)
+            .map(|i| (i.wrapping_mul(2654435761) >> 11) as u8)
+            .collect::<Vec<_>>(),
+    )
+    .unwrap();
+    let out = common::fsfit().arg("info").arg(&junk).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    // A FAT16 cut inside its root directory: the boot sector's label is not
+    // "a stale copy", the root folder could not be read.
+    let img = mkfs(16 * M, "mkfs.fat", &["-F", "16", "-n", "CUT"]);
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&img.path)
+        .unwrap();
+    f.set_len(fat16_root(&img.path) + 512).unwrap();
+    patch(&img.path, fat16_root(&img.path), &[0u8; 32]);
+    f.set_len(fat16_root(&img.path)).unwrap();
+    let out = common::fsfit().arg("info").arg(&img.path).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!text.contains("stale"), "{text}");
+    assert!(text.contains("root folder could not be read"), "{text}");
+    // A whole-disk FAT image copied into a partition at 2048: hidden
+    // sectors 0. mkfs.fat -h 2048 sets them right: no warning.
+    let disk = Image::new(64 * M);
+    let mut sf = Command::new("sfdisk")
+        .args(["-q", disk.path_str()])
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    sf.stdin
+        .take()
+        .unwrap()
+        .write_all(b"label: dos\nstart=2048, type=c\n")
+        .unwrap();
+    assert!(sf.wait().unwrap().success());
+    let part = mkfs(32 * M, "mkfs.fat", &["-F", "16", "-n", "MOVED"]);
+    let bytes = std::fs::read(&part.path).unwrap();
+    patch(&disk.path, 2048 * 512, &bytes);
+    let v = info(&disk.path, None);
+    let p = &v["partitions"][0]["volume"];
+    assert!(
+        warned(
+            p,
+            "hidden sectors is 0 but the partition starts at sector 2048"
+        ),
+        "{p:#}"
+    );
+    run(
+        "mkfs.fat",
+        &[
+            "-F",
+            "16",
+            "--offset",
+            "2048",
+            "-h",
+            "2048",
+            "-n",
+            "RIGHT",
+            disk.path_str(),
+            "32768",
+        ],
+    );
+    let v = info(&disk.path, None);
+    let p = &v["partitions"][0]["volume"];
+    assert_eq!(p["label"], "RIGHT", "{p:#}");
+    assert!(!warned(p, "hidden sectors"), "{p:#}");
+}

@@ -429,7 +429,7 @@ enum Scan {
 /// The volume-label entry (ATTR_VOLUME_ID, not a long-name entry, no
 /// first cluster) in directory entries: what Windows and blkid show as the
 /// label. Its 11 bytes as stored, with a leading 0x05 (the escape for a
-/// name starting with byte 0xE5) restored. "NO NAME" counts as none.
+/// name starting with byte 0xE5) restored.
 fn scan_dir(dir: &[u8]) -> Scan {
     for e in dir.chunks_exact(32) {
         match e[0] {
@@ -447,7 +447,9 @@ fn scan_dir(dir: &[u8]) -> Scan {
             if name[0] == 0x05 {
                 name[0] = 0xE5;
             }
-            if name == NO_NAME || name.iter().all(|&c| c == b' ' || c == 0) {
+            // A label entry reading "NO NAME" is a label (blkid and
+            // Windows show it); only the boot sector's copy means none.
+            if name.iter().all(|&c| c == b' ' || c == 0) {
                 return Scan::End;
             }
             return Scan::Label(name);
@@ -575,10 +577,13 @@ mod tests {
             parse_cp(&with_root_entry(b"DIR        ", 0x18), "437").label,
             None
         );
-        // "NO NAME" in the root directory is no label.
+        // "NO NAME" set as the label (fatlabel, Windows) is a label, as
+        // blkid shows it.
         assert_eq!(
-            parse_cp(&with_root_entry(b"NO NAME    ", 0x08), "437").label,
-            None
+            parse_cp(&with_root_entry(b"NO NAME    ", 0x08), "437")
+                .label
+                .as_deref(),
+            Some("NO NAME")
         );
     }
 

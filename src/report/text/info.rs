@@ -33,7 +33,7 @@ fn volume(o: &mut String, indent: &str, v: &VolumeInfo) {
         v.uuid.as_deref().unwrap_or("(none)")
     );
     if let Some(e) = &v.label_error {
-        let _ = writeln!(o, "{indent}label unknown: {e}");
+        let _ = writeln!(o, "{indent}label unknown: {e} (is the image cut short?)");
     }
     if let Some(cp) = &v.label_codepage {
         if let Some(hex) = &v.label_bytes_hex {
@@ -42,8 +42,18 @@ fn volume(o: &mut String, indent: &str, v: &VolumeInfo) {
             }
         }
     }
-    if let Some(b) = &v.boot_label {
-        if v.label.as_ref() != Some(b) {
+    if let (Some(b), Some(e)) = (&v.boot_label, &v.label_error) {
+        let _ = writeln!(
+            o,
+            "{indent}boot sector label {b}: not confirmed, since the root folder could not be read ({e})"
+        );
+    } else if let Some(b) = &v.boot_label {
+        // A leading 0x05 stands for 0xE5 (the same label, escaped).
+        let same = |l: &String| {
+            b.strip_prefix('\u{5}')
+                .is_some_and(|rest| l.chars().skip(1).collect::<String>() == rest)
+        };
+        if v.label.as_ref() != Some(b) && !v.label.as_ref().is_some_and(same) {
             let _ = writeln!(
                 o,
                 "{indent}boot sector label {b}: a stale copy the root directory does not \
