@@ -81,9 +81,14 @@ impl VolumeArgs {
     version,
     about = "Which filesystem and cluster size should this drive get, for my data?",
     long_about = "fsfit answers with measurements, not folklore.\n\n\
+  fsfit advise ~/Music --for car --volume 32GB       which filesystem and cluster, with reasons\n\
+  fsfit advise ~/Photos --for windows,macos --volume /dev/sdb   the size read from the drive\n\
   fsfit usage ~/Photos            size on disk of your data on every filesystem x cluster size\n\
   fsfit usage --fs exfat:4K,128K  just two exFAT configs\n\
-  fsfit usage --volume 64GB --json   machine-readable, for a 64 GB (decimal) stick",
+  fsfit usage --volume 64GB --json   machine-readable, for a 64 GB (decimal) stick\n\
+  fsfit info /dev/sdb             what is on a drive now\n\
+  fsfit bench --quick             measure real drivers on a temporary image\n\n\
+Man pages: fsfit man --dir /usr/local/share/man/man1, then man fsfit-advise",
     propagate_version = true
 )]
 pub struct Cli {
@@ -108,6 +113,7 @@ folders of the root. Symlinks below PATH are not followed; other mounted \
 filesystems are not entered unless --cross-mounts.\n\n\
 Exit status: 0 done, 1 failed while working, 2 bad arguments or unreadable PATH."
     )]
+    #[command(display_order = 2)]
     Usage(UsageArgs),
     /// Format, mount and measure filesystem x cluster-size configs.
     #[command(
@@ -124,14 +130,17 @@ high-cv), repeats give medians and spread.\n\n\
 Exit status: 0 done (some configs may have failed: see the table), 1 failed, 2 bad arguments, \
 130 interrupted (everything fsfit mounted is unmounted first)."
     )]
+    #[command(display_order = 4)]
     Bench(BenchArgs),
     /// Unmount and detach what a killed fsfit run left behind (state in /run/fsfit).
+    #[command(display_order = 7)]
     Cleanup,
     /// Recommend a filesystem and cluster size for your data, with reasons.
     #[command(
         long_about = "Walks PATH (as `fsfit usage` does), keeps the filesystem x cluster \
-configs that every system named by --for reads and writes and that store the tree, and ranks \
-them by write speed against wasted space: the fastest config within --max-overhead. Speed \
+configs that every system named by --for can use (car: FAT on MBR; camera: by SD card class) \
+and that store the tree, and ranks them: robustness first (journaled or copy-on-write, then \
+NTFS, exFAT, FAT), then within --max-overhead, then write speed against wasted space. Speed \
 is measured on the drive itself with --device (or --image), inside --budget: a short pass \
 on every config that can still win, longer passes on the faster half; or read from --bench \
 results; else assumed from an explicit prior (flash writes clusters under 4K slower), and \
@@ -143,6 +152,7 @@ and macOS.\n\n\
   sudo fsfit advise ~/Music --for car --image /tmp/try.img --size 8G --json advice.json\n\
   fsfit advise ~/Music --for car --bench stick.json"
     )]
+    #[command(display_order = 1)]
     Advise(AdviseArgs),
     /// What is on a drive now: filesystem, cluster size, label, free space,
     /// partition alignment; fragmentation of a mounted path.
@@ -156,6 +166,7 @@ answers it). Read-only.\n\n\
   fsfit info stick.img --json\n\
   fsfit info /media/me/STICK"
     )]
+    #[command(display_order = 3)]
     Info(InfoArgs),
     /// Charts and a self-contained HTML page from bench, usage, advise and crash results.
     #[command(
@@ -170,11 +181,13 @@ are also compared side by side.\n\n\
   fsfit report before.json after.json -o compare.html --png charts/\n\n\
 Exit status: 0 done, 1 could not write, 2 bad arguments or a file that is not fsfit results."
     )]
+    #[command(display_order = 5)]
     Report(ReportArgs),
     /// What survives pulling the drive out mid-write, per filesystem and driver.
     #[command(
         long_about = "Records every write and flush a filesystem sends to its device while a workload runs (through fsfit's own FUSE write recorder under a loop device), then builds every crash state a drive could be left in (the image at each flush, plus random subsets of the writes since the last flush), runs the filesystem's checker read-only, mounts it read-only, compares it with what the workload had made durable, and repairs a copy. Images only, never a real device.\n\n  fsfit crash --fs ext4 --quick\n  fsfit crash --fs exfat --driver fuse --workloads save --json exfat.json\n  fsfit crash --fs ext4 --device-model lying --seed 7\n  fsfit crash --replay RUN_DIR --state e12-r3 -o x.img\n\nExit status: 0 done (some configs may have failed: see the table), 1 failed, 2 bad arguments, 130 interrupted (everything fsfit mounted is released first)."
     )]
+    #[command(display_order = 6)]
     Crash(CrashArgs),
     /// Print a shell completion script: bash, zsh, fish, elvish or powershell.
     #[command(
@@ -184,14 +197,32 @@ argument definitions.\n\n\
   fsfit completions zsh > \"${fpath[1]}/_fsfit\"\n\
   fsfit completions fish > ~/.config/fish/completions/fsfit.fish"
     )]
+    #[command(display_order = 8)]
     Completions {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
-    /// Print the man page (roff), generated from the argument definitions.
-    #[command(long_about = "Prints fsfit(1) in roff.\n\n  fsfit man | man -l -\n  \
-fsfit man > /usr/local/share/man/man1/fsfit.1")]
-    Man,
+    /// Print or install the man pages (roff): fsfit(1) and one per subcommand.
+    #[command(
+        long_about = "Prints fsfit(1), or with COMMAND fsfit-COMMAND(1), in roff; \
+with --dir writes every page (fsfit.1, fsfit-usage.1, fsfit-advise.1, ...) into DIR.\n\n  \
+fsfit man | man -l -\n  \
+fsfit man advise | man -l -\n  \
+sudo fsfit man --dir /usr/local/share/man/man1   (then: man fsfit-usage)"
+    )]
+    #[command(display_order = 9)]
+    Man(ManArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ManArgs {
+    /// The subcommand whose page to print (usage, advise, info, ...).
+    #[arg(value_name = "COMMAND", conflicts_with = "dir")]
+    pub command: Option<String>,
+
+    /// Write every page into this folder (e.g. /usr/local/share/man/man1).
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]

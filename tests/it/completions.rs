@@ -119,3 +119,75 @@ fn unknown_shell_is_bad_arguments() {
     let out = fsfit().args(["completions", "tcsh"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// One man page per subcommand (#20), each typeset without a warning, and
+/// every fsfit-X(1) the main page names exists.
+#[test]
+fn a_man_page_per_subcommand() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = fsfit()
+        .args(["man", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for s in SUBCOMMANDS {
+        let page = std::fs::read_to_string(dir.path().join(format!("fsfit-{s}.1")))
+            .unwrap_or_else(|e| panic!("fsfit-{s}.1: {e}"));
+        assert!(page.contains(&format!(".TH fsfit-{s} 1")), "{page:.200}");
+        assert_eq!(page, generated(&["man", s]), "fsfit man {s}");
+    }
+    let main = std::fs::read_to_string(dir.path().join("fsfit.1")).unwrap();
+    for (i, _) in main.match_indices("fsfit\\-") {
+        let name: String = main[i + 7..]
+            .chars()
+            .take_while(|c| c.is_ascii_lowercase())
+            .collect();
+        if !name.is_empty() {
+            assert!(
+                dir.path().join(format!("fsfit-{name}.1")).exists(),
+                "fsfit-{name}(1) named but missing"
+            );
+        }
+    }
+    let out = fsfit().args(["man", "nope"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    if !have(&["groff"]) {
+        return;
+    }
+    for s in SUBCOMMANDS {
+        let out = Command::new("groff")
+            .args(["-man", "-Tutf8", "-ww"])
+            .arg(dir.path().join(format!("fsfit-{s}.1")))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success() && out.stderr.is_empty(),
+            "{s}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+/// The top-level help leads with advise and usage, then info and bench.
+#[test]
+fn the_help_leads_with_advise_and_usage() {
+    let help = generated(&["--help"]);
+    let commands = help.split("Commands:").nth(1).unwrap();
+    let order: Vec<&str> = commands
+        .lines()
+        .filter_map(|l| l.strip_prefix("  ")?.split_whitespace().next())
+        .filter(|w| w.chars().all(|c| c.is_ascii_lowercase()))
+        .take(4)
+        .collect();
+    assert_eq!(order, ["advise", "usage", "info", "bench"], "{help}");
+    let examples = help.split("Usage:").next().unwrap();
+    assert!(
+        examples.find("fsfit advise").unwrap() < examples.find("fsfit usage").unwrap(),
+        "{help}"
+    );
+}
