@@ -282,6 +282,12 @@ pub trait Filesystem: Sync {
     fn exact_with(&self, _driver: DriverKind) -> bool {
         self.exact()
     }
+    /// Does a copy with `cp --sparse=auto` (cp's default) keep a sparse
+    /// file's holes here, under this driver? FAT and exFAT have no holes:
+    /// the driver writes them out as zeros.
+    fn keeps_holes(&self, _driver: DriverKind) -> bool {
+        false
+    }
     /// The driver whose layout the model for `asked` follows (what the JSON
     /// names): the one asked for, unless the model knows only another.
     fn modelled_driver(&self, asked: DriverKind) -> DriverKind {

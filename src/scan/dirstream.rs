@@ -22,6 +22,8 @@ pub struct Stat {
     pub size: u64,
     pub mtime: i64,
     pub dev: u64,
+    /// Allocated bytes (`st_blocks * 512`).
+    pub allocated: u64,
 }
 
 /// One name read from the stream, valid until the next read.
@@ -53,6 +55,7 @@ impl Item<'_> {
             size: st.st_size as u64,
             mtime: st.st_mtime,
             dev: st.st_dev,
+            allocated: (st.st_blocks as u64).saturating_mul(512),
         })
     }
 }

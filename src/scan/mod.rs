@@ -37,6 +37,10 @@ pub struct Entry {
     pub size: u64,
     /// Modification time, seconds since the Unix epoch.
     pub mtime: i64,
+    /// The bytes `cp --sparse=auto` writes as data where the destination
+    /// keeps holes: what the source has allocated (`st_blocks`), at most
+    /// `size`; `size` when the file is not sparse or nobody said.
+    pub stored: u64,
     /// The name's length in UTF-16 code units (what FAT, exFAT and NTFS store);
     /// for a non-UTF-8 name, its byte length.
     pub utf16_len: u32,
@@ -99,10 +103,25 @@ impl Entry {
             kind,
             size,
             mtime,
+            stored: size,
             utf16_len,
             utf8,
             class,
         }
+    }
+
+    /// The source's allocated bytes (`st_blocks * 512`): a regular file
+    /// with fewer allocated bytes than its length is sparse.
+    pub fn with_allocated(mut self, bytes: u64) -> Entry {
+        if self.kind == Kind::File {
+            self.stored = bytes.min(self.size);
+        }
+        self
+    }
+
+    /// A sparse file: holes `cp` keeps where the destination can.
+    pub fn is_sparse(&self) -> bool {
+        self.stored < self.size
     }
 
     pub fn name(&self) -> &std::ffi::OsStr {

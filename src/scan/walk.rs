@@ -59,6 +59,7 @@ impl Shared<'_> {
 
 fn entry_of(name: OsString, md: &fs::Metadata) -> Entry {
     Entry::new(name, kind_of_mode(md.mode()), md.len(), md.mtime())
+        .with_allocated(md.blocks().saturating_mul(512))
 }
 
 /// Walk `paths` as `cp -r` would copy them onto a fresh volume: one
@@ -202,7 +203,8 @@ fn read_dir<'s, 'v: 's>(
                     kind_of_mode(st.mode),
                     st.size,
                     st.mtime,
-                );
+                )
+                .with_allocated(st.allocated);
                 if e.kind == Kind::Dir {
                     if st.dev != dev && !shared.cross_mounts {
                         // `cp -rx` makes the mount point an empty directory.

@@ -37,6 +37,8 @@ pub struct Config {
     pub driver: String,
     /// The model for that driver is checked against real volumes.
     pub exact: bool,
+    /// `cp` keeps a sparse file's holes under that driver.
+    pub keeps_holes: bool,
 }
 
 /// The driver that fills `fs` for `fsfit usage`: the one asked for, else
@@ -152,6 +154,7 @@ pub fn plan(specs: &[FsSpec], volume: u64, driver: Option<fs::DriverKind>) -> Re
                     cluster,
                     driver: fs.info().drivers.label(kind),
                     exact: fs.exact_with(kind),
+                    keeps_holes: fs.keeps_holes(kind),
                 },
                 m,
             )),
@@ -285,11 +288,14 @@ struct ThreadState {
     cannot_store: Vec<u64>,
 }
 
-/// The folder as a filesystem that cannot store files over `max` sees it
-/// after `cp -r`: without them (None when every file fits), and their bytes.
-fn without_too_large(dir: &scan::Dir, max: u64) -> Option<(Vec<scan::Entry>, u64)> {
+/// The folder as `cp -r` (sparse=auto, its default) leaves it on a
+/// filesystem that cannot store files over `max` and keeps holes or not:
+/// without the files too large (their bytes counted apart), sparse files
+/// as the data they hold where holes are kept. None: as it is.
+fn as_copied(dir: &scan::Dir, max: u64, holes: bool) -> Option<(Vec<scan::Entry>, u64)> {
     let too_large = |e: &scan::Entry| e.kind == scan::Kind::File && e.size > max;
-    if !dir.entries.iter().any(too_large) {
+    let changes = |e: &scan::Entry| too_large(e) || (holes && e.is_sparse());
+    if !dir.entries.iter().any(changes) {
         return None;
     }
     let bytes = dir
@@ -302,7 +308,13 @@ fn without_too_large(dir: &scan::Dir, max: u64) -> Option<(Vec<scan::Entry>, u64
         .entries
         .iter()
         .filter(|e| !too_large(e))
-        .cloned()
+        .map(|e| {
+            let mut e = e.clone();
+            if holes {
+                e.size = e.stored;
+            }
+            e
+        })
         .collect();
     Some((kept, bytes))
 }
@@ -333,6 +345,16 @@ pub fn run(
         .map(|(c, _)| fss.iter().position(|f| f.name() == c.fs.name()).unwrap())
         .collect();
     let limits: Vec<fs::Limits> = fss.iter().map(|f| f.limits()).collect();
+    // Per distinct filesystem: does its driver keep a sparse file's holes?
+    let holes: Vec<bool> = fss
+        .iter()
+        .map(|f| {
+            configs
+                .iter()
+                .find(|(c, _)| c.fs.name() == f.name())
+                .is_some_and(|(c, _)| c.keeps_holes)
+        })
+        .collect();
     let want_windows = limits
         .iter()
         .any(|l| l.windows_names || l.case_insensitive || l.path_max.is_some());
@@ -351,11 +373,14 @@ pub fn run(
         let mut st = states[slot].lock().unwrap();
         // Per filesystem: the folder without the files it cannot store.
         let biggest = dir.entries.iter().map(|e| e.size).max().unwrap_or(0);
+        let sparse = dir.entries.iter().any(|e| e.is_sparse());
         let kept: Vec<Option<(Vec<scan::Entry>, u64)>> = limits
             .iter()
-            .map(|l| {
-                (biggest > l.max_file_bytes)
-                    .then(|| without_too_large(dir, l.max_file_bytes))
+            .zip(&holes)
+            .map(|(l, &h)| {
+                let needed = biggest > l.max_file_bytes || (h && sparse);
+                needed
+                    .then(|| as_copied(dir, l.max_file_bytes, h))
                     .flatten()
             })
             .collect();

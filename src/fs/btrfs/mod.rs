@@ -261,6 +261,9 @@ pub const INFO: FsInfo = FsInfo {
 };
 
 impl Filesystem for Btrfs {
+    fn keeps_holes(&self, _driver: super::DriverKind) -> bool {
+        true
+    }
     fn checker(&self) -> Option<crate::fs::Checker> {
         Some(checker::checker())
     }

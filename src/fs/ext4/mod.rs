@@ -986,6 +986,9 @@ impl Filesystem for Ext4 {
     fn default_cluster(&self, volume: u64) -> u64 {
         default_block(volume)
     }
+    fn keeps_holes(&self, _driver: super::DriverKind) -> bool {
+        true
+    }
     fn unmountable(&self, cluster: u64) -> Option<String> {
         super::over_page(cluster)
     }

@@ -433,6 +433,9 @@ pub const INFO: FsInfo = FsInfo {
 };
 
 impl Filesystem for F2fs {
+    fn keeps_holes(&self, _driver: super::DriverKind) -> bool {
+        true
+    }
     fn checker(&self) -> Option<crate::fs::Checker> {
         Some(checker::checker())
     }

@@ -601,6 +601,13 @@ pub const INFO: FsInfo = FsInfo {
 };
 
 impl Filesystem for Ntfs {
+    /// ntfs-3g keeps holes (measured: a 1 GiB file of 5 data bytes copied
+    /// with cp took 52 KiB of a fresh volume, an all-hole one nothing);
+    /// ntfs3 creates files non-sparse unless mounted with `sparse`, and
+    /// fills them (not measured here: modelled as filled).
+    fn keeps_holes(&self, driver: super::DriverKind) -> bool {
+        driver == super::DriverKind::Fuse
+    }
     fn checker(&self) -> Option<crate::fs::Checker> {
         Some(checker::checker())
     }

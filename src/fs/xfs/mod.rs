@@ -402,6 +402,9 @@ impl Filesystem for Xfs {
     fn default_cluster(&self, _volume: u64) -> u64 {
         4096
     }
+    fn keeps_holes(&self, _driver: super::DriverKind) -> bool {
+        true
+    }
     fn unmountable(&self, cluster: u64) -> Option<String> {
         super::over_page(cluster)
     }
