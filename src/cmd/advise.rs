@@ -58,22 +58,7 @@ impl Options {
                 ))
             })?);
         }
-        if a.max_overhead.is_nan() || a.max_overhead < 0.0 {
-            return Err(Error::input("--max-overhead: give a percentage, 0 or more"));
-        }
-        if a.budget.is_some() && a.device.is_none() && a.image.is_none() {
-            return Err(Error::input(
-                "--budget is the time for measuring on --device or --image: give one of them, or leave --budget out",
-            ));
-        }
-        if a.fill == Some(0) {
-            return Err(Error::input(
-                "--fill 0: give how much data like PATH the volume will hold (more than 0), or leave it out for a full volume",
-            ));
-        }
-        // `--json -` prints; a file's folder must exist before the work.
-        let json_file = a.json.clone().filter(|p| p.as_os_str() != "-");
-        super::output_folders_exist([&json_file])?;
+        check(a)?;
         let bench = a.bench.as_deref().map(read_bench).transpose()?;
         let mut reports = Vec::new();
         for p in &a.crash {
@@ -161,6 +146,26 @@ impl Options {
             },
         })
     }
+}
+
+/// The arguments that make no sense alone, refused before any work.
+fn check(a: &AdviseArgs) -> Result<()> {
+    if a.max_overhead.is_nan() || a.max_overhead < 0.0 {
+        return Err(Error::input("--max-overhead: give a percentage, 0 or more"));
+    }
+    if a.budget.is_some() && a.device.is_none() && a.image.is_none() {
+        return Err(Error::input(
+            "--budget is the time for measuring on --device or --image: give one of them, or leave --budget out",
+        ));
+    }
+    if a.fill == Some(0) {
+        return Err(Error::input(
+            "--fill 0: give how much data like PATH the volume will hold (more than 0), or leave it out for a full volume",
+        ));
+    }
+    // `--json -` prints; a file's folder must exist before the work.
+    let json_file = a.json.clone().filter(|p| p.as_os_str() != "-");
+    super::output_folders_exist([&json_file])
 }
 
 /// A `fsfit bench --json` file, or why it is not one: read as `fsfit

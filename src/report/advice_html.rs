@@ -30,6 +30,19 @@ pub struct AdviseDoc {
     pub assumptions: Vec<String>,
     #[serde(default)]
     pub candidates: Vec<CandidateDoc>,
+    /// Configs left out, with their reasons.
+    #[serde(default)]
+    pub rejected: Vec<CandidateDoc>,
+    /// How to format it: each system's command (or steps), read as they
+    /// come (strings, or lists of strings).
+    #[serde(default)]
+    pub commands: Option<serde_json::Value>,
+    /// What the systems named need (partition table, limits).
+    #[serde(default)]
+    pub notes: Vec<String>,
+    /// How the candidates are ranked.
+    #[serde(default)]
+    pub ranking: Vec<String>,
     #[serde(default)]
     pub budget: Option<BudgetReport>,
     #[serde(default)]
@@ -54,6 +67,8 @@ pub struct CandidateDoc {
     pub round: Option<u32>,
     #[serde(default)]
     pub wasted_at_fill_bytes: u64,
+    #[serde(default)]
+    pub reasons: Vec<String>,
 }
 
 fn list(s: &mut String, title: &str, items: &[String]) {
@@ -97,6 +112,19 @@ pub fn section(id: &str, label: &str, source: &str, d: &AdviseDoc) -> String {
     list(&mut s, "Why", &d.why);
     list(&mut s, "Trade-offs", &d.tradeoffs);
     list(&mut s, "Assumed, not measured", &d.assumptions);
+    list(&mut s, "What the systems named need", &d.notes);
+    commands(&mut s, d);
+    budget(&mut s, d);
+    candidates(&mut s, d);
+    list(&mut s, "How the candidates are ranked", &d.ranking);
+    left_out(&mut s, d);
+    s.push_str(&size_chart(d));
+    s.push_str("</section>\n");
+    s
+}
+
+/// The measuring rounds, when advise measured.
+fn budget(s: &mut String, d: &AdviseDoc) {
     if let Some(b) = &d.budget {
         let _ = writeln!(
             s,
@@ -118,6 +146,10 @@ pub fn section(id: &str, label: &str, source: &str, d: &AdviseDoc) -> String {
         }
         s.push_str("</tbody></table>\n");
     }
+}
+
+/// The candidates, best first.
+fn candidates(s: &mut String, d: &AdviseDoc) {
     let _ = writeln!(
         s,
         "<h3>Candidates, best first</h3>\n<table><thead><tr><th>Config</th><th class=\"n\">On disk</th><th class=\"n\">Overhead</th><th class=\"n\">Wasted at {}</th><th>Speed</th></tr></thead><tbody>",
@@ -140,6 +172,125 @@ pub fn section(id: &str, label: &str, source: &str, d: &AdviseDoc) -> String {
             esc(&speed)
         );
     }
-    s.push_str("</tbody></table>\n</section>\n");
-    s
+    s.push_str("</tbody></table>\n");
+}
+
+/// The format commands as the JSON has them, one row per system.
+fn commands(s: &mut String, d: &AdviseDoc) {
+    let Some(serde_json::Value::Object(m)) = &d.commands else {
+        return;
+    };
+    s.push_str("<h3>Format it</h3>\n<p class=\"note\">This erases the partition: check the device name twice.</p>\n<table><tbody>\n");
+    for (system, v) in m {
+        let lines: Vec<String> = match v {
+            serde_json::Value::String(x) => vec![x.clone()],
+            serde_json::Value::Array(a) => a
+                .iter()
+                .map(|x| x.as_str().map_or(x.to_string(), str::to_string))
+                .collect(),
+            other => vec![other.to_string()],
+        };
+        let _ = writeln!(
+            s,
+            "<tr><th>{}</th><td><code>{}</code></td></tr>",
+            esc(system),
+            lines
+                .iter()
+                .map(|l| esc(l))
+                .collect::<Vec<_>>()
+                .join("<br>")
+        );
+    }
+    s.push_str("</tbody></table>\n");
+}
+
+/// The configs left out, one line per filesystem and reason.
+fn left_out(s: &mut String, d: &AdviseDoc) {
+    let mut lines: Vec<(String, String)> = Vec::new();
+    for r in &d.rejected {
+        let why = r.reasons.join("; ");
+        let why = why.split(": needs").next().unwrap_or(&why).to_string();
+        match lines
+            .iter_mut()
+            .find(|(f, w)| f.starts_with(&r.fs) && *w == why)
+        {
+            Some(l) => l.0.push_str(&format!(", {}", short(r.cluster_bytes))),
+            None => lines.push((format!("{} {}", r.fs, short(r.cluster_bytes)), why)),
+        }
+    }
+    let items: Vec<String> = lines
+        .into_iter()
+        .map(|(f, w)| format!("{f}: {w}"))
+        .collect();
+    list(s, "Left out", &items);
+}
+
+/// Size on disk of every config on a log scale, with the volume's size and
+/// the apparent size drawn: one huge config does not squeeze the others.
+fn size_chart(d: &AdviseDoc) -> String {
+    let Some(u) = d.usage.as_ref().filter(|u| !u.configs.is_empty()) else {
+        return String::new();
+    };
+    let mut rows: Vec<(String, u64)> = u
+        .configs
+        .iter()
+        .map(|c| {
+            (
+                format!("{}:{}", c.fs, short(c.cluster_bytes)),
+                c.tree_bytes.max(1),
+            )
+        })
+        .collect();
+    rows.sort_by_key(|r| r.1);
+    let apparent = u.tree.apparent_bytes.max(1);
+    let lo = (rows[0].1.min(apparent) as f64 / 2.0).log10().floor();
+    let hi = (rows.last().unwrap().1.max(d.volume_bytes) as f64 * 1.5)
+        .log10()
+        .ceil();
+    let (w, left, bar) = (760.0, 110.0, 14.0);
+    let x = |v: f64| left + (v.max(1.0).log10() - lo) / (hi - lo).max(1.0) * (w - left - 20.0);
+    let h = 40.0 + rows.len() as f64 * bar + 30.0;
+    let mut o = format!(
+        "<h3>Size on disk, log scale</h3>\n<figure class=\"chart\"><svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {w} {h}\" width=\"{w}\" height=\"{h}\" role=\"img\" aria-label=\"Size on disk per config, log scale, with the volume size\" font-family=\"sans-serif\" font-size=\"11\">\n"
+    );
+    for (i, (name, bytes)) in rows.iter().enumerate() {
+        let y = 30.0 + i as f64 * bar;
+        let fill = if *bytes > d.volume_bytes {
+            "#c0392b"
+        } else {
+            "#2e86c1"
+        };
+        let _ = writeln!(
+            o,
+            "<text x=\"{:.0}\" y=\"{:.1}\" text-anchor=\"end\">{}</text><rect x=\"{left}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{fill}\"><title>{} {}</title></rect>",
+            left - 6.0, y + bar * 0.75, esc(name), y + 2.0, (x(*bytes as f64) - left).max(1.0), bar - 4.0, esc(name), esc(&iec(*bytes))
+        );
+    }
+    let bottom = 30.0 + rows.len() as f64 * bar;
+    for (v, label, colour) in [
+        (
+            d.volume_bytes,
+            format!("volume {}", iec(d.volume_bytes)),
+            "#c0392b",
+        ),
+        (apparent, format!("apparent {}", iec(apparent)), "#555"),
+    ] {
+        let xv = x(v as f64);
+        let _ = writeln!(
+            o,
+            "<line x1=\"{xv:.1}\" y1=\"24\" x2=\"{xv:.1}\" y2=\"{bottom:.1}\" stroke=\"{colour}\" stroke-dasharray=\"5,3\"/><text x=\"{xv:.1}\" y=\"18\" text-anchor=\"middle\" fill=\"{colour}\">{}</text>",
+            esc(&label)
+        );
+    }
+    for p in lo as i32..=hi as i32 {
+        let xv = x(10f64.powi(p));
+        let _ = writeln!(
+            o,
+            "<text x=\"{xv:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
+            bottom + 16.0,
+            esc(&iec(10u64.saturating_pow(p.max(0) as u32)))
+        );
+    }
+    o.push_str("</svg><figcaption>Size on disk of a copy of your files per config (log scale); red bars do not fit the volume (the red line).</figcaption></figure>\n");
+    o
 }

@@ -130,7 +130,8 @@ impl Inputs {
                     let round = format!("{name} round {}", i + 1);
                     self.add(&round, source, Input::Bench(Box::new(m)));
                 }
-                if let Some(u) = a.usage.take() {
+                // A copy stays with the advice for its log-scale size chart.
+                if let Some(u) = a.usage.clone() {
                     self.add(&format!("{name} sizes"), source, Input::Usage(Box::new(u)));
                 }
                 self.advice.push(Named {

@@ -779,3 +779,60 @@ fn no_internal_names_in_any_output() {
         }
     }
 }
+
+/// The advise report carries the format commands, the left-out list and a
+/// size chart on a log scale with the volume's size drawn.
+#[test]
+fn the_advise_report_has_commands_left_out_and_a_log_chart() {
+    let t = tempfile::tempdir().unwrap();
+    for i in 0..40u64 {
+        write_file(
+            &t.path().join(format!("tree/d{}/f{i}.txt", i % 4)),
+            200 + i * 3001,
+        );
+    }
+    let tree = t.path().join("tree");
+    let json = t.path().join("a.json");
+    let html = t.path().join("a.html");
+    let out = fsfit()
+        .args([
+            "advise",
+            "-q",
+            "--for",
+            "windows,macos",
+            "--volume",
+            "8GB",
+            "--json",
+        ])
+        .arg(&json)
+        .arg(&tree)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = fsfit()
+        .arg("report")
+        .arg(&json)
+        .arg("-o")
+        .arg(&html)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let page = std::fs::read_to_string(&html).unwrap();
+    let v: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert!(page.contains("<h3>Format it</h3>"), "format commands");
+    let linux = v["commands"]["linux"].as_str().unwrap();
+    assert!(page.contains(&linux.replace('"', "&quot;")), "{linux}");
+    assert!(page.contains("<h3>Left out</h3>"));
+    assert!(page.contains("ntfs 512") && page.contains("macos only reads ntfs"));
+    assert!(page.contains("Size on disk, log scale"));
+    assert!(page.contains("volume 7.45 GiB"), "the volume's line");
+    assert!(page.contains("How the candidates are ranked"));
+}

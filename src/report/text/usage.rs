@@ -141,13 +141,19 @@ fn configs(o: &mut String, r: &UsageReport) {
     if !drivers.is_empty() {
         let _ = writeln!(o, "Drivers modelled: {}", drivers.join(", "));
     }
+    notes_under_the_table(o, &rows);
+}
+
+/// What the table's FITS and APPARENT columns stand for, config by config:
+/// blocks x86 cannot mount, files a filesystem cannot store.
+fn notes_under_the_table(o: &mut String, rows: &[&crate::usage::ConfigReport]) {
     for c in rows.iter().filter(|c| c.unmountable.is_some()) {
         let why = c.unmountable.as_deref().unwrap_or_default();
         let _ = writeln!(o, "{}:{}: {why}", c.fs, short(c.cluster_bytes));
     }
     // Files over a filesystem's size limit: left out of its figures.
     let mut apart: Vec<(String, u64, u64)> = Vec::new();
-    for c in &rows {
+    for c in rows {
         if c.cannot_store_bytes > 0 && !apart.iter().any(|(f, _, _)| *f == c.fs) {
             apart.push((c.fs.clone(), c.problems.too_large, c.cannot_store_bytes));
         }
