@@ -517,6 +517,16 @@ pub struct UsageArgs {
     #[arg(long, value_name = "FILE", conflicts_with_all = ["paths", "cross_mounts"])]
     pub manifest: Option<PathBuf>,
 
+    /// List the N folders (with what is below them) that waste the most
+    /// at the first --fs config: slack and metadata, as ncdu lists size.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=10000))]
+    pub top: Option<u64>,
+
+    /// Print overhead as a matrix: a row per filesystem, a column per
+    /// cluster size, instead of a row per config.
+    #[arg(long, conflicts_with_all = ["json", "csv"])]
+    pub matrix: bool,
+
     /// The manifest's format [default: recognised from its first lines].
     #[arg(long, value_name = "FORMAT", requires = "manifest")]
     pub format: Option<crate::manifest::Format>,

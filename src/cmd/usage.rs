@@ -16,6 +16,8 @@ pub enum Format {
     Table,
     Json,
     Csv,
+    /// `--matrix`: filesystem rows × cluster columns.
+    Matrix,
 }
 
 /// The tree to walk, checked: every path exists.
@@ -26,6 +28,8 @@ pub struct Walk {
     pub cross_mounts: bool,
     /// `--manifest FILE [--format F]`: read the tree from a listing instead.
     pub manifest: Option<(PathBuf, Option<crate::manifest::Format>)>,
+    /// `--top N`: the folders that waste the most at the first config.
+    pub top: Option<usize>,
 }
 
 impl Walk {
@@ -48,6 +52,7 @@ impl Walk {
             threads,
             cross_mounts,
             manifest: None,
+            top: None,
         })
     }
 }
@@ -111,13 +116,20 @@ pub struct Options {
 
 impl Options {
     pub fn new(a: &UsageArgs) -> Result<Options> {
-        let format = match (a.json, a.csv) {
-            (true, _) => Format::Json,
-            (_, true) => Format::Csv,
+        let format = match (a.json, a.csv, a.matrix) {
+            (true, _, _) => Format::Json,
+            (_, true, _) => Format::Csv,
+            (_, _, true) => Format::Matrix,
             _ => Format::Table,
         };
+        if a.top.is_some() && a.fs.is_empty() {
+            return Err(Error::input(
+                "--top shows the waste of one config: give it with --fs (e.g. --fs exfat:128K)",
+            ));
+        }
         super::output_folders_exist([&a.report])?;
         let mut walk = Walk::new(&a.tree, a.cross_mounts)?;
+        walk.top = a.top.map(|n| n as usize);
         if let Some(file) = &a.manifest {
             if file.as_os_str() != "-" {
                 std::fs::metadata(file)
@@ -148,6 +160,7 @@ pub fn run(o: &Options, quiet: bool) -> Result<()> {
         Format::Json => report::json::usage(&r),
         Format::Csv => report::csv::usage(&r),
         Format::Table => report::text::usage::usage(&r),
+        Format::Matrix => report::text::usage::matrix(&r),
     };
     if let Some(path) = &o.report {
         let mut inputs = report::inputs::Inputs::default();
@@ -184,6 +197,7 @@ pub fn walk(
         &usage::UsageOptions {
             threads: w.threads,
             cross_mounts: w.cross_mounts,
+            top: w.top,
         },
         &counter,
     );

@@ -3,6 +3,7 @@
 //! counters are summed when the walk ends.
 
 pub mod problems;
+pub mod top;
 
 use crate::fs::{self, Acc, Filesystem, Model};
 use crate::scan::{self, TreeCounts, WalkError};
@@ -255,6 +256,9 @@ pub struct UsageReport {
     /// Mount points met and not entered.
     #[serde(default)]
     pub skipped_mounts: u64,
+    /// `--top N`: the folders that waste the most at the first config.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub top: Vec<top::TopFolder>,
     /// Only for `--manifest`: which listing, and what it cannot say.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub listing: Option<Listing>,
@@ -286,6 +290,8 @@ struct ThreadState {
     /// Apparent bytes of the files each filesystem cannot store (over its
     /// size limit), one per distinct filesystem: left out of its figures.
     cannot_store: Vec<u64>,
+    /// `--top`: each folder's own waste at the first config.
+    folders: Vec<(PathBuf, top::Own)>,
 }
 
 /// The folder as `cp -r` (sparse=auto, its default) leaves it on a
@@ -322,6 +328,8 @@ fn as_copied(dir: &scan::Dir, max: u64, holes: bool) -> Option<(Vec<scan::Entry>
 pub struct UsageOptions {
     pub threads: usize,
     pub cross_mounts: bool,
+    /// `--top N`: the N folders that waste the most at the first config.
+    pub top: Option<usize>,
 }
 
 /// Walk the tree (or read the listing) once and evaluate every config on the way.
@@ -364,6 +372,7 @@ pub fn run(
         accs: vec![Acc::default(); configs.len()],
         findings: limits.iter().map(Findings::new).collect(),
         cannot_store: vec![0; limits.len()],
+        folders: Vec::new(),
     };
     let states: Vec<Mutex<ThreadState>> =
         (0..threads + 1).map(|_| Mutex::new(new_state())).collect();
@@ -396,7 +405,26 @@ pub fn run(
         }
         for (i, (_, model)) in configs.iter().enumerate() {
             let d = dirs[fs_of[i]].as_ref().unwrap_or(dir);
+            let before = st.accs[i].slack + st.accs[i].meta;
             model.add_dir(d, &mut st.accs[i]);
+            if i == 0 && opts.top.is_some() {
+                let wasted = st.accs[i].slack + st.accs[i].meta - before;
+                let own = top::Own {
+                    wasted,
+                    apparent: d
+                        .entries
+                        .iter()
+                        .filter(|e| e.kind == scan::Kind::File)
+                        .map(|e| e.size)
+                        .sum(),
+                    files: d
+                        .entries
+                        .iter()
+                        .filter(|e| e.kind == scan::Kind::File)
+                        .count() as u64,
+                };
+                st.folders.push((dir.rel.to_path_buf(), own));
+            }
         }
         let facts = DirFacts::new(dir, want_windows);
         for (i, l) in limits.iter().enumerate() {
@@ -438,6 +466,7 @@ pub fn run(
         for (a, b) in total.cannot_store.iter_mut().zip(&s.cannot_store) {
             *a += b;
         }
+        total.folders.extend(s.folders);
     }
 
     let apparent = summary.counts.apparent_bytes;
@@ -500,6 +529,9 @@ pub fn run(
         configs: rows,
         refused,
         skipped_mounts: summary.skipped_mounts,
+        top: opts
+            .top
+            .map_or_else(Vec::new, |n| top::top(total.folders, n)),
         listing,
         errors: summary.errors,
     })

@@ -360,3 +360,90 @@ fn sparse_files_are_counted_as_cp_writes_them() {
         assert!(r.tree_err().abs() <= tol, "{}", r.line());
     }
 }
+
+/// `--top N` names the folders that waste the most at the config, and the
+/// root's waste is the whole tree's (exFAT: size on disk minus apparent).
+#[test]
+fn top_folders_that_waste_the_most() {
+    let t = tempfile::tempdir().unwrap();
+    for i in 0..200u64 {
+        write_file(&t.path().join(format!("icons/small/i{i}.png")), 300 + i);
+    }
+    write_file(&t.path().join("video/film.mkv"), 50 << 20);
+    for i in 0..20u64 {
+        write_file(&t.path().join(format!("docs/d{i}.txt")), 5000 + i);
+    }
+    let tree = t.path().to_str().unwrap();
+    let v = usage_json(&[tree, "--fs", "exfat:128K", "--volume", "8G", "--top", "4"]);
+    let top = v["top"].as_array().unwrap();
+    assert_eq!(top.len(), 4, "{top:?}");
+    let c = &v["configs"][0];
+    let waste = c["tree_bytes"].as_u64().unwrap() - v["tree"]["apparent_bytes"].as_u64().unwrap();
+    assert_eq!(top[0]["path"], "");
+    assert_eq!(top[0]["wasted_bytes"], waste);
+    // icons (its own folder's cluster more than icons/small), then docs:
+    // the one 50 MiB file wastes less than either.
+    let paths: Vec<&str> = top.iter().map(|t| t["path"].as_str().unwrap()).collect();
+    assert_eq!(paths, ["", "icons", "icons/small", "docs"]);
+    assert_eq!(top[1]["files"], 200);
+    let (out, _, _) = run(&[
+        "usage",
+        tree,
+        "--fs",
+        "exfat:128K",
+        "--volume",
+        "8G",
+        "--top",
+        "3",
+    ]);
+    assert!(
+        out.contains("Folders that waste the most at exfat:128K"),
+        "{out}"
+    );
+    let (_, err, code) = run(&["usage", tree, "--top", "3"]);
+    assert_eq!(code, Some(2), "{err}");
+}
+
+/// `--matrix`: a row per filesystem, a column per cluster, the JSON's figures.
+#[test]
+fn the_matrix_has_a_row_per_filesystem() {
+    let t = tempfile::tempdir().unwrap();
+    for i in 0..30u64 {
+        write_file(&t.path().join(format!("f{i}.txt")), 1000 + i * 777);
+    }
+    let tree = t.path().to_str().unwrap();
+    let args = [
+        tree,
+        "--fs",
+        "exfat:4K,32K",
+        "--fs",
+        "fat32:4K,32K",
+        "--fs",
+        "ntfs:4K",
+        "--volume",
+        "8G",
+    ];
+    let v = usage_json(&args);
+    let (out, _, code) = run(&[&["usage", "--matrix"][..], &args].concat());
+    assert_eq!(code, Some(0));
+    let header = out.lines().find(|l| l.starts_with("OVERHEAD")).unwrap();
+    assert_eq!(
+        header.split_whitespace().collect::<Vec<_>>(),
+        ["OVERHEAD", "4K", "32K"]
+    );
+    for c in v["configs"].as_array().unwrap() {
+        let row = out
+            .lines()
+            .find(|l| l.starts_with(c["fs"].as_str().unwrap()))
+            .unwrap();
+        let cells: Vec<&str> = row.split_whitespace().collect();
+        let col = if c["cluster_bytes"] == 4096 { 1 } else { 3 };
+        assert_eq!(
+            cells[col],
+            format!("{:+.1}", c["overhead_pct"].as_f64().unwrap()),
+            "{row}"
+        );
+    }
+    let ntfs = out.lines().find(|l| l.starts_with("ntfs")).unwrap();
+    assert!(ntfs.trim_end().ends_with('-'), "{ntfs}");
+}

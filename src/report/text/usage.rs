@@ -21,8 +21,83 @@ pub fn usage(r: &UsageReport) -> String {
     let mut o = header(r);
     configs(&mut o, r);
     refused(&mut o, r);
+    top(&mut o, r);
     findings(&mut o, r);
     o
+}
+
+/// `--matrix`: overhead in a row per filesystem and a column per cluster
+/// size ("-": not planned or not possible), then what the table would add.
+pub fn matrix(r: &UsageReport) -> String {
+    let mut o = header(r);
+    let mut fss: Vec<&str> = Vec::new();
+    let mut clusters: Vec<u64> = Vec::new();
+    for c in &r.configs {
+        if !fss.contains(&c.fs.as_str()) {
+            fss.push(&c.fs);
+        }
+        if !clusters.contains(&c.cluster_bytes) {
+            clusters.push(c.cluster_bytes);
+        }
+    }
+    clusters.sort_unstable();
+    let mut cells = vec![std::iter::once("OVERHEAD".to_string())
+        .chain(clusters.iter().map(|&c| short(c)))
+        .collect::<Vec<_>>()];
+    for f in fss {
+        let mut row = vec![f.to_string()];
+        for &cl in &clusters {
+            row.push(
+                match r
+                    .configs
+                    .iter()
+                    .find(|c| c.fs == f && c.cluster_bytes == cl)
+                {
+                    Some(c) if c.fits => format!("{:+.1} %", c.overhead_pct),
+                    Some(c) => format!("{:+.1} %!", c.overhead_pct),
+                    None => "-".to_string(),
+                },
+            );
+        }
+        cells.push(row);
+    }
+    o.push_str(&crate::report::columns(&cells, |i| i == 0));
+    let _ = writeln!(
+        o,
+        "\n! does not fit (or cannot be mounted)   - not planned or not possible at this size"
+    );
+    refused(&mut o, r);
+    top(&mut o, r);
+    findings(&mut o, r);
+    o
+}
+
+/// `--top N`: the folders that waste the most, whole paths cut to fit.
+fn top(o: &mut String, r: &UsageReport) {
+    let Some(c) = r.configs.first().filter(|_| !r.top.is_empty()) else {
+        return;
+    };
+    let _ = writeln!(
+        o,
+        "\nFolders that waste the most at {}:{} (slack and metadata, with everything below them):",
+        c.fs,
+        short(c.cluster_bytes)
+    );
+    for t in &r.top {
+        let name = if t.path.is_empty() {
+            "(the root)"
+        } else {
+            t.path.as_str()
+        };
+        let _ = writeln!(
+            o,
+            "  {:>10} wasted of {:>10} in {:>7}  {}",
+            iec(t.wasted_bytes),
+            iec(t.apparent_bytes),
+            super::count(t.files, "file"),
+            shorten(&name.escape_debug().to_string(), 80)
+        );
+    }
 }
 
 /// The tree and the volume.
