@@ -355,3 +355,50 @@ fn unknown_format_and_missing_file_are_one_line() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// The same rclone listing in any JSON layout (compacted onto one line as
+/// `jq -c .` does, or pretty-printed across many lines) gives the same
+/// figures as rclone's own layout (#20).
+#[test]
+fn rclone_listing_in_any_json_layout() {
+    if !common::have(&["rclone"]) {
+        return;
+    }
+    let t = tempfile::tempdir().unwrap();
+    let tree = t.path().join("tree");
+    common::mixed_tree(&tree, 200);
+    let file = t.path().join("list.json");
+    listing(
+        Command::new("rclone")
+            .args(["lsjson", "-R", "--config", "/dev/null"])
+            .arg(&tree),
+        &file,
+    );
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    let compact = t.path().join("compact.json");
+    std::fs::write(&compact, serde_json::to_string(&v).unwrap()).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(&compact).unwrap().lines().count(),
+        1
+    );
+    let pretty = t.path().join("pretty.json");
+    std::fs::write(&pretty, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    let base = usage_json(&["--manifest", file.to_str().unwrap()]);
+    for f in [&compact, &pretty] {
+        let other = usage_json(&["--manifest", f.to_str().unwrap()]);
+        assert_eq!(other["listing"]["format"], "rclone-lsjson");
+        assert_eq!(base["tree"], other["tree"], "{}", f.display());
+        assert_eq!(base["configs"], other["configs"], "{}", f.display());
+    }
+    // A broken array: one line, exit 2.
+    let broken = t.path().join("broken.json");
+    std::fs::write(&broken, r#"[{"Path":"a","Size":1,"IsDir":false},{"Path":"#).unwrap();
+    let out = common::fsfit()
+        .args(["usage", "--manifest"])
+        .arg(&broken)
+        .output()
+        .unwrap();
+    let err = stderr_of(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
