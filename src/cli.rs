@@ -376,6 +376,11 @@ pub struct AdviseArgs {
     #[arg(long, value_name = "PCT", default_value = "10")]
     pub max_overhead: f64,
 
+    /// Count the `._NAME` file macOS's Finder adds beside every file on
+    /// FAT and exFAT (as usage --appledouble).
+    #[arg(long)]
+    pub appledouble: bool,
+
     /// Label used in the printed format commands.
     #[arg(long, default_value = "DATA")]
     pub label: String,
@@ -521,6 +526,11 @@ pub struct UsageArgs {
     /// at the first --fs config: slack and metadata, as ncdu lists size.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=10000))]
     pub top: Option<u64>,
+
+    /// Count the `._NAME` file macOS's Finder adds beside every file on
+    /// FAT and exFAT (its extended attributes, 4 KiB: a whole cluster each).
+    #[arg(long)]
+    pub appledouble: bool,
 
     /// Print overhead as a matrix: a row per filesystem, a column per
     /// cluster size, instead of a row per config.

@@ -102,7 +102,7 @@ pub const SYSTEMS: &[System] = &[
         by_capacity: &[],
         partition: None,
         max_volume: None,
-        limits: &[],
+        limits: &["Finder copies add a ._NAME AppleDouble file beside every file with extended attributes on FAT and exFAT, a whole cluster each: --appledouble counts them"],
         source: "Apple, Disk Utility 'File system formats available': MS-DOS (FAT) and ExFAT read/write; NTFS read-only; UDF read (writing only on optical media)",
     },
     System {

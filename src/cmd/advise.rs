@@ -65,7 +65,8 @@ impl Options {
             reports.push(read_crash(p)?);
         }
         let crash = robustness(&reports);
-        let walk = Walk::new(&a.tree, false)?;
+        let mut walk = Walk::new(&a.tree, false)?;
+        walk.appledouble = a.appledouble;
         // The volume is the target's size.
         let (target, volume, measured_on) = if let Some(dev) = &a.device {
             let info = crate::device::guard::inspect(&crate::device::guard::Host::real(), dev)

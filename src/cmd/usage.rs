@@ -30,6 +30,8 @@ pub struct Walk {
     pub manifest: Option<(PathBuf, Option<crate::manifest::Format>)>,
     /// `--top N`: the folders that waste the most at the first config.
     pub top: Option<usize>,
+    /// `--appledouble`: count a Finder copy's `._` files.
+    pub appledouble: bool,
 }
 
 impl Walk {
@@ -53,6 +55,7 @@ impl Walk {
             cross_mounts,
             manifest: None,
             top: None,
+            appledouble: false,
         })
     }
 }
@@ -130,6 +133,7 @@ impl Options {
         super::output_folders_exist([&a.report])?;
         let mut walk = Walk::new(&a.tree, a.cross_mounts)?;
         walk.top = a.top.map(|n| n as usize);
+        walk.appledouble = a.appledouble;
         if let Some(file) = &a.manifest {
             if file.as_os_str() != "-" {
                 std::fs::metadata(file)
@@ -198,6 +202,7 @@ pub fn walk(
             threads: w.threads,
             cross_mounts: w.cross_mounts,
             top: w.top,
+            appledouble: w.appledouble,
         },
         &counter,
     );

@@ -282,6 +282,12 @@ pub trait Filesystem: Sync {
     fn exact_with(&self, _driver: DriverKind) -> bool {
         self.exact()
     }
+    /// Can it keep a file's extended attributes? Where it cannot (FAT,
+    /// exFAT), macOS's Finder writes each file's into a `._NAME`
+    /// AppleDouble file beside it.
+    fn keeps_xattrs(&self) -> bool {
+        true
+    }
     /// Does a copy with `cp --sparse=auto` (cp's default) keep a sparse
     /// file's holes here, under this driver? FAT and exFAT have no holes:
     /// the driver writes them out as zeros.

@@ -294,14 +294,36 @@ struct ThreadState {
     folders: Vec<(PathBuf, top::Own)>,
 }
 
+/// A Finder copy's `._NAME` AppleDouble file for each file: 4 KiB each
+/// (the header and the extended attributes, as Finder writes them).
+fn appledouble_files(entries: &[scan::Entry]) -> Vec<scan::Entry> {
+    entries
+        .iter()
+        .filter(|e| e.kind == scan::Kind::File)
+        .map(|e| {
+            let mut name = std::ffi::OsString::from("._");
+            name.push(e.name());
+            scan::Entry::new(name, scan::Kind::File, APPLEDOUBLE_BYTES, e.mtime)
+        })
+        .collect()
+}
+
+/// What Finder writes for a file's `._` companion: 4096 bytes.
+pub const APPLEDOUBLE_BYTES: u64 = 4096;
+
 /// The folder as `cp -r` (sparse=auto, its default) leaves it on a
 /// filesystem that cannot store files over `max` and keeps holes or not:
 /// without the files too large (their bytes counted apart), sparse files
 /// as the data they hold where holes are kept. None: as it is.
-fn as_copied(dir: &scan::Dir, max: u64, holes: bool) -> Option<(Vec<scan::Entry>, u64)> {
+fn as_copied(
+    dir: &scan::Dir,
+    max: u64,
+    holes: bool,
+    appledouble: bool,
+) -> Option<(Vec<scan::Entry>, u64)> {
     let too_large = |e: &scan::Entry| e.kind == scan::Kind::File && e.size > max;
     let changes = |e: &scan::Entry| too_large(e) || (holes && e.is_sparse());
-    if !dir.entries.iter().any(changes) {
+    if !appledouble && !dir.entries.iter().any(changes) {
         return None;
     }
     let bytes = dir
@@ -322,6 +344,10 @@ fn as_copied(dir: &scan::Dir, max: u64, holes: bool) -> Option<(Vec<scan::Entry>
             e
         })
         .collect();
+    let mut kept: Vec<scan::Entry> = kept;
+    if appledouble {
+        kept.extend(appledouble_files(&kept));
+    }
     Some((kept, bytes))
 }
 
@@ -330,6 +356,9 @@ pub struct UsageOptions {
     pub cross_mounts: bool,
     /// `--top N`: the N folders that waste the most at the first config.
     pub top: Option<usize>,
+    /// `--appledouble`: a Finder copy from a Mac, which adds a `._NAME`
+    /// file for each file where the filesystem keeps no xattrs.
+    pub appledouble: bool,
 }
 
 /// Walk the tree (or read the listing) once and evaluate every config on the way.
@@ -353,6 +382,11 @@ pub fn run(
         .map(|(c, _)| fss.iter().position(|f| f.name() == c.fs.name()).unwrap())
         .collect();
     let limits: Vec<fs::Limits> = fss.iter().map(|f| f.limits()).collect();
+    // Per distinct filesystem: does a Finder copy add `._` files to it?
+    let doubles: Vec<bool> = fss
+        .iter()
+        .map(|f| opts.appledouble && !f.keeps_xattrs())
+        .collect();
     // Per distinct filesystem: does its driver keep a sparse file's holes?
     let holes: Vec<bool> = fss
         .iter()
@@ -383,13 +417,16 @@ pub fn run(
         // Per filesystem: the folder without the files it cannot store.
         let biggest = dir.entries.iter().map(|e| e.size).max().unwrap_or(0);
         let sparse = dir.entries.iter().any(|e| e.is_sparse());
+        let has_files = dir.entries.iter().any(|e| e.kind == scan::Kind::File);
         let kept: Vec<Option<(Vec<scan::Entry>, u64)>> = limits
             .iter()
             .zip(&holes)
-            .map(|(l, &h)| {
-                let needed = biggest > l.max_file_bytes || (h && sparse);
+            .zip(&doubles)
+            .map(|((l, &h), &ad)| {
+                let ad = ad && has_files;
+                let needed = biggest > l.max_file_bytes || (h && sparse) || ad;
                 needed
-                    .then(|| as_copied(dir, l.max_file_bytes, h))
+                    .then(|| as_copied(dir, l.max_file_bytes, h, ad))
                     .flatten()
             })
             .collect();

@@ -447,3 +447,66 @@ fn the_matrix_has_a_row_per_filesystem() {
     let ntfs = out.lines().find(|l| l.starts_with("ntfs")).unwrap();
     assert!(ntfs.trim_end().ends_with('-'), "{ntfs}");
 }
+
+/// `--appledouble`: a Finder copy's `._NAME` file (4 KiB) beside each file
+/// on exFAT, checked against a real exFAT volume holding the tree plus those
+/// files; ext4 keeps xattrs and gets none. `--for macos` says so.
+#[test]
+fn appledouble_files_are_counted_on_fat_and_exfat() {
+    use common::volume::{Cp, EXFAT};
+    let t = tempfile::tempdir().unwrap();
+    let tree = t.path().join("tree");
+    for i in 0..60u64 {
+        write_file(&tree.join(format!("Photos/p{i}.jpg")), 20_000 + i * 101);
+    }
+    let args = |extra: &[&str]| {
+        let mut a = vec![
+            tree.to_str().unwrap(),
+            "--fs",
+            "exfat:32K",
+            "--fs",
+            "ext4",
+            "--volume",
+            "1G",
+        ];
+        a.extend_from_slice(extra);
+        usage_json(&a)
+    };
+    let (plain, double) = (args(&[]), args(&["--appledouble"]));
+    let grew = |fs: &str| {
+        config(&double, fs)["tree_bytes"].as_u64().unwrap()
+            - config(&plain, fs)["tree_bytes"].as_u64().unwrap()
+    };
+    assert!(
+        grew("exfat") >= 60 * 32768,
+        "one cluster per ._ file: {}",
+        grew("exfat")
+    );
+    assert_eq!(grew("ext4"), 0);
+    let (out, _, _) = run(&[
+        "advise",
+        "-q",
+        tree.to_str().unwrap(),
+        "--for",
+        "macos,windows",
+        "--volume",
+        "8G",
+    ]);
+    assert!(out.contains("._NAME AppleDouble"), "{out}");
+    // The real volume: the tree and a 4 KiB ._ file beside each file.
+    if !common::can_mount() || !common::can_fuse() || !common::have(&["mkfs.exfat"]) {
+        return;
+    }
+    let finder = t.path().join("finder");
+    for i in 0..60u64 {
+        write_file(&finder.join(format!("Photos/p{i}.jpg")), 20_000 + i * 101);
+        write_file(&finder.join(format!("Photos/._p{i}.jpg")), 4096);
+    }
+    let real = EXFAT.volume(1 << 30, Some(32768));
+    let m = common::volume::measure(&real.mount, &finder, Cp::All);
+    drop(real);
+    assert_eq!(
+        m.tree_bytes(),
+        config(&double, "exfat")["tree_bytes"].as_u64().unwrap()
+    );
+}

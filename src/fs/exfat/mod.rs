@@ -418,6 +418,9 @@ pub const INFO: FsInfo = FsInfo {
 };
 
 impl Filesystem for Exfat {
+    fn keeps_xattrs(&self) -> bool {
+        false
+    }
     fn checker(&self) -> Option<crate::fs::Checker> {
         Some(checker::checker())
     }

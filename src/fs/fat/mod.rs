@@ -760,6 +760,9 @@ fn mtools_part_ok(part: &str, max: usize) -> bool {
 }
 
 impl Filesystem for Fat {
+    fn keeps_xattrs(&self) -> bool {
+        false
+    }
     fn checker(&self) -> Option<crate::fs::Checker> {
         Some(checker::checker())
     }
