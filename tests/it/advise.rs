@@ -155,6 +155,12 @@ fn a_car_gets_fat32_on_mbr() {
     let (v, code) = advise(&[tree, "--for", "car-exfat", "--volume", "64GB"]);
     assert_eq!(code, 0);
     assert_eq!(v["choice"]["fs"], "exfat", "{}", v["why"]);
+    // A 2 GB stick for a TV and a car: FAT16 and FAT32 both read, never
+    // "cannot read fat16".
+    let (v, code) = advise(&[tree, "--for", "tv,car", "--volume", "2GB"]);
+    assert_eq!(code, 0);
+    assert!(names(&v["candidates"]).contains(&"fat16".to_string()), "{v}");
+    assert!(!v.to_string().contains("read fat16"), "{}", v["rejected"]);
 }
 
 /// A Linux backup drive: a journaled filesystem first and as runner-up,
