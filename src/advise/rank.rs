@@ -525,19 +525,27 @@ fn why_lines(
     } else {
         why.push(format!("{} all read and write {}", names.join(", "), c.fs));
     }
-    // The systems that rule out something more robust, with their facts.
+    // The systems that rule out something more robust (that the others
+    // would take), with their facts.
     let class = systems::robustness_rank(&c.fs).0;
+    let volume = usage.volume_bytes;
     for s in &opts.systems {
-        let usable = s.usable(usage.volume_bytes);
-        let better = fs::names()
+        let out: Vec<&str> = fs::names()
             .into_iter()
-            .any(|f| systems::robustness_rank(f).0 < class && !usable.contains(&f));
-        if better {
+            .filter(|f| systems::robustness_rank(f).0 < class && !s.uses(f, volume))
+            .filter(|f| {
+                opts.systems
+                    .iter()
+                    .all(|o| std::ptr::eq(*o, *s) || o.uses(f, volume))
+            })
+            .collect();
+        if !out.is_empty() {
             why.push(format!(
-                "{} ({}) take only {} on this volume: {}",
+                "not {}: {} ({}) does not take {} ({})",
+                out.join(" or "),
                 s.name,
                 s.what,
-                usable.join(", "),
+                if out.len() == 1 { "it" } else { "them" },
                 s.source
             ));
         }
