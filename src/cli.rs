@@ -59,8 +59,7 @@ pub struct TreeArgs {
 pub struct VolumeArgs {
     /// Size of the volume being planned: 64GB (10^9), 64G (GiB), 1.5T,
     /// 512M, ...; or a drive or image file (DEV|IMAGE) whose size is read,
-    /// read-only [default: 60GB, what every "64 GB" stick holds at least,
-    /// said as assumed in the output]
+    /// read-only [default: 64G, said as assumed in the output]
     #[arg(long, value_name = "SIZE|DEV|IMAGE", allow_hyphen_values = true, value_parser = volume_size)]
     pub volume: Option<u64>,
 }

@@ -16,16 +16,17 @@ use std::sync::Mutex;
 
 pub const SCHEMA: &str = "fsfit.usage/1";
 
-/// The volume planned when none is given: 60 GB (10^9), what every stick
-/// sold as "64 GB" holds at least (they hold about 61.5 to 64.1 GB).
-pub const ASSUMED_VOLUME: u64 = 60_000_000_000;
+/// The volume planned when none is given: 64 GiB, as the contract
+/// (DESIGN.md) has it. The output says it was assumed, and that a stick
+/// sold as "64 GB" holds less (about 61.5 to 64.1 GB).
+pub const ASSUMED_VOLUME: u64 = 64 << 30;
 
 /// How the output says the volume was assumed.
 pub fn assumed_volume_note(bytes: u64) -> String {
     format!(
-        "the volume is {} ({}): assumed, no --volume given (what every \"64 GB\" stick holds at least); --volume SIZE sets it, --volume DEV|IMAGE reads a drive's size",
-        crate::units::decimal(bytes),
-        crate::units::iec(bytes)
+        "the volume is {} ({}): assumed, no --volume given; a stick sold as \"64 GB\" holds less (61.5 to 64 GB): --volume 64GB plans that, --volume DEV|IMAGE reads a drive's size",
+        crate::units::iec(bytes),
+        crate::units::decimal(bytes)
     )
 }
 
