@@ -159,7 +159,10 @@ fn a_car_gets_fat32_on_mbr() {
     // "cannot read fat16".
     let (v, code) = advise(&[tree, "--for", "tv,car", "--volume", "2GB"]);
     assert_eq!(code, 0);
-    assert!(names(&v["candidates"]).contains(&"fat16".to_string()), "{v}");
+    assert!(
+        names(&v["candidates"]).contains(&"fat16".to_string()),
+        "{v}"
+    );
     assert!(!v.to_string().contains("read fat16"), "{}", v["rejected"]);
 }
 
