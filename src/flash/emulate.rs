@@ -5,7 +5,7 @@
 //! dd, fsfit probe) runs against a slow "stick" — simulated, not a real
 //! device's speed.
 
-use super::{Device, Op, Request};
+use super::{Device, Op, Profile, Request};
 use crate::device::served::{self, Delayed, Served, SparseImage};
 use crate::Result;
 use std::path::Path;
@@ -23,6 +23,19 @@ pub struct ReadGeometry {
     pub page_read_s: f64,
     /// Seconds to look up one more AU.
     pub au_lookup_s: f64,
+}
+
+impl ReadGeometry {
+    /// A profile's: one more page at its read speed, one more AU lookup
+    /// at its read latency (the time it takes to reach data anywhere).
+    pub fn of(p: &Profile) -> ReadGeometry {
+        ReadGeometry {
+            page_bytes: p.params.page_bytes,
+            au_bytes: p.params.au_bytes,
+            page_read_s: p.params.page_bytes as f64 / (p.params.read_mb_s * 1e6),
+            au_lookup_s: p.params.read_latency_us * 1e-6,
+        }
+    }
 }
 
 /// A model whose reads pay for the pages and AUs they cross, on top of
@@ -68,6 +81,12 @@ impl Device for BoundaryReads {
 pub struct Emulated {
     served: Served,
     log: Arc<Mutex<Vec<(Request, f64)>>>,
+}
+
+/// Serve `image` as a device of `profile` (see [`start_with`]).
+pub fn start(profile: &Profile, image: &Path, size: Option<u64>) -> Result<Emulated> {
+    let model = BoundaryReads::new(profile.device(), ReadGeometry::of(profile));
+    start_with(Box::new(model), image, size)
 }
 
 /// Serve `image` (created sparse at `size` if missing; `size` None keeps an

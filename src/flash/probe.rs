@@ -219,8 +219,10 @@ pub fn closest_profile(au: u64, page: u64) -> String {
 
 /// (name, AU bytes, page bytes) of every flash profile.
 fn known_profiles() -> Vec<(String, u64, u64)> {
-    // Wired to flash::profiles() once the model is merged.
-    Vec::new()
+    super::profiles()
+        .into_iter()
+        .map(|p| (p.name.clone(), p.au_bytes(), p.page_bytes()))
+        .collect()
 }
 
 /// Probe `path` (a block device or an image file), reading only.
