@@ -12,6 +12,7 @@
 //!   and the crash faults that need a flash geometry (`--device-model flash-gc`).
 
 pub mod emulate;
+pub mod flashbench;
 pub mod probe;
 
 /// What a block request asks of the device.

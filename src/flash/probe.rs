@@ -97,9 +97,9 @@ pub fn open_readonly(path: &Path) -> Result<(File, bool)> {
     };
     match open(libc::O_DIRECT) {
         Ok(f) => Ok((f, true)),
-        Err(e) if e.raw_os_error() == Some(libc::EINVAL) => open(0)
-            .map(|f| (f, false))
-            .map_err(|e| Error::io(path, e)),
+        Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
+            open(0).map(|f| (f, false)).map_err(|e| Error::io(path, e))
+        }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(Error::input(format!(
             "{}: no such device or file",
             path.display()
@@ -246,9 +246,8 @@ pub fn probe(path: &Path, opts: Options) -> Result<Report> {
     let rows = measure(&f, path, size, read, sys.start, opts.tries.max(1))?;
     let mut est = analyse(&rows);
     if !direct {
-        est.reasons.push(
-            "the file does not take O_DIRECT: it was read through the page cache".into(),
-        );
+        est.reasons
+            .push("the file does not take O_DIRECT: it was read through the page cache".into());
     }
     sysfs::weigh(&sys, &mut est);
     Ok(Report {

@@ -50,7 +50,10 @@ pub fn read(dev: &Path) -> Sys {
     };
     let q = disk.join("queue");
     let files = [
-        ("preferred_erase_size", disk.join("device/preferred_erase_size")),
+        (
+            "preferred_erase_size",
+            disk.join("device/preferred_erase_size"),
+        ),
         ("erase_size", disk.join("device/erase_size")),
         ("optimal_io_size", q.join("optimal_io_size")),
         ("minimum_io_size", q.join("minimum_io_size")),
@@ -67,7 +70,8 @@ pub fn read(dev: &Path) -> Sys {
     }
     s.start = number(&me.join("start")).map_or(0, |sectors| sectors * 512);
     if me != disk {
-        s.values.insert("partition_start_bytes".into(), s.start.into());
+        s.values
+            .insert("partition_start_bytes".into(), s.start.into());
     }
     s.logical_block = number(&q.join("logical_block_size"));
     s.preferred_erase = number(&disk.join("device/preferred_erase_size")).filter(|&n| n > 0);
@@ -81,8 +85,9 @@ pub fn weigh(s: &Sys, e: &mut Estimate) {
     };
     let size = crate::units::iec(pes);
     if e.au == pes {
-        e.reasons
-            .push(format!("the card's AU register (preferred_erase_size) says {size} too"));
+        e.reasons.push(format!(
+            "the card's AU register (preferred_erase_size) says {size} too"
+        ));
     } else if e.au == 0 {
         e.au = pes;
         if e.confidence == "none" {
