@@ -16,6 +16,7 @@ mod exfat;
 mod ext4;
 mod fat;
 mod flash_model;
+mod flash_seed;
 mod info;
 mod info_blkid;
 mod lab;
