@@ -17,6 +17,7 @@ mod ext4;
 mod fat;
 mod flash_model;
 mod flash_seed;
+mod flash_trace;
 mod info;
 mod info_blkid;
 mod lab;
