@@ -17,6 +17,8 @@ mod ext4;
 mod fat;
 mod flash_device;
 mod flash_model;
+mod flash_seed;
+mod flash_trace;
 mod info;
 mod info_blkid;
 mod lab;
