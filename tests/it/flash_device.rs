@@ -358,3 +358,95 @@ fn flashbench_open_au_on_the_emulated_two_open_au_stick() {
     eprintln!("{report}");
     assert!(bad.is_empty(), "{bad:#?}\n{report}");
 }
+
+/// CPU seconds this thread has used (user + system).
+fn thread_cpu_seconds() -> f64 {
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut ru) };
+    let s = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+    s(ru.ru_utime) + s(ru.ru_stime)
+}
+
+/// The workload: files of 1 MiB and of 8 KiB into `dir`, then syncfs, as
+/// a copy to a stick ends. Returns (wall seconds, host CPU seconds).
+fn copy_and_sync(dir: &std::path::Path) -> (f64, f64) {
+    let (t0, cpu0) = (Instant::now(), thread_cpu_seconds());
+    let big = vec![0xa5u8; 1 << 20];
+    for i in 0..6 {
+        std::fs::write(dir.join(format!("big{i}")), &big).unwrap();
+    }
+    for i in 0..60 {
+        std::fs::write(dir.join(format!("small{i}")), &big[..8192]).unwrap();
+    }
+    let f = std::fs::File::open(dir).unwrap();
+    assert_eq!(
+        unsafe { libc::syncfs(std::os::fd::AsRawFd::as_raw_fd(&f)) },
+        0
+    );
+    (t0.elapsed().as_secs_f64(), thread_cpu_seconds() - cpu0)
+}
+
+/// The replay check of #18 item 7: a workload's simulated time, from its
+/// block trace (tracefs, as `bench --flash` takes it) replayed through the
+/// profile's model, agrees with the time it took on the emulated device
+/// within 15 %. The model replays the trace of mkfs and mount first, so
+/// that its open AUs are those the emulated device had. The device runs in
+/// this process (the library's entry point), so the test also checks that
+/// the trace holds exactly the requests the device served.
+#[test]
+fn a_replayed_trace_agrees_with_the_time_on_the_emulated_device() {
+    use fsfit::flash::emulate::{BoundaryReads, ReadGeometry};
+    use fsfit::flash::trace::{limit_requests, Tracer};
+    if !ready() || !have(&["mkfs.ext4", "mount", "umount"]) {
+        return;
+    }
+    if fsfit::flash::trace::ensure_tracefs().is_err() {
+        crate::common::skip("tracefs with block tracepoints");
+        return;
+    }
+    let p = fsfit::flash::profile("usb2-stick").unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let em =
+        fsfit::flash::emulate::start(&p, &tmp.path().join("stick.img"), Some(256 << 20)).unwrap();
+    let dev = std::path::Path::new(em.loop_dev());
+    limit_requests(dev, p.max_transfer_bytes()).unwrap();
+    let warm = Tracer::start(dev).unwrap();
+    let opts = "lazy_itable_init=1,lazy_journal_init=1,nodiscard";
+    run("mkfs.ext4", &["-q", "-F", "-E", opts, em.loop_dev()]);
+    let m = crate::common::Mount::kernel(em.loop_dev(), "ext4", Some("noinit_itable"));
+    let warm = warm.stop().unwrap();
+    let t = Tracer::start(dev).unwrap();
+    let before = em.log().len();
+    let (wall, cpu) = copy_and_sync(m.path());
+    let trace = t.stop().unwrap();
+    let served: Vec<_> = em.log()[before..].iter().map(|(r, _)| *r).collect();
+    drop(m);
+    em.stop();
+
+    let key = |v: &[fsfit::flash::Request]| {
+        let mut k: Vec<_> = v.iter().map(|r| (r.offset, r.len, r.op as u8)).collect();
+        k.sort();
+        k
+    };
+    assert_eq!(
+        key(&trace),
+        key(&served),
+        "the trace is not what the device served"
+    );
+    let mut model = BoundaryReads::new(p.device(), ReadGeometry::of(&p));
+    fsfit::flash::replay(&mut model, &warm);
+    let r = fsfit::flash::replay(&mut model, &trace);
+    let overlap = fsfit::flash::Overlap::of_workload("copy");
+    let sim = fsfit::flash::simulated_seconds(r.device_seconds, cpu, overlap);
+    let said = format!(
+        "measured {wall:.3} s on the emulated {}, simulated {sim:.3} s \
+         (device {:.3} s + host CPU {cpu:.3} s, {} requests, {} AU copies)",
+        p.name, r.device_seconds, r.requests, r.au_copies
+    );
+    eprintln!("{said}");
+    assert!(
+        r.host_write_bytes >= 6 << 20,
+        "the trace misses writes: {said}"
+    );
+    assert!((sim - wall).abs() <= 0.15 * wall, "{said}");
+}
