@@ -181,6 +181,13 @@ fn measure(f: &File, path: &Path, size: u64, read: u64, base: u64, tries: u32) -
     Ok(rows)
 }
 
+/// The typical time of a read beside a boundary (µs).
+fn median_read_us(rows: &[Row]) -> f64 {
+    let mut v: Vec<f64> = rows.iter().map(|r| r.pre_us).collect();
+    v.sort_by(|a, b| a.total_cmp(b));
+    v.get(v.len() / 2).copied().unwrap_or(0.0)
+}
+
 fn row(align: u64, best: &[[f64; 3]]) -> Row {
     let seen: Vec<&[f64; 3]> = best.iter().filter(|b| b[0].is_finite()).collect();
     let mean = |k: usize| seen.iter().map(|b| b[k]).sum::<f64>() / seen.len().max(1) as f64 * 1e6;
@@ -194,35 +201,49 @@ fn row(align: u64, best: &[[f64; 3]]) -> Row {
     }
 }
 
-/// The profile whose AU and page sizes are nearest (in powers of two) to
-/// what was found; "" when nothing was found.
-pub fn closest_profile(au: u64, page: u64) -> String {
-    let log = |a: u64, b: u64| ((a as f64).log2() - (b as f64).log2()).abs();
-    let mut best: Option<(f64, String)> = None;
-    if au == 0 && page == 0 {
+/// What the probe found, to match against the profiles: sizes (0: not
+/// found) and the time of one small read (µs) with its size.
+#[derive(Clone, Copy, Debug)]
+pub struct Found {
+    pub au: u64,
+    pub page: u64,
+    pub read_us: f64,
+    pub read_bytes: u64,
+}
+
+/// The profile nearest to what was found: AU and page size first (their
+/// distance in powers of two), the time of a small read (as the profile's
+/// model would take it) to tell apart profiles of the same geometry, at a
+/// quarter of the weight. "" when no size was found.
+pub fn closest_profile(f: Found) -> String {
+    let log = |a: f64, b: f64| (a.log2() - b.log2()).abs();
+    if f.au == 0 && f.page == 0 {
         return String::new();
     }
-    for (name, p_au, p_page) in known_profiles() {
+    let mut best: Option<(f64, String)> = None;
+    for p in super::profiles() {
         let mut d = 0.0;
-        if au > 0 {
-            d += log(au, p_au);
+        if f.au > 0 {
+            d += log(f.au as f64, p.au_bytes() as f64);
         }
-        if page > 0 {
-            d += log(page, p_page);
+        if f.page > 0 {
+            d += log(f.page as f64, p.page_bytes() as f64);
+        }
+        if f.read_us > 0.0 {
+            d += 0.25 * log(f.read_us, expected_read_us(&p, f.read_bytes));
         }
         if best.as_ref().is_none_or(|(b, _)| d < *b) {
-            best = Some((d, name));
+            best = Some((d, p.name.clone()));
         }
     }
     best.map(|(_, n)| n).unwrap_or_default()
 }
 
-/// (name, AU bytes, page bytes) of every flash profile.
-fn known_profiles() -> Vec<(String, u64, u64)> {
-    super::profiles()
-        .into_iter()
-        .map(|p| (p.name.clone(), p.au_bytes(), p.page_bytes()))
-        .collect()
+/// A random small read on the profile's model, in µs (the AU model's: one
+/// command, the read latency, the bytes at the read speed).
+fn expected_read_us(p: &super::Profile, bytes: u64) -> f64 {
+    let q = &p.params;
+    q.command_overhead_us + q.read_latency_us + bytes as f64 / q.read_mb_s
 }
 
 /// Probe `path` (a block device or an image file), reading only.
@@ -257,7 +278,12 @@ pub fn probe(path: &Path, opts: Options) -> Result<Report> {
         au_bytes: est.au,
         page_bytes: est.page,
         confidence: est.confidence,
-        closest_profile: closest_profile(est.au, est.page),
+        closest_profile: closest_profile(Found {
+            au: est.au,
+            page: est.page,
+            read_us: median_read_us(&rows),
+            read_bytes: read,
+        }),
         sysfs: sys.values,
         evidence: rows,
         read_bytes: read,

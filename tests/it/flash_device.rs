@@ -138,8 +138,9 @@ fn probe_finds_the_au_and_page_of_the_emulated_profile() {
         assert_eq!(j["au_bytes"], au, "{name}: {j:#}");
         assert_eq!(j["page_bytes"], page, "{name}: {j:#}");
         assert_eq!(j["confidence"], "high", "{name}: {j:#}");
-        let closest = j["closest_profile"].as_str().unwrap();
-        assert_eq!(geometry(closest), (au, page), "{name}: closest {closest}");
+        // usb2-stick and microsd-a1 share their geometry: the read time
+        // tells them apart.
+        assert_eq!(j["closest_profile"], name, "{j:#}");
         assert!(j["evidence"].as_array().unwrap().len() >= 10);
         let status = e.stop().expect("fsfit emulate ended on Ctrl-C");
         assert!(status.success(), "{name}: emulate exited {status}");
