@@ -528,3 +528,39 @@ fn flashbench_a_on_the_emulated_stick_sees_what_probe_sees() {
         (Some(au), Some(page))
     );
 }
+
+/// `fsfit emulate` killed with SIGKILL cannot clean up: `fsfit cleanup`
+/// then detaches its loop device and unmounts its FUSE filesystem, from
+/// the state file the run kept.
+#[test]
+fn cleanup_releases_an_emulated_device_whose_run_was_killed() {
+    if !ready() {
+        return;
+    }
+    let mut e = Emulator::start("usb2-stick", "64M");
+    let state = std::fs::read_to_string(
+        std::fs::read_dir(e.state())
+            .unwrap()
+            .flatten()
+            .find(|f| f.path().extension().is_some_and(|x| x == "json"))
+            .expect("the run's state file")
+            .path(),
+    )
+    .unwrap();
+    assert!(
+        state.contains(&e.dev) && state.contains("served-"),
+        "{state}"
+    );
+    e.child.kill().unwrap();
+    e.child.wait().unwrap();
+    let out = fsfit()
+        .arg("cleanup")
+        .env("FSFIT_STATE_DIR", e.state())
+        .output()
+        .unwrap();
+    let said =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{said}");
+    assert!(said.contains(&format!("detached {}", e.dev)), "{said}");
+    assert_released(&e);
+}
