@@ -47,11 +47,14 @@ pub fn kernel_dev(dev: &Path) -> Result<u64> {
     Ok((libc::major(rdev) as u64) << 20 | libc::minor(rdev) as u64)
 }
 
+/// The thread draining trace_pipe: the text, and its own CPU seconds.
+type Reader = JoinHandle<std::io::Result<(Vec<u8>, f64)>>;
+
 /// A running trace of one block device.
 pub struct Tracer {
     dir: PathBuf,
     stop: Arc<AtomicBool>,
-    reader: Option<JoinHandle<std::io::Result<Vec<u8>>>>,
+    reader: Option<Reader>,
 }
 
 fn write(path: &Path, value: &str) -> Result<()> {
@@ -89,7 +92,7 @@ impl Tracer {
         write(&ev.join("enable"), "1")
     }
 
-    fn spawn_reader(&self) -> Result<JoinHandle<std::io::Result<Vec<u8>>>> {
+    fn spawn_reader(&self) -> Result<Reader> {
         let path = self.dir.join("trace_pipe");
         let mut f = File::options()
             .read(true)
@@ -106,11 +109,17 @@ impl Tracer {
     }
 
     /// Stop, collect and parse the trace; the instance is removed.
-    pub fn stop(mut self) -> Result<Vec<Request>> {
+    pub fn stop(self) -> Result<Vec<Request>> {
+        self.stop_with_cost().map(|(t, _)| t)
+    }
+
+    /// As `stop`, with the CPU seconds the reader thread spent (counted in
+    /// the process's rusage; a run's host time should not include them).
+    pub fn stop_with_cost(mut self) -> Result<(Vec<Request>, f64)> {
         let _ = write(&self.dir.join("tracing_on"), "0");
         self.stop.store(true, Ordering::SeqCst);
-        let text = match self.reader.take().map(|h| h.join()) {
-            Some(Ok(Ok(text))) => text,
+        let (text, cpu_s) = match self.reader.take().map(|h| h.join()) {
+            Some(Ok(Ok(got))) => got,
             Some(Ok(Err(e))) => return Err(Error::io(self.dir.join("trace_pipe"), e)),
             _ => return Err(Error::work("the trace reader thread failed")),
         };
@@ -119,7 +128,7 @@ impl Tracer {
         if lost > 0 {
             return Err(Error::work(format!("the block trace lost {lost} events")));
         }
-        Ok(parse(&String::from_utf8_lossy(&text)))
+        Ok((parse(&String::from_utf8_lossy(&text)), cpu_s))
     }
 
     /// Events the ring buffer overwrote before they were read.
@@ -160,20 +169,33 @@ impl Drop for Tracer {
     }
 }
 
-/// Read the pipe until it is empty after `stop` was set.
-fn drain(f: &mut File, stop: &AtomicBool) -> std::io::Result<Vec<u8>> {
+/// This thread's CPU seconds.
+fn thread_cpu() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+}
+
+/// Read the pipe until it is empty after `stop` was set; with the CPU
+/// seconds this thread used.
+fn drain(f: &mut File, stop: &AtomicBool) -> std::io::Result<(Vec<u8>, f64)> {
     let mut out = Vec::new();
     let mut buf = vec![0u8; 1 << 16];
     loop {
         let stopping = stop.load(Ordering::SeqCst);
         match f.read(&mut buf) {
-            Ok(0) if stopping => return Ok(out),
+            Ok(0) if stopping => return Ok((out, thread_cpu())),
             Ok(n) if n > 0 => {
                 out.extend_from_slice(&buf[..n]);
                 continue;
             }
             Ok(_) => {}
-            Err(e) if e.kind() == ErrorKind::WouldBlock && stopping => return Ok(out),
+            Err(e) if e.kind() == ErrorKind::WouldBlock && stopping => {
+                return Ok((out, thread_cpu()))
+            }
             Err(e) if e.kind() == ErrorKind::WouldBlock || e.kind() == ErrorKind::Interrupted => {}
             Err(e) => return Err(e),
         }

@@ -15,6 +15,7 @@ mod crash;
 mod exfat;
 mod ext4;
 mod fat;
+mod flash_bench;
 mod flash_device;
 mod flash_model;
 mod flash_seed;
