@@ -140,14 +140,7 @@ pub struct Delayed {
     model: Box<dyn flash::Device>,
     t0: Instant,
     log: Arc<Mutex<Vec<(Request, f64)>>>,
-    /// How far past its due time the last request ended (a sleep that
-    /// overshot, a backend slower than the model): taken off the next one,
-    /// so that the device's own clock keeps the model's time.
-    late: Duration,
 }
-
-/// At most this much lateness is carried to the next requests.
-const MAX_LATE: Duration = Duration::from_millis(20);
 
 impl Delayed {
     pub fn new(inner: Box<dyn Backend>, model: Box<dyn flash::Device>) -> Delayed {
@@ -156,7 +149,6 @@ impl Delayed {
             model,
             t0: Instant::now(),
             log: Arc::default(),
-            late: Duration::ZERO,
         }
     }
 
@@ -167,8 +159,7 @@ impl Delayed {
     }
 
     /// Give the request its time: run it on the backend, then wait until
-    /// the model's service time has passed since it arrived (less what the
-    /// previous request ran over).
+    /// the model's service time has passed since it arrived.
     fn serve<T>(
         &mut self,
         op: Op,
@@ -189,12 +180,7 @@ impl Delayed {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .push((req, secs));
-        let due = Duration::from_secs_f64(secs.max(0.0));
-        let paid = self.late.min(due);
-        let deadline = start + (due - paid);
-        wait_until(deadline);
-        let over = Instant::now().saturating_duration_since(deadline);
-        self.late = (self.late - paid + over).min(MAX_LATE);
+        wait_until(start + Duration::from_secs_f64(secs.max(0.0)));
         out
     }
 }
