@@ -15,7 +15,16 @@ fn check(a: &EmulateArgs) -> Result<crate::flash::Profile> {
                 a.image.display()
             )))
         }
-        Ok(_) => {}
+        Ok(_) => {
+            let held = crate::flash::emulate::loops_serving(&a.image);
+            if !held.is_empty() {
+                return Err(Error::input(format!(
+                    "{} is in use by {}: serving it twice would mix two devices' writes",
+                    a.image.display(),
+                    held.join(", ")
+                )));
+            }
+        }
         Err(_) if a.size.is_none() => {
             return Err(Error::input(format!(
                 "{} does not exist: give --size to make it",
@@ -44,6 +53,15 @@ pub fn run(a: &EmulateArgs) -> Result<()> {
         profile.name,
         profile.summary
     );
+    let q = std::path::Path::new("/sys/block")
+        .join(dev.loop_dev().trim_start_matches("/dev/"))
+        .join("queue/max_sectors_kb");
+    if let Ok(kb) = std::fs::read_to_string(q) {
+        eprintln!(
+            "fsfit: largest request {} KiB (the profile's largest transfer)",
+            kb.trim()
+        );
+    }
     super::print(&format!("{}\n", dev.loop_dev()))?;
     // The log is for tests; here it is only counted, so it never grows.
     let mut served = 0;

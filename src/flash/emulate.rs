@@ -83,10 +83,31 @@ pub struct Emulated {
     log: Arc<Mutex<Vec<(Request, f64)>>>,
 }
 
-/// Serve `image` as a device of `profile` (see [`start_with`]).
+/// Serve `image` as a device of `profile` (see [`start_with`]), its loop
+/// device's largest request set to the profile's largest transfer (a USB
+/// stick's queue is not a loop device's), as `bench --flash` does.
 pub fn start(profile: &Profile, image: &Path, size: Option<u64>) -> Result<Emulated> {
     let model = BoundaryReads::new(profile.device(), ReadGeometry::of(profile));
-    start_with(Box::new(model), image, size)
+    let e = start_with(Box::new(model), image, size)?;
+    super::trace::limit_requests(Path::new(e.loop_dev()), profile.max_transfer_bytes());
+    Ok(e)
+}
+
+/// The loop devices that serve `image` now (`/dev/loopN`), from sysfs.
+pub fn loops_serving(image: &Path) -> Vec<String> {
+    let Ok(want) = image.canonicalize() else {
+        return Vec::new();
+    };
+    let Ok(dir) = std::fs::read_dir("/sys/block") else {
+        return Vec::new();
+    };
+    dir.flatten()
+        .filter_map(|e| {
+            let f = std::fs::read_to_string(e.path().join("loop/backing_file")).ok()?;
+            let held = Path::new(f.trim_end_matches('\n'));
+            (held == want).then(|| format!("/dev/{}", e.file_name().to_string_lossy()))
+        })
+        .collect()
 }
 
 /// Serve `image` (created sparse at `size` if missing; `size` None keeps an
