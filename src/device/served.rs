@@ -10,6 +10,17 @@
 //! a page cache. Start one with [`start`]; [`Served::stop`] (or dropping
 //! it) detaches the loop device and unmounts the FUSE filesystem, and both
 //! are recorded in the state file until then, for `fsfit cleanup`.
+//!
+//! A fake 1 GiB stick that holds 64 MiB, for a test of
+//! `fsfit format --check-capacity` (needs root and /dev/fuse):
+//!
+//! ```no_run
+//! use fsfit::device::served::{self, Wrap};
+//! let fake = served::start(Box::new(Wrap::in_memory(64 << 20, 1 << 30)))?;
+//! println!("{}", fake.loop_dev()); // /dev/loopN, 1 GiB, wraps every 64 MiB
+//! fake.stop();
+//! # Ok::<(), fsfit::Error>(())
+//! ```
 
 use crate::crash::recorder::{connection_of, Watchdog};
 use crate::device::{loopdev::LoopDev, state};
