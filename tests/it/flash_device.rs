@@ -242,6 +242,8 @@ fn probe_refuses_what_it_cannot_probe() {
     let img = crate::common::Image::new(4096);
     let out = fsfit().args(["probe", img.path_str()]).output().unwrap();
     assert_eq!(out.status.code(), Some(2), "too small");
+    let out = fsfit().args(["probe", "/tmp"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "a directory");
 }
 
 #[test]
