@@ -335,6 +335,12 @@ pub struct AdviseArgs {
     #[arg(long, value_name = "FILE.json")]
     pub bench: Option<PathBuf>,
 
+    /// Without a measurement, rank by the speed simulated on this flash
+    /// profile (see fsfit bench --list-profiles) [default: chosen from
+    /// --volume and --for, and said].
+    #[arg(long, value_name = "PROFILE", conflicts_with_all = ["device", "image", "bench"])]
+    pub drive: Option<String>,
+
     /// Results of `fsfit crash --json` (repeatable): configs whose crash
     /// states damaged durable or older files rank after clean ones.
     #[arg(long, value_name = "FILE.json")]

@@ -218,6 +218,10 @@ pub struct Run {
     /// Extents of the file written (FIEMAP), where the driver answers it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub extents: Option<u32>,
+    /// `--flash`: CPU seconds the trace reader thread took during the run
+    /// (counted in cpu_*_s, taken out of the simulated host time).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace_cpu_s: Option<f64>,
     /// `--flash`: this run replayed on each profile.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub simulated: Vec<SimRun>,

@@ -476,6 +476,7 @@ fn measure(
             daemon_cpu_s,
             mount_read_bytes: None,
             extents: out.extents,
+            trace_cpu_s: None,
             simulated: Vec::new(),
         },
         out,

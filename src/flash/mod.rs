@@ -57,6 +57,7 @@ pub mod au;
 pub mod paged;
 pub mod profile;
 pub mod replay;
+pub mod synth;
 pub mod trace;
 
 pub use profile::{profile, profiles, Family, Params, Profile};

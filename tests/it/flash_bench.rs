@@ -7,7 +7,7 @@ use serde_json::Value;
 
 const PROFILES: [&str; 2] = ["usb2-stick", "sd-2011-1au"];
 
-fn flash_bench(args: &[&str]) -> (Value, String, u32) {
+fn flash_bench(args: &[&str]) -> (Value, String, u32, String) {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("out.json");
     let image = dir.path().join("b.img");
@@ -19,6 +19,8 @@ fn flash_bench(args: &[&str]) -> (Value, String, u32) {
         .arg(&image)
         .arg("--json")
         .arg(&json)
+        .arg("--report")
+        .arg(dir.path().join("r.html"))
         .args(["--flash", &PROFILES.join(",")])
         .args(args)
         .stdout(std::process::Stdio::piped())
@@ -33,11 +35,9 @@ fn flash_bench(args: &[&str]) -> (Value, String, u32) {
         "{}\n{table}",
         String::from_utf8_lossy(&out.stderr)
     );
-    (
-        serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap(),
-        table,
-        pid,
-    )
+    let html = std::fs::read_to_string(dir.path().join("r.html")).unwrap();
+    let v = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    (v, table, pid, html)
 }
 
 #[test]
@@ -45,7 +45,7 @@ fn bench_flash_gives_simulated_figures_per_profile_for_every_workload_and_run() 
     if !can_mount() || !can_fuse() || !have(&["mkfs.ext4", "mkfs.exfat", "mount.exfat-fuse"]) {
         return;
     }
-    let (v, table, pid) = flash_bench(&[
+    let (v, table, pid, html) = flash_bench(&[
         "--fs",
         "ext4",
         "--fs",
@@ -122,6 +122,8 @@ fn bench_flash_gives_simulated_figures_per_profile_for_every_workload_and_run() 
         table.contains("simulated (usb2-stick)") && table.contains("simulated (sd-2011-1au)"),
         "{table}"
     );
+    // The report: a panel per profile, labelled simulated.
+    assert!(html.contains("Simulated on usb2-stick") && html.contains("Simulated on sd-2011-1au"));
     let wide: Vec<&str> = table
         .lines()
         .skip_while(|l| !l.starts_with("simulated"))
@@ -159,4 +161,46 @@ fn bad_flash_arguments_are_refused_with_one_line() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
+}
+
+fn advise_json(args: &[&str]) -> (Value, Option<i32>) {
+    let out = fsfit()
+        .arg("advise")
+        .args(args)
+        .args(["--json", "-"])
+        .output()
+        .unwrap();
+    let v = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    (v, out.status.code())
+}
+
+#[test]
+fn advise_drive_ranks_by_the_speed_simulated_on_the_profile() {
+    let t = tempfile::tempdir().unwrap();
+    for i in 0..200u64 {
+        crate::common::write_file(&t.path().join(format!("d/f{i}")), 3000 + i * 97);
+    }
+    crate::common::write_file(&t.path().join("big.bin"), 20 << 20);
+    let path = t.path().to_str().unwrap();
+    let (v, code) = advise_json(&[path, "--volume", "16G", "--drive", "sd-2011-1au"]);
+    assert_eq!(code, Some(0));
+    let all = v["candidates"].as_array().unwrap();
+    assert!(all.len() > 3);
+    for c in all {
+        assert_eq!(c["speed"], "simulated", "{c}");
+        assert_eq!(c["profile"], "sd-2011-1au", "{c}");
+        let mb = c["simulated_mb_per_s"].as_f64().unwrap();
+        assert!(mb > 0.0 && mb <= 10.0, "a card of Pw 10 MB/s: {mb}");
+    }
+    let assumed = v["assumptions"].to_string();
+    assert!(assumed.contains("sd-2011-1au (--drive)"), "{assumed}");
+    // Without --drive the default is named, with how it was chosen.
+    let (v, _) = advise_json(&[path, "--volume", "1T"]);
+    assert_eq!(v["choice"]["profile"], "nvme-usb-sn570");
+    assert!(v["assumptions"].to_string().contains("no --drive given"));
+    // Measured speeds win: --drive cannot be combined with a measurement.
+    let (_, code) = advise_json(&[path, "--drive", "usb2-stick", "--bench", "x.json"]);
+    assert_eq!(code, Some(2));
+    let (_, code) = advise_json(&[path, "--drive", "no-such-card"]);
+    assert_eq!(code, Some(2));
 }
