@@ -330,10 +330,8 @@ fn within(got: f64, want: f64, tol: f64) -> bool {
 
 /// Validation (c): the pattern, written through the emulated 2-open-AU
 /// stick (usb2-stick), gives flashbench README's figures within 25 %, as
-/// does the model alone. The emulated run is a few per cent slower than
-/// the model (FUSE, the loop device, the host's load: 3-8 % here, up to
-/// 18 % on one line with the whole suite running on a loaded host), never
-/// faster.
+/// does the model alone; the emulated run is at most 15 % slower than the
+/// model on every line, and never faster.
 #[test]
 fn flashbench_open_au_on_the_emulated_two_open_au_stick() {
     if !ready() {
@@ -356,11 +354,11 @@ fn flashbench_open_au_on_the_emulated_two_open_au_stick() {
         {
             let got = write_line(&f, line);
             report += &format!("{count} AUs {chunk:>8}: emulated {got:.2} MB/s, model {sim:.2}\n");
-            // The host only adds time: faster than the model means the
-            // delays were not applied.
-            if got > sim * 1.05 {
+            // The host only adds time (faster than the model would mean
+            // the delays were not applied), and little of it.
+            if got > sim * 1.05 || got < sim * 0.85 {
                 bad.push(format!(
-                    "{count} AUs {chunk}: emulated {got:.2} faster than the model's {sim:.2}"
+                    "{count} AUs {chunk}: emulated {got:.2} vs the model's {sim:.2}"
                 ));
             }
             for (c, ch, want) in README {
