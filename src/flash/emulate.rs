@@ -113,10 +113,16 @@ pub fn loops_serving(image: &Path) -> Vec<String> {
 /// Serve `image` (created sparse at `size` if missing; `size` None keeps an
 /// existing image's size) through `model` under a loop device.
 pub fn start_with(model: Box<dyn Device>, image: &Path, size: Option<u64>) -> Result<Emulated> {
+    let new = !image.exists();
     let backing = SparseImage::open(image, size)?;
     let delayed = Delayed::new(Box::new(backing), model);
     let log = delayed.log();
-    let served = served::start(Box::new(delayed))?;
+    let served = served::start(Box::new(delayed)).inspect_err(|_| {
+        // An image made for this run and never served is not left behind.
+        if new {
+            let _ = std::fs::remove_file(image);
+        }
+    })?;
     Ok(Emulated { served, log })
 }
 
