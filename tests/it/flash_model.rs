@@ -195,3 +195,26 @@ fn a1_random_reads_meet_the_a1_floor_of_1500_iops() {
     let iops = 1000.0 / r.device_seconds;
     assert!((1500.0..1800.0).contains(&iops), "{iops} IOPS");
 }
+
+#[test]
+fn a_misaligned_partition_costs_pages_and_copies() {
+    use fsfit::flash::trace::at_partition;
+    let p = profile("usb2-stick").unwrap();
+    let q = &p.params;
+    // Page-sized random writes of a filesystem, 64 MiB into the volume.
+    let volume: Vec<Request> = (0..500u64)
+        .map(|i| write((64 << 20) + (i * 7919 % 4096) * q.page_bytes, q.page_bytes))
+        .collect();
+    let cost = |offset: u64| {
+        let mut t = volume.clone();
+        at_partition(&mut t, offset);
+        replay(&mut *p.device(), &t)
+    };
+    let aligned = cost(1 << 20);
+    let shifted = cost((1 << 20) + 512);
+    assert!(
+        shifted.flash_bytes_written > aligned.flash_bytes_written,
+        "{shifted:?} vs {aligned:?}"
+    );
+    assert!(shifted.device_seconds > aligned.device_seconds);
+}
