@@ -283,23 +283,28 @@ pub fn at_partition(trace: &mut [Request], offset: u64) {
     }
 }
 
+fn queue(dev: &Path) -> Option<PathBuf> {
+    let name = dev.file_name()?.to_string_lossy().into_owned();
+    Some(Path::new("/sys/block").join(name).join("queue"))
+}
+
+fn read_u64(p: &Path) -> Option<u64> {
+    fs::read_to_string(p).ok()?.trim().parse().ok()
+}
+
+/// The device's largest request now (its max_sectors_kb).
+pub fn max_sectors_kb(dev: &Path) -> Option<u64> {
+    read_u64(&queue(dev)?.join("max_sectors_kb"))
+}
+
 /// Set the loop (or any) device's largest request to `bytes`, as far as
 /// its `max_hw_sectors_kb` allows; returns the max_sectors_kb in effect.
 pub fn limit_requests(dev: &Path, bytes: u64) -> Option<u64> {
-    let name = dev.file_name()?.to_string_lossy().into_owned();
-    let q = Path::new("/sys/block").join(name).join("queue");
-    let hw: u64 = fs::read_to_string(q.join("max_hw_sectors_kb"))
-        .ok()?
-        .trim()
-        .parse()
-        .ok()?;
+    let q = queue(dev)?;
+    let hw = read_u64(&q.join("max_hw_sectors_kb"))?;
     let want = (bytes / 1024).clamp(4, hw);
     let _ = fs::write(q.join("max_sectors_kb"), want.to_string());
-    fs::read_to_string(q.join("max_sectors_kb"))
-        .ok()?
-        .trim()
-        .parse()
-        .ok()
+    max_sectors_kb(dev)
 }
 
 #[cfg(test)]
