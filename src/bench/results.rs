@@ -51,9 +51,9 @@ pub struct SimInfo {
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct FlashInfo {
     pub profiles: Vec<String>,
-    /// The loop device's max_sectors_kb while tracing (the smallest largest
-    /// transfer of the profiles, as far as the device allowed); None when it
-    /// could not be set.
+    /// The traced device's max_sectors_kb: for fsfit's loop device, set to
+    /// the smallest largest transfer of the profiles (as far as the device
+    /// allowed); a real device's is left as it is and recorded.
     #[serde(default)]
     pub max_sectors_kb: Option<u64>,
     /// The model's figures are simulated, never a device's measurement.
