@@ -5,10 +5,11 @@ use crate::flash::probe::{self, Options, Report};
 use crate::units::iec;
 use crate::Result;
 
-pub fn run(a: &ProbeArgs) -> Result<()> {
+pub fn run(a: &ProbeArgs, quiet: bool) -> Result<()> {
     let opts = Options {
         read_bytes: a.read_size,
         tries: a.tries.max(1),
+        progress: !quiet,
     };
     let r = probe::probe(&a.target, opts)?;
     if a.json {

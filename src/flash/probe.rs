@@ -61,11 +61,13 @@ pub struct Report {
 }
 
 /// How to probe: the read size (default: twice the logical block, at least
-/// 1 KiB, as flashbench's example) and the tries per place.
+/// 1 KiB, as flashbench's example), the tries per place, and whether to
+/// show a progress bar on stderr.
 #[derive(Clone, Copy, Debug)]
 pub struct Options {
     pub read_bytes: Option<u64>,
     pub tries: u32,
+    pub progress: bool,
 }
 
 impl Default for Options {
@@ -73,8 +75,23 @@ impl Default for Options {
         Options {
             read_bytes: None,
             tries: 8,
+            progress: false,
         }
     }
+}
+
+/// One step a boundary, on stderr (hidden when not wanted or not a terminal).
+fn progress_bar(show: bool, boundaries: u64) -> indicatif::ProgressBar {
+    if !show {
+        return indicatif::ProgressBar::hidden();
+    }
+    let pb = indicatif::ProgressBar::new(boundaries);
+    if let Ok(style) = indicatif::ProgressStyle::with_template(
+        "reading boundaries {bar:30} {pos}/{len} ({elapsed})",
+    ) {
+        pb.set_style(style);
+    }
+    pb
 }
 
 /// Open `path` for reading only: a block device with O_DIRECT, so that
@@ -157,8 +174,17 @@ fn max_align(size: u64, read: u64) -> u64 {
 /// Time the reads around every power-of-two boundary from `max` down to
 /// twice the read size. `base`: where the device starts on its disk (a
 /// partition's offset), so that boundaries are the disk's.
-fn measure(f: &File, path: &Path, size: u64, read: u64, base: u64, tries: u32) -> Result<Vec<Row>> {
+fn measure(
+    f: &File,
+    path: &Path,
+    size: u64,
+    read: u64,
+    base: u64,
+    opts: Options,
+) -> Result<Vec<Row>> {
     let max = max_align(size, read);
+    let tries = opts.tries.max(1);
+    let pb = progress_bar(opts.progress, (max / read).ilog2() as u64);
     let mut buf = Aligned::new(read as usize);
     let mut rows = Vec::new();
     let mut align = max;
@@ -178,8 +204,10 @@ fn measure(f: &File, path: &Path, size: u64, read: u64, base: u64, tries: u32) -
             }
         }
         rows.push(row(align, &best));
+        pb.inc(1);
         align /= 2;
     }
+    pb.finish_and_clear();
     rows.reverse();
     Ok(rows)
 }
@@ -269,7 +297,7 @@ pub fn probe(path: &Path, opts: Options) -> Result<Report> {
             path.display()
         )));
     }
-    let rows = measure(&f, path, size, read, sys.start, opts.tries.max(1))?;
+    let rows = measure(&f, path, size, read, sys.start, opts)?;
     let mut est = analyse(&rows);
     if !direct {
         est.reasons
