@@ -57,14 +57,16 @@ pub fn text(r: &Report) -> String {
         "\n{:>10} {:>10} {:>10} {:>10} {:>10}\n",
         "boundary", "before µs", "across µs", "after µs", "diff µs"
     );
+    // Whole µs; + 0.0 turns a rounded -0 into 0.
+    let us = |x: f64| x.round() + 0.0;
     for row in r.evidence.iter().rev() {
         out += &format!(
-            "{:>10} {:>10.0} {:>10.0} {:>10.0} {:>10.0}\n",
+            "{:>10} {:>10} {:>10} {:>10} {:>10}\n",
             crate::units::short(row.align_bytes),
-            row.pre_us,
-            row.on_us,
-            row.post_us,
-            row.diff_us
+            us(row.pre_us),
+            us(row.on_us),
+            us(row.post_us),
+            us(row.diff_us)
         );
     }
     out
