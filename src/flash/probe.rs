@@ -171,6 +171,15 @@ fn max_align(size: u64, read: u64) -> u64 {
     m
 }
 
+/// Where place `i` of boundary `align` is on the device being read: a
+/// multiple of `align` on the whole disk (`base`: where the device, a
+/// partition, starts on it), with room for a read on both sides.
+fn place(i: u64, max: u64, align: u64, base: u64, read: u64, size: u64) -> Option<u64> {
+    (i * max + align)
+        .checked_sub(base % max)
+        .filter(|&a| a >= read && a + read <= size)
+}
+
 /// Time the reads around every power-of-two boundary from `max` down to
 /// twice the read size. `base`: where the device starts on its disk (a
 /// partition's offset), so that boundaries are the disk's.
@@ -193,8 +202,7 @@ fn measure(
         let mut best = vec![[f64::INFINITY; 3]; PLACES as usize];
         for _ in 0..tries {
             for (i, b) in best.iter_mut().enumerate() {
-                let at = (i as u64 * max + align).checked_sub(base % max);
-                let Some(at) = at.filter(|&a| a >= read && a + read <= size) else {
+                let Some(at) = place(i as u64, max, align, base, read, size) else {
                     continue;
                 };
                 let starts = [at - read, at - read / 2, at];
@@ -322,4 +330,33 @@ pub fn probe(path: &Path, opts: Options) -> Result<Report> {
         read_bytes: read,
         reasons: est.reasons,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn places_sit_on_the_whole_disks_boundaries() {
+        let (size, read) = (256u64 << 20, 1024);
+        let max = max_align(size, read);
+        assert_eq!(max, 32 << 20, "seven places fit");
+        // A partition 1 MiB into its disk, as fdisk makes it.
+        let base = 1 << 20;
+        for align in [2048u64, 16 << 10, 4 << 20, 32 << 20] {
+            let places: Vec<u64> = (0..PLACES)
+                .filter_map(|i| place(i, max, align, base, read, size - base))
+                .collect();
+            assert!(places.len() >= 6, "{align}: {places:?}");
+            for p in places {
+                assert_eq!((p + base) % align, 0, "{align}: {p}");
+            }
+        }
+        // A whole disk: the boundaries themselves.
+        assert_eq!(
+            place(1, max, 4 << 20, 0, read, size),
+            Some((32 << 20) + (4 << 20))
+        );
+        assert_eq!(place(0, max, 2048, 0, read, size), Some(2048));
+    }
 }
