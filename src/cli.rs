@@ -423,13 +423,14 @@ pub struct BenchArgs {
     pub scale: f64,
 
     /// A small scale, each workload grown until one run takes --min-time
-    /// (0.5 s), as far as the volume allows.
+    /// (0.5 s), as far as the volume allows (with --flash: not grown, the
+    /// simulated runs last seconds already).
     #[arg(long)]
     pub quick: bool,
 
     /// Grow each workload until one run takes at least this many seconds,
-    /// as far as the volume allows [default: 0.5 with --quick, else 0: sized
-    /// by --scale alone].
+    /// as far as the volume allows [default: 0.5 with --quick and no
+    /// --flash, else 0: sized by --scale alone].
     #[arg(long, value_name = "SECONDS", value_parser = min_time)]
     pub min_time: Option<f64>,
 

@@ -1001,6 +1001,7 @@ fn run_configs(opts: &Options) -> Result<BenchReport, String> {
         } else {
             crate::flash::trace::max_sectors_kb(dev)
         };
+        crate::flash::trace::ensure_tracefs().map_err(|e| format!("--flash: {e}"))?;
         report.sim.trace = Some("blktrace".into());
         report.sim.partition_offset_bytes = Some(f.partition_offset);
         report.sim.flash = Some(super::flash::info(f, kb));
