@@ -31,17 +31,32 @@ fn script(name: &str) -> String {
     format!("{}/scripts/lab/{name}", env!("CARGO_MANIFEST_DIR"))
 }
 
-/// True when user-mode Linux and its modules are installed (Debian's
-/// `user-mode-linux`) and we are root (the guest formats and mounts).
+/// True when a user-mode Linux that boots here and its modules are there
+/// (scripts/lab/fetch-uml links it into the lab cache: the installed
+/// `user-mode-linux`, or a newer suite's where the installed one cannot run
+/// on this host's kernel) and we are root (the guest formats and mounts).
 pub fn uml_ready() -> bool {
-    if !super::have(&["linux.uml"]) || !super::can_mount() {
+    if !super::can_mount() {
         return false;
     }
-    let has_modules = std::fs::read_dir("/usr/lib/uml/modules")
+    let cache = std::env::var("FSFIT_LAB_CACHE").unwrap_or_else(|_| "/var/cache/fsfit-lab".into());
+    let cached = std::path::Path::new(&cache).join("uml");
+    let (have_uml, modules) = if cached.join("linux.uml").exists() {
+        (true, cached.join("modules"))
+    } else {
+        (super::have(&["linux.uml"]), "/usr/lib/uml/modules".into())
+    };
+    if !have_uml {
+        return false;
+    }
+    let has_modules = std::fs::read_dir(&modules)
         .map(|mut d| d.next().is_some())
         .unwrap_or(false);
     if !has_modules {
-        return skip("user-mode Linux modules in /usr/lib/uml/modules (user-mode-linux)");
+        return skip(&format!(
+            "user-mode Linux modules in {} (user-mode-linux, scripts/lab/fetch-uml)",
+            modules.display()
+        ));
     }
     true
 }
