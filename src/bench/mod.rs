@@ -5,7 +5,7 @@ pub mod cache;
 pub mod counters;
 pub mod drivers;
 pub mod results;
-mod runner;
+pub(crate) mod runner;
 pub(crate) use runner::lab;
 pub mod stats;
 pub mod workloads;

@@ -7,6 +7,7 @@ pub mod advise;
 pub mod bench;
 pub mod cleanup;
 pub mod crash;
+pub mod format;
 pub mod info;
 pub mod report;
 pub mod usage;
@@ -27,6 +28,7 @@ pub fn run(cli: &Cli) -> Result<()> {
         Command::Info(a) => info::run(&info::Options::new(a)?),
         Command::Report(a) => report::run(&report::Options::new(a)?),
         Command::Crash(a) => crash::run(a, cli.quiet),
+        Command::Format(a) => format::run(&format::request(a)?),
         Command::Completions { shell } => print(&completions(*shell)),
         Command::Man => print(&man()?),
     }

@@ -275,6 +275,13 @@ impl Filesystem for Btrfs {
             &cluster.to_string(),
         ]))
     }
+    fn label_rule(&self) -> crate::fs::LabelRule {
+        // ctree.h: BTRFS_LABEL_SIZE 256, NUL included.
+        crate::fs::LabelRule {
+            max_bytes: Some(255),
+            ..crate::fs::LabelRule::ANY
+        }
+    }
     fn info(&self) -> &'static FsInfo {
         &INFO
     }

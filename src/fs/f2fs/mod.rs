@@ -441,6 +441,13 @@ impl Filesystem for F2fs {
     fn mkfs(&self, _cluster: u64) -> Option<Vec<String>> {
         Some(super::argv(&["mkfs.f2fs", "-f", "-q"]))
     }
+    fn label_rule(&self) -> crate::fs::LabelRule {
+        // f2fs_fs.h: volume_name[MAX_VOLUME_NAME], 512 UTF-16 units.
+        crate::fs::LabelRule {
+            max_utf16: Some(512),
+            ..crate::fs::LabelRule::ANY
+        }
+    }
     fn info(&self) -> &'static FsInfo {
         &INFO
     }

@@ -617,6 +617,29 @@ impl Filesystem for Ntfs {
             &cluster.to_string(),
         ]))
     }
+    fn format(&self, p: &crate::fs::FormatParams) -> Result<crate::fs::FormatCmd, String> {
+        // -p: the partition start (hidden sectors), which mkntfs writes to
+        // the boot sector (Windows boots and checks with it).
+        let mut argv = self.mkfs(p.cluster).ok_or("no mkfs")?;
+        argv.extend(["-p".to_string(), (p.start_bytes / 512).to_string()]);
+        if let Some(l) = p.label {
+            argv.extend(super::label_args(self.info(), l));
+        }
+        Ok(crate::fs::FormatCmd {
+            argv,
+            data_offset: Some(0),
+        })
+    }
+    fn partition_type(&self) -> crate::fs::PartType {
+        crate::fs::PartType::WINDOWS
+    }
+    fn label_rule(&self) -> crate::fs::LabelRule {
+        // $Volume's name: mkntfs keeps at most 128 UTF-16 units.
+        crate::fs::LabelRule {
+            max_utf16: Some(128),
+            ..crate::fs::LabelRule::ANY
+        }
+    }
     fn info(&self) -> &'static FsInfo {
         &INFO
     }

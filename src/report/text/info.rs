@@ -139,6 +139,14 @@ pub fn text(r: &InfoReport) -> String {
             iec(m.available_bytes)
         );
     }
+    if let (Some(d), Some(a), Some(_)) = (r.data_offset_bytes, r.data_alignment_bytes, &r.volume) {
+        let _ = writeln!(
+            o,
+            "  data area starts at {d} ({}): aligned to {}",
+            iec(d),
+            short(a)
+        );
+    }
     if let Some(v) = &r.volume {
         volume(&mut o, "  ", v);
     } else if let Some(e) = &r.volume_error {
@@ -162,6 +170,14 @@ pub fn text(r: &InfoReport) -> String {
             yes(pp.aligned_1m),
             yes(pp.aligned_4m)
         );
+        if let (Some(d), Some(a)) = (p.data_offset_bytes, p.data_alignment_bytes) {
+            let _ = writeln!(
+                o,
+                "    data area starts at {d} ({}): aligned to {}",
+                iec(d),
+                short(a)
+            );
+        }
         match (&p.volume, &p.error) {
             (Some(v), _) => volume(&mut o, "    ", v),
             (None, Some(e)) => {

@@ -1,0 +1,270 @@
+//! What `fsfit format` will do, worked out and printed before anything is
+//! written: the table, the partition, the filesystem and the exact argv of
+//! every command.
+
+use super::{quote, sd, Align, Request, Table};
+use crate::fs::{self, Filesystem, FormatParams, PartType};
+use crate::units::{iec, short};
+
+const MIB: u64 = 1 << 20;
+const SECTOR: u64 = 512;
+/// GPT's backup header and table at the end of the disk (sectors).
+const GPT_TAIL: u64 = 33;
+
+/// One command, with what it is for and what it reads on stdin.
+#[derive(Clone, Debug)]
+pub struct Step {
+    pub what: String,
+    pub argv: Vec<String>,
+    pub stdin: Option<String>,
+}
+
+pub struct Plan {
+    pub fs: &'static dyn Filesystem,
+    pub cluster: u64,
+    /// The label as the filesystem stores it.
+    pub label: Option<String>,
+    pub table: Table,
+    pub start: u64,
+    pub size: u64,
+    /// "0x0c", a GPT type GUID, or None without a table.
+    pub part_type: Option<String>,
+    pub align: u64,
+    /// The device the filesystem goes on (the partition, or the device).
+    pub volume_dev: String,
+    /// Where the data area starts from the device's start, when known.
+    pub data_offset: Option<u64>,
+    pub steps: Vec<Step>,
+    pub notes: Vec<String>,
+}
+
+/// The filesystem and cluster: named, or the SD table's for the capacity.
+fn choose_fs(
+    r: &Request,
+    capacity: u64,
+    notes: &mut Vec<String>,
+) -> Result<(&'static dyn Filesystem, Option<u64>), String> {
+    let spec = if r.sd { Some(sd::row(capacity)?) } else { None };
+    match (&r.fs, spec) {
+        (Some((f, c)), Some(row)) if f.name() != row.fs => {
+            notes.push(format!(
+                "the SD specification uses {} with {} clusters for {}; formatting {} because --fs names it",
+                row.fs,
+                short(row.cluster),
+                iec(capacity),
+                f.name()
+            ));
+            Ok((*f, *c))
+        }
+        (Some((f, c)), Some(row)) => Ok((*f, c.or(Some(row.cluster)))),
+        (Some((f, c)), None) => Ok((*f, *c)),
+        (None, Some(row)) => {
+            let f = fs::by_name(row.fs).ok_or("the SD table names an unknown filesystem")?;
+            notes.push(format!(
+                "SD layout for {}: {} with {} clusters, boundary unit {} ({})",
+                iec(capacity),
+                f.info().title,
+                short(row.cluster),
+                short(row.bu),
+                sd::SOURCE
+            ));
+            Ok((f, Some(row.cluster)))
+        }
+        (None, None) => Err("name a filesystem with --fs (or use --sd)".into()),
+    }
+}
+
+/// The alignment: named, the SD boundary unit, or 4 MiB.
+fn alignment(r: &Request, capacity: u64) -> Result<u64, String> {
+    let bu = || sd::row(capacity).map(|row| row.bu);
+    match r.align {
+        Align::Bytes(a) => Ok(a),
+        Align::Auto => bu(),
+        Align::Default if r.sd => bu(),
+        Align::Default => Ok(4 * MIB),
+    }
+}
+
+/// Where the partition starts and how long it is (bytes), or the whole device.
+fn partition(table: Table, capacity: u64, align: u64, sd: bool) -> Result<(u64, u64), String> {
+    if table == Table::None {
+        return Ok((0, capacity));
+    }
+    // The SD layout starts at one BU; otherwise at least 1 MiB in, as
+    // partitioning tools do, on the alignment.
+    let start = if sd { align } else { fs::round_up(MIB, align) };
+    let tail = if table == Table::Gpt {
+        GPT_TAIL * SECTOR
+    } else {
+        0
+    };
+    let end = (capacity - tail) / SECTOR * SECTOR;
+    if end <= start + MIB {
+        return Err(format!(
+            "{} is too small for a partition starting at {}",
+            iec(capacity),
+            short(start)
+        ));
+    }
+    Ok((start, end - start))
+}
+
+pub fn make(r: &Request, dev: &str, capacity: u64, owner: (u32, u32)) -> Result<Plan, String> {
+    let mut notes = Vec::new();
+    let (fs, cluster) = choose_fs(r, capacity, &mut notes)?;
+    let align = alignment(r, capacity)?;
+    let pt = fs.partition_type();
+    let table = r.table.unwrap_or(if pt.whole_device {
+        Table::None
+    } else {
+        Table::Mbr
+    });
+    let mbr_boot_area = pt.whole_device && table == Table::Mbr;
+    let table = if mbr_boot_area { Table::None } else { table };
+    let (start, size) = partition(table, capacity, align, r.sd)?;
+    let cluster = cluster.unwrap_or_else(|| fs.default_cluster(size));
+    fs.model(size, cluster)
+        .map_err(|e| format!("{} at {}: {e}", fs.info().title, short(cluster)))?;
+    let label = match &r.label {
+        Some(l) => Some(super::label::check(fs, l)?),
+        None => None,
+    };
+    let volume_dev = match table {
+        Table::None => dev.to_string(),
+        _ => super::target::partition_path(dev, 1),
+    };
+    let params = FormatParams {
+        cluster,
+        label: label.as_deref(),
+        start_bytes: start,
+        volume_bytes: size,
+        align_bytes: align,
+        owner,
+        mbr_boot_area,
+    };
+    let cmd = fs.format(&params)?;
+    let part_type = part_type_text(table, pt);
+    let mut steps = wipe_steps(dev);
+    if table != Table::None {
+        steps.push(super::table::sfdisk(dev, table, start, size, &pt));
+        steps.push(Step {
+            what: "wipe stale signatures in the new partition".into(),
+            argv: fs::argv(&["wipefs", "-a", &volume_dev]),
+            stdin: None,
+        });
+    }
+    let mut argv = cmd.argv;
+    argv.push(volume_dev.clone());
+    steps.push(Step {
+        what: format!("make {}", fs.info().title),
+        argv,
+        stdin: None,
+    });
+    Ok(Plan {
+        fs,
+        cluster,
+        label,
+        table,
+        start,
+        size,
+        part_type,
+        align,
+        volume_dev,
+        data_offset: cmd.data_offset.map(|d| d + start),
+        steps,
+        notes,
+    })
+}
+
+fn part_type_text(table: Table, pt: PartType) -> Option<String> {
+    match table {
+        Table::Mbr => Some(format!("0x{:02x}", pt.mbr)),
+        Table::Gpt => Some(pt.gpt.to_string()),
+        Table::None => None,
+    }
+}
+
+/// Old signatures go first: every filesystem and table signature on the
+/// device, so nothing stale is detected later.
+fn wipe_steps(dev: &str) -> Vec<Step> {
+    vec![Step {
+        what: "wipe old signatures (filesystems, partition tables)".into(),
+        argv: fs::argv(&["wipefs", "-a", dev]),
+        stdin: None,
+    }]
+}
+
+impl Plan {
+    /// The plan as printed before anything is done.
+    pub fn text(&self, target: &super::target::Target) -> String {
+        let mut o = format!(
+            "Target: {} ({}, {}, {} bytes)\n",
+            target.shown,
+            if target.kind == "image" {
+                format!("image on {}", target.dev)
+            } else {
+                "block device".to_string()
+            },
+            iec(target.capacity),
+            target.capacity
+        );
+        o += "Now on it:\n";
+        for l in &target.now {
+            o += &format!("  {l}\n");
+        }
+        o += &format!("Table: {}\n", self.table.name());
+        if let Some(t) = &self.part_type {
+            o += &format!(
+                "Partition: {} from {} ({} bytes), {} ({} bytes), type {t}\n",
+                self.volume_dev,
+                short(self.start),
+                self.start,
+                iec(self.size),
+                self.size
+            );
+        }
+        o += &format!(
+            "Filesystem: {}, {} clusters, label {}\n",
+            self.fs.info().title,
+            short(self.cluster),
+            self.label
+                .as_deref()
+                .map_or("(none)".to_string(), quote::quote)
+        );
+        o += &format!("Alignment: {}", short(self.align));
+        if let Some(d) = self.data_offset {
+            o += &format!(
+                ", data area at {} from the device's start",
+                short_or_bytes(d)
+            );
+        }
+        o += "\n";
+        for n in &self.notes {
+            o += &format!("Note: {n}\n");
+        }
+        o += "Commands:\n";
+        for (i, s) in self.steps.iter().enumerate() {
+            o += &format!("  {}. {}\n     {}\n", i + 1, s.what, s.shell());
+        }
+        o
+    }
+}
+
+fn short_or_bytes(n: u64) -> String {
+    if n % 1024 == 0 {
+        short(n)
+    } else {
+        format!("{n} bytes")
+    }
+}
+
+impl Step {
+    /// The command as a POSIX shell line (its one-line stdin piped in).
+    pub fn shell(&self) -> String {
+        let cmd = quote::join(&self.argv);
+        match &self.stdin {
+            Some(i) => format!("printf '%s\\n' {} | {cmd}", quote::quote(i.trim_end())),
+            None => cmd,
+        }
+    }
+}

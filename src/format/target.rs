@@ -1,0 +1,148 @@
+//! The drive being formatted: a block device behind the guard bench uses,
+//! or an image file under bench --image's rules, attached to a loop device
+//! with partition scanning (detached when dropped, Ctrl-C and errors
+//! included).
+
+use crate::device::identity::Identity;
+use crate::device::loopdev::LoopDev;
+use crate::device::{guard, image};
+use std::path::{Path, PathBuf};
+
+pub struct Target {
+    /// What the user named.
+    pub shown: String,
+    /// "device" or "image".
+    pub kind: &'static str,
+    /// The block device written: the device itself or the image's loop.
+    pub dev: String,
+    pub capacity: u64,
+    /// What is on it now, one line per volume.
+    pub now: Vec<String>,
+    /// Checked again right before the first write.
+    pub identity: Identity,
+    /// Kept until the end: detaches the loop device when dropped.
+    pub _loop: Option<LoopDev>,
+}
+
+pub struct TargetArgs<'a> {
+    pub path: &'a Path,
+    pub yes_erase: Option<&'a str>,
+    pub allow_fixed: bool,
+    /// Size of a new image.
+    pub size: Option<u64>,
+}
+
+pub fn open(a: &TargetArgs) -> Result<Target, String> {
+    use std::os::unix::fs::FileTypeExt;
+    let is_dev = std::fs::metadata(a.path).is_ok_and(|m| m.file_type().is_block_device());
+    if is_dev {
+        device(a)
+    } else {
+        image_file(a)
+    }
+}
+
+fn device(a: &TargetArgs) -> Result<Target, String> {
+    let host = guard::Host::real();
+    let shown = a.path.to_string_lossy().into_owned();
+    let info = guard::inspect(&host, &shown)?;
+    eprintln!("{}", guard::describe(&info));
+    let now = contents(&info.path, &info.partitions);
+    let confirmed = match a.yes_erase {
+        Some(y) => Some(y.to_string()),
+        None => crate::bench::runner::ask_confirmation(&info.path)?,
+    };
+    guard::check(&info, &host, confirmed.as_deref(), a.allow_fixed)?;
+    let held = guard::open_exclusive(&info.path)?;
+    guard::same_device(&held, &info)?;
+    drop(held);
+    Ok(Target {
+        shown,
+        kind: "device",
+        dev: info.path.clone(),
+        capacity: info.size_bytes,
+        now,
+        identity: Identity::confirmed(&info),
+        _loop: None,
+    })
+}
+
+fn image_file(a: &TargetArgs) -> Result<Target, String> {
+    let need = |v: u64| {
+        if v == 0 {
+            Err(format!(
+                "{} is new or empty: give its size with --size (e.g. --size 16G)",
+                a.path.display()
+            ))
+        } else {
+            Ok(())
+        }
+    };
+    let img = image::prepare(a.path, a.size, 0, false, need)?;
+    let lp = LoopDev::attach_partscan(a.path, img.volume)?;
+    let identity = Identity::of(&lp.dev)?;
+    Ok(Target {
+        shown: a.path.to_string_lossy().into_owned(),
+        kind: "image",
+        dev: lp.dev.clone(),
+        capacity: img.volume,
+        now: contents(&lp.dev, &partitions_of(&lp.dev)),
+        identity,
+        _loop: Some(lp),
+    })
+}
+
+/// The partitions the kernel lists for a disk (`loop0p1`, `sdb1`).
+fn partitions_of(dev: &str) -> Vec<String> {
+    let name = dev.trim_start_matches("/dev/");
+    let Ok(rd) = std::fs::read_dir(format!("/sys/block/{name}")) else {
+        return Vec::new();
+    };
+    let mut v: Vec<String> = rd
+        .flatten()
+        .filter_map(|e| e.file_name().to_str().map(str::to_string))
+        .filter(|n| n.starts_with(name) && n.len() > name.len())
+        .collect();
+    v.sort();
+    v
+}
+
+/// What `fsfit info` finds on the device and each partition.
+fn contents(dev: &str, parts: &[String]) -> Vec<String> {
+    let mut all = vec![PathBuf::from(dev)];
+    all.extend(parts.iter().map(|p| PathBuf::from(format!("/dev/{p}"))));
+    all.iter()
+        .map(|p| {
+            let what = image::describe_contents(p);
+            format!("{}: {}", p.display(), what.trim_start_matches("holding "))
+        })
+        .collect()
+}
+
+/// The device node of partition `n` of `dev`: a disk name ending in a
+/// digit (loop0, nvme0n1, mmcblk0) takes a `p`.
+pub fn partition_path(dev: &str, n: u32) -> String {
+    if dev.ends_with(|c: char| c.is_ascii_digit()) {
+        format!("{dev}p{n}")
+    } else {
+        format!("{dev}{n}")
+    }
+}
+
+/// Wait for the kernel to list a new partition's node; ask it to re-read
+/// the table (partx) when it has not within a second.
+pub fn wait_partition(dev: &str, part: &str) -> Result<(), String> {
+    for i in 0..50 {
+        if Path::new(part).exists() {
+            return Ok(());
+        }
+        if i == 10 {
+            let _ = crate::device::run_tool("partx", &["-u", dev]);
+            let _ = crate::device::run_tool("partx", &["-a", dev]);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    Err(format!(
+        "the kernel does not show {part} after the partition table was written"
+    ))
+}
