@@ -123,8 +123,6 @@ pub fn make(r: &Request, dev: &str, capacity: u64, owner: (u32, u32)) -> Result<
     let table = if mbr_boot_area { Table::None } else { table };
     let (start, size) = partition(table, capacity, align, r.sd)?;
     let cluster = cluster.unwrap_or_else(|| fs.default_cluster(size));
-    fs.model(size, cluster)
-        .map_err(|e| format!("{} at {}: {e}", fs.info().title, short(cluster)))?;
     let label = match &r.label {
         Some(l) => Some(super::label::check(fs, l)?),
         None => None,
@@ -133,7 +131,7 @@ pub fn make(r: &Request, dev: &str, capacity: u64, owner: (u32, u32)) -> Result<
         Table::None => dev.to_string(),
         _ => super::target::partition_path(dev, 1),
     };
-    let params = FormatParams {
+    let mut params = FormatParams {
         cluster,
         label: label.as_deref(),
         start_bytes: start,
@@ -142,7 +140,8 @@ pub fn make(r: &Request, dev: &str, capacity: u64, owner: (u32, u32)) -> Result<
         owner,
         mbr_boot_area,
     };
-    let cmd = fs.format(&params)?;
+    let cmd = fitting(fs, &mut params, &mut notes)?;
+    let size = params.volume_bytes;
     let part_type = part_type_text(table, pt);
     let mut steps = wipe_steps(dev);
     if table != Table::None {
@@ -174,6 +173,44 @@ pub fn make(r: &Request, dev: &str, capacity: u64, owner: (u32, u32)) -> Result<
         steps,
         notes,
     })
+}
+
+/// The mkfs command for `p`; when the filesystem cannot address the
+/// whole partition at that cluster by a few clusters (FAT16 at 32 KiB on
+/// exactly 2 GiB: 65,525 clusters, one over its limit), the partition is
+/// shortened by as many clusters as it takes, at most 64.
+fn fitting(
+    fs: &dyn Filesystem,
+    p: &mut FormatParams,
+    notes: &mut Vec<String>,
+) -> Result<fs::FormatCmd, String> {
+    let try_size = |p: &FormatParams| {
+        fs.model(p.volume_bytes, p.cluster)
+            .map_err(|e| format!("{} at {}: {e}", fs.info().title, short(p.cluster)))?;
+        fs.format(p)
+    };
+    let first = match try_size(p) {
+        Ok(c) => return Ok(c),
+        Err(e) => e,
+    };
+    let full = p.volume_bytes;
+    for k in 1..=64 {
+        let q = FormatParams {
+            volume_bytes: full.saturating_sub(k * p.cluster) / SECTOR * SECTOR,
+            ..*p
+        };
+        if let Ok(c) = try_size(&q) {
+            notes.push(format!(
+                "the partition is {} shorter than the device allows: {} at {} clusters cannot address more",
+                iec(full - q.volume_bytes),
+                fs.info().title,
+                short(p.cluster)
+            ));
+            *p = q;
+            return Ok(c);
+        }
+    }
+    Err(first)
 }
 
 fn part_type_text(table: Table, pt: PartType) -> Option<String> {
