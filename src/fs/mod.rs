@@ -310,8 +310,8 @@ pub trait Filesystem: Sync {
 
     /// The mkfs command `fsfit format` runs (the volume's device appended)
     /// and where it puts the data area, or None when fsfit cannot make it.
-    /// By default: [`Filesystem::mkfs`] plus the label, the data area
-    /// counted from the volume's start.
+    /// By default: [`Filesystem::mkfs`] plus the label; where the data
+    /// area lands is left to what `fsfit info` reads afterwards.
     fn format(&self, p: &FormatParams) -> Result<FormatCmd, String> {
         let mut argv = self
             .mkfs(p.cluster)
@@ -321,7 +321,7 @@ pub trait Filesystem: Sync {
         }
         Ok(FormatCmd {
             argv,
-            data_offset: Some(0),
+            data_offset: None,
         })
     }
     /// The TYPE `blkid` gives its volumes.

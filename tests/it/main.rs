@@ -15,6 +15,7 @@ mod crash;
 mod exfat;
 mod ext4;
 mod fat;
+mod format;
 mod info;
 mod info_blkid;
 mod lab;

@@ -302,9 +302,13 @@ impl Filesystem for Udf {
     }
     fn format(&self, p: &crate::fs::FormatParams) -> Result<crate::fs::FormatCmd, String> {
         let mut argv = self.mkfs(p.cluster).ok_or("no mkfs")?;
-        if p.mbr_boot_area {
-            argv.push("--bootarea=mbr".to_string());
-        }
+        // mkudffs's default on a fixed whole disk is an MBR in the boot
+        // area; a drive for Windows wants none unless asked (--table mbr).
+        argv.push(if p.mbr_boot_area {
+            "--bootarea=mbr".to_string()
+        } else {
+            "--bootarea=erase".to_string()
+        });
         if let Some(l) = p.label {
             argv.extend(super::label_args(self.info(), l));
         }

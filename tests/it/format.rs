@@ -1,0 +1,397 @@
+//! `fsfit format` on sparse image files under partition-scanning loop
+//! devices: every filesystem fsfit makes, and the SD layouts. Each result is
+//! checked from outside fsfit: blkid -p, sfdisk's view of the table, the
+//! filesystem's checker, `fsfit info`, and a mount (or mtools) that writes
+//! and reads a file. Refusals (labels, unconfirmed or mounted devices) are
+//! checked to write nothing.
+
+use crate::common;
+
+use common::fsfit;
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Output};
+
+const MIB: u64 = 1 << 20;
+const GIB: u64 = 1 << 30;
+
+fn tools() -> bool {
+    common::can_mount() && common::have(&["sfdisk", "wipefs", "blkid", "partx"])
+}
+
+fn format(image: &Path, args: &[&str]) -> (Output, Value) {
+    let json = image.with_extension("json");
+    let out = fsfit()
+        .arg("format")
+        .arg(image)
+        .args(args)
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    let v = std::fs::read(&json)
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or(Value::Null);
+    (out, v)
+}
+
+fn text(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr)
+}
+
+/// The image again, under a loop device of our own with partition scanning
+/// (up to the volume: fsfit's marker follows it).
+struct Attached {
+    dev: String,
+}
+
+impl Attached {
+    fn new(image: &Path, size: u64) -> Attached {
+        let dev = common::run(
+            "losetup",
+            &[
+                "-f",
+                "--show",
+                "-P",
+                "--sizelimit",
+                &size.to_string(),
+                image.to_str().unwrap(),
+            ],
+        )
+        .trim()
+        .to_string();
+        Attached { dev }
+    }
+
+    fn volume(&self, table: bool) -> String {
+        if !table {
+            return self.dev.clone();
+        }
+        let p = format!("{}p1", self.dev);
+        for i in 0..50 {
+            if Path::new(&p).exists() {
+                break;
+            }
+            if i == 10 {
+                let _ = Command::new("partx").args(["-a", &self.dev]).status();
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        p
+    }
+}
+
+impl Drop for Attached {
+    fn drop(&mut self) {
+        let _ = Command::new("losetup").args(["-d", &self.dev]).status();
+    }
+}
+
+fn blkid(dev: &str, key: &str) -> String {
+    let out = Command::new("blkid")
+        .args(["-p", "-s", key, "-o", "value", dev])
+        .output()
+        .unwrap();
+    let s = String::from_utf8_lossy(&out.stdout).into_owned();
+    s.strip_suffix('\n').unwrap_or(&s).to_string()
+}
+
+/// Everything the plan said, checked from outside fsfit.
+fn check_volume(image: &Path, v: &Value, want_fs: &str, want_label: Option<&str>) {
+    assert_eq!(v["schema"], "fsfit.format/1");
+    assert_eq!(v["fs"], want_fs, "{v}");
+    for k in ["info", "checker", "blkid"] {
+        assert_eq!(v["verified"][k], true, "verified.{k}: {v}");
+    }
+    let size = v["capacity_bytes"].as_u64().unwrap();
+    let table = v["table"] != "none";
+    let a = Attached::new(image, size);
+    let vol = a.volume(table);
+    let start = v["partition_start_bytes"].as_u64().unwrap();
+    let align = v["alignment_bytes"].as_u64().unwrap();
+    if table {
+        let off: u64 = blkid(&vol, "PART_ENTRY_OFFSET").parse().unwrap();
+        assert_eq!(off * 512, start, "partition start");
+        let ty = blkid(&vol, "PART_ENTRY_TYPE");
+        let want = v["partition_type"].as_str().unwrap();
+        let same = match (
+            u8::from_str_radix(want.trim_start_matches("0x"), 16),
+            u8::from_str_radix(ty.trim_start_matches("0x"), 16),
+        ) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => want.eq_ignore_ascii_case(&ty),
+        };
+        assert!(same, "partition type {ty}, JSON {want}");
+        assert_eq!(start % align, 0, "partition start on the alignment");
+    }
+    if let Some(l) = want_label {
+        assert_eq!(blkid(&vol, "LABEL"), l, "blkid label");
+        assert_eq!(v["label"], l);
+    }
+    // fsfit info on the whole device reads the same data area and cluster.
+    let info = common::run(env!("CARGO_BIN_EXE_fsfit"), &["info", "--json", &a.dev]);
+    let info: Value = serde_json::from_str(&info).unwrap();
+    let (vinfo, data) = if table {
+        let p = &info["partitions"][0];
+        (&p["volume"], &p["data_offset_bytes"])
+    } else {
+        (&info["volume"], &info["data_offset_bytes"])
+    };
+    assert_eq!(vinfo["cluster_bytes"], v["cluster_bytes"], "{info}");
+    if !v["data_offset_bytes"].is_null() {
+        assert_eq!(*data, v["data_offset_bytes"], "data area: {info}");
+        assert_eq!(data.as_u64().unwrap() % align, 0, "data area aligned");
+    }
+    checker(want_fs, &vol);
+    mounts(want_fs, &vol, image, start);
+}
+
+/// The checker, read-only, from the registry's own data.
+fn checker(fs: &str, dev: &str) {
+    let Some(c) = ::fsfit::fs::by_name(fs).unwrap().checker() else {
+        return;
+    };
+    let out = Command::new(c.program)
+        .args(c.check_args)
+        .arg(dev)
+        .output()
+        .unwrap();
+    assert_eq!(
+        (c.verdict)(out.status.code().unwrap_or(-1)),
+        ::fsfit::fs::Verdict::Clean,
+        "{} on {fs}: {}",
+        c.program,
+        text(&out)
+    );
+}
+
+/// Write a file on the new volume and read it back, with whatever driver
+/// this host has for it.
+fn mounts(fs: &str, dev: &str, image: &Path, start: u64) {
+    let data = common::contents(7, 100_000);
+    let m = match fs {
+        "ext4" | "xfs" | "btrfs" => common::Mount::kernel(dev, fs, None),
+        "exfat" => common::Mount::fuse("mount.exfat-fuse", &[], dev),
+        "ntfs" => common::Mount::fuse("ntfs-3g", &[], dev),
+        "fat12" | "fat16" | "fat32" => {
+            // mtools reads the partition inside the image itself.
+            let src = image.with_extension("src");
+            std::fs::write(&src, &data).unwrap();
+            let img = format!("{}@@{start}", image.display());
+            common::run("mcopy", &["-i", &img, src.to_str().unwrap(), "::/T.BIN"]);
+            let back = image.with_extension("back");
+            common::run("mcopy", &["-i", &img, "::/T.BIN", back.to_str().unwrap()]);
+            assert_eq!(std::fs::read(&back).unwrap(), data, "{fs} read back");
+            return;
+        }
+        // No driver on this kernel (UDF, F2FS): tests/it/lab.rs mounts those.
+        _ => return,
+    };
+    let f = m.path().join("t.bin");
+    std::fs::write(&f, &data).unwrap();
+    assert_eq!(std::fs::read(&f).unwrap(), data, "{fs} read back");
+}
+
+#[test]
+fn every_filesystem_formats_as_planned() {
+    if !(tools() && common::can_fuse()) {
+        return;
+    }
+    let all = [
+        ("fat16", "mkfs.fat"),
+        ("fat32", "mkfs.fat"),
+        ("exfat", "mkfs.exfat"),
+        ("ntfs", "mkntfs"),
+        ("ext4", "mkfs.ext4"),
+        ("xfs", "mkfs.xfs"),
+        ("btrfs", "mkfs.btrfs"),
+        ("f2fs", "mkfs.f2fs"),
+        ("udf", "mkudffs"),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    for (fs, tool) in all {
+        if !common::have(&[tool, "mcopy", "mount.exfat-fuse", "ntfs-3g"]) {
+            return;
+        }
+        let img = dir.path().join(format!("{fs}.img"));
+        let label = if fs.starts_with("fat") {
+            "MY DISK"
+        } else {
+            "My Disk"
+        };
+        let (out, v) = format(&img, &["--size", "600M", "--fs", fs, "--label", "My Disk"]);
+        assert!(out.status.success(), "format {fs}: {}", text(&out));
+        check_volume(&img, &v, fs, Some(label));
+        if fs == "udf" {
+            assert_eq!(v["table"], "none", "UDF goes on the whole device");
+        }
+        std::fs::remove_file(&img).unwrap();
+    }
+}
+
+#[test]
+fn gpt_and_ext4_for_data() {
+    if !(tools() && common::have(&["mkfs.ext4", "dumpe2fs"])) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let img = dir.path().join("gpt.img");
+    let (out, v) = format(
+        &img,
+        &[
+            "--size", "300M", "--fs", "ext4", "--table", "gpt", "--align", "1M",
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(v["partition_type"], "0FC63DAF-8483-4772-8E79-3D69D8477DE4");
+    assert_eq!(v["partition_start_bytes"], MIB);
+    check_volume(&img, &v, "ext4", None);
+    // -m 0 and the root folder's owner: what mkfs wrote.
+    let a = Attached::new(&img, 300 * MIB);
+    let dump = common::run("dumpe2fs", &["-h", &a.volume(true)]);
+    assert!(dump.contains("Reserved block count:     0"), "{dump}");
+}
+
+#[test]
+fn sd_layouts_follow_the_spec_table() {
+    if !(tools() && common::have(&["mkfs.fat", "mkfs.exfat", "mcopy", "mount.exfat-fuse"]))
+        || !common::can_fuse()
+    {
+        return;
+    }
+    // (capacity, fs, cluster, boundary unit) from the SD specification.
+    let cases = [
+        (GIB, "fat16", 16 << 10, 64 << 10),
+        (2 * GIB, "fat16", 32 << 10, 64 << 10),
+        (16 * GIB, "fat32", 32 << 10, 4 * MIB),
+        (64 * GIB, "exfat", 128 << 10, 16 * MIB),
+        (256 * GIB, "exfat", 256 << 10, 32 * MIB),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    for (size, fs, cluster, bu) in cases {
+        let img = dir.path().join(format!("sd{size}.img"));
+        let (out, v) = format(
+            &img,
+            &["--size", &size.to_string(), "--sd", "--label", "CARD"],
+        );
+        assert!(out.status.success(), "--sd {size}: {}", text(&out));
+        assert_eq!(v["fs"], fs, "{v}");
+        assert_eq!(v["cluster_bytes"], cluster, "{v}");
+        assert_eq!(v["alignment_bytes"], bu, "{v}");
+        assert_eq!(v["partition_start_bytes"], bu, "partition at one BU: {v}");
+        let data = v["data_offset_bytes"].as_u64().unwrap();
+        assert_eq!(data % bu, 0, "data area on a BU: {v}");
+        if fs == "exfat" {
+            // FAT at BU/2, cluster heap at BU from the partition start.
+            assert_eq!(data, 2 * bu, "{v}");
+            assert!(v["commands"]
+                .to_string()
+                .contains(&format!("\"{}\"", bu / 2)));
+        }
+        check_volume(&img, &v, fs, Some("CARD"));
+        std::fs::remove_file(&img).unwrap();
+    }
+}
+
+#[test]
+fn sd_says_what_the_spec_uses_when_fs_names_another() {
+    let dir = tempfile::tempdir().unwrap();
+    let img = dir.path().join("x.img");
+    let out = fsfit()
+        .args([
+            "format",
+            img.to_str().unwrap(),
+            "--size",
+            "64G",
+            "--sd",
+            "--fs",
+            "fat32",
+        ])
+        .arg("--dry-run")
+        .output()
+        .unwrap();
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert!(
+        t.contains("the SD specification uses exfat with 128K clusters"),
+        "{t}"
+    );
+}
+
+#[test]
+fn labels_that_would_break_a_shell_are_refused_or_kept_whole() {
+    if !(tools() && common::have(&["mkfs.ext4"])) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let img = dir.path().join("l.img");
+    let long = "x".repeat(300);
+    // Refused with the rule, before anything is written.
+    for (fs, label, rule) in [
+        ("fat32", "x; rm -rf ~", "may not hold ';'"),
+        ("exfat", "$(id)xxxxxxxxxx", "at most 11 UTF-16 units"),
+        ("ext4", "a\nb", "control characters"),
+        ("ext4", long.as_str(), "at most 16 bytes"),
+        ("btrfs", long.as_str(), "at most 255 bytes"),
+    ] {
+        let (out, _) = format(&img, &["--size", "300M", "--fs", fs, "--label", label]);
+        assert_eq!(out.status.code(), Some(2), "{fs} {label:?}: {}", text(&out));
+        assert!(text(&out).contains(rule), "{fs} {label:?}: {}", text(&out));
+        assert!(!img.exists() || std::fs::metadata(&img).unwrap().len() <= 300 * MIB + 4096);
+    }
+    // Passed intact as one argument: the label on disk is the label given.
+    for label in ["x; rm -rf ~", "$(id)", "it's \"q\"", "`id`"] {
+        let (out, v) = format(&img, &["--size", "300M", "--fs", "ext4", "--label", label]);
+        assert!(out.status.success(), "{label:?}: {}", text(&out));
+        let a = Attached::new(&img, 300 * MIB);
+        assert_eq!(blkid(&a.volume(true), "LABEL"), label);
+        assert_eq!(v["label"], label);
+    }
+}
+
+#[test]
+fn an_unconfirmed_or_mounted_device_is_never_written() {
+    if !(tools() && common::have(&["mkfs.ext4"])) {
+        return;
+    }
+    let img = common::Image::new(64 * MIB);
+    common::run("mkfs.ext4", &["-q", "-L", "KEEP", img.path_str()]);
+    let lp = common::Loop::attach(&img.path);
+    let before = blkid(&lp.dev, "UUID");
+    let run = |extra: &[&str]| {
+        fsfit()
+            .args(["format", &lp.dev, "--fs", "ext4", "--allow-fixed"])
+            .args(extra)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let out = run(&[]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("--yes-erase"), "{}", text(&out));
+    let out = run(&["--yes-erase", "/dev/loop-control"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert_eq!(blkid(&lp.dev, "UUID"), before, "nothing written");
+    // Mounted: refused even when confirmed.
+    let m = common::Mount::kernel(&lp.dev, "ext4", None);
+    let out = run(&["--yes-erase", &lp.dev]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("mounted"), "{}", text(&out));
+    drop(m);
+    assert_eq!(blkid(&lp.dev, "UUID"), before, "nothing written");
+    assert_eq!(blkid(&lp.dev, "LABEL"), "KEEP");
+}
+
+#[test]
+fn a_file_fsfit_did_not_make_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("video.mp4");
+    std::fs::write(&f, b"not an image of fsfit's").unwrap();
+    let out = fsfit()
+        .args(["format", f.to_str().unwrap(), "--fs", "ext4"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert_eq!(std::fs::read(&f).unwrap(), b"not an image of fsfit's");
+}
