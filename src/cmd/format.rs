@@ -91,7 +91,7 @@ pub fn run(r: &Request) -> Result<()> {
         crate::report::write_atomic(p, s.as_bytes())?;
     }
     let v = &rep.verified;
-    if !r.dry_run && !(v.info && v.checker && v.blkid) {
+    if !(r.dry_run || v.info && v.checker && v.blkid) {
         return Err(Error::work(
             "the new volume does not match the plan (see Verification above)",
         ));

@@ -16,9 +16,9 @@ pub fn check(fs: &dyn Filesystem, label: &str) -> Result<String, String> {
         Err(format!("--label {label:?}: {title} {why}"))
     };
     if label.is_empty() {
-        return Err(format!(
-            "--label \"\": an empty label; leave --label out for a volume without one"
-        ));
+        return Err(
+            "--label \"\": an empty label; leave --label out for a volume without one".into(),
+        );
     }
     if let Some(c) = label.chars().find(|c| c.is_control()) {
         return bad(format!(

@@ -194,9 +194,9 @@ fn left_as(plan: &plan::Plan, done: usize) -> String {
     let table_at = plan.steps.iter().position(|s| s.stdin.is_some());
     match (done, table_at) {
         (0, _) => "nothing was written".into(),
-        (d, Some(t)) if d > t => format!(
-            "the device has its new, complete partition table but no new filesystem; run the same command again"
-        ),
+        (d, Some(t)) if d > t => "the device has its new, complete partition table but no new \
+            filesystem; run the same command again"
+            .into(),
         _ => "old signatures were wiped; no new table or filesystem was written; run the same command again"
             .into(),
     }

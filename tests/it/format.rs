@@ -255,9 +255,8 @@ fn gpt_and_ext4_for_data() {
 
 #[test]
 fn sd_layouts_follow_the_spec_table() {
-    if !(tools() && common::have(&["mkfs.fat", "mkfs.exfat", "mcopy", "mount.exfat-fuse"]))
-        || !common::can_fuse()
-    {
+    let need = ["mkfs.fat", "mkfs.exfat", "mcopy", "mount.exfat-fuse"];
+    if !(tools() && common::have(&need) && common::can_fuse()) {
         return;
     }
     // (capacity, fs, cluster, boundary unit) from the SD specification.

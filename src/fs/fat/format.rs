@@ -125,7 +125,7 @@ mod tests {
         ] {
             let (r, data) = aligned_reserved(bits, vol - start, spc, start, align).unwrap();
             assert_eq!((start + data) % align, 0, "FAT{bits} {vol}");
-            assert!(r >= 1 && r <= MAX_RESERVED);
+            assert!((1..=MAX_RESERVED).contains(&r));
         }
     }
 }
