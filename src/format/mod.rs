@@ -11,6 +11,7 @@
 
 pub mod capacity;
 pub mod label;
+pub mod paste;
 pub mod plan;
 pub mod quote;
 pub mod sd;

@@ -394,3 +394,77 @@ fn a_file_fsfit_did_not_make_is_refused() {
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert_eq!(std::fs::read(&f).unwrap(), b"not an image of fsfit's");
 }
+
+/// The words a POSIX shell makes of `line` (after `sudo `, before the
+/// comment), by running `set --` on it: nothing in a correctly quoted line
+/// runs, and the marker file proves it.
+fn shell_words(line: &str) -> Vec<String> {
+    let cmd = line.split("   # ").next().unwrap();
+    let cmd = cmd.strip_prefix("sudo ").unwrap_or(cmd);
+    let script = format!("set -- {cmd}; printf '%s\\0' \"$@\"");
+    let out = Command::new("sh").args(["-c", &script]).output().unwrap();
+    assert!(out.status.success(), "{line}: {}", text(&out));
+    out.stdout
+        .split(|&b| b == 0)
+        .filter(|w| !w.is_empty())
+        .map(|w| String::from_utf8_lossy(w).into_owned())
+        .collect()
+}
+
+#[test]
+fn printed_commands_are_safe_to_paste() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), b"hello").unwrap();
+    let mark = dir.path().join("RAN");
+    let m = mark.to_str().unwrap();
+    let labels = [
+        format!("x; touch {m}"),
+        format!("$(touch {m})"),
+        format!("`touch {m}`"),
+        "it's \"q\"".to_string(),
+        "My Holiday Photos 2024".to_string(),
+    ];
+    for label in &labels {
+        let out = fsfit()
+            .args([
+                "advise", "-q", "--for", "linux", "--volume", "8G", "--json", "-",
+            ])
+            .arg(dir.path().join("a.txt"))
+            .args(["--label", label])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out));
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let c = &v["commands"];
+        let mut lines: Vec<String> = c["linux_steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| l.as_str().unwrap().to_string())
+            .collect();
+        assert!(lines
+            .iter()
+            .any(|l| l.starts_with("lsblk -o NAME,SIZE,MODEL,TRAN")));
+        assert!(lines.iter().any(|l| l.contains("umount")));
+        assert!(lines.iter().any(|l| l.contains("sfdisk")));
+        lines.push(c["fsfit"].as_str().unwrap().to_string());
+        for l in &lines {
+            let n = Command::new("sh").args(["-n", "-c", l]).output().unwrap();
+            assert!(n.status.success(), "sh -n {l:?}: {}", text(&n));
+        }
+        let labelled =
+            |l: &&String| !l.contains('|') && (l.contains(" -L ") || l.contains("--label"));
+        assert!(lines.iter().filter(labelled).count() >= 2, "{lines:?}");
+        for l in lines.iter().filter(labelled) {
+            let words = shell_words(l);
+            assert!(
+                words.contains(label),
+                "{label:?} is not one argument of {l:?}: {words:?}"
+            );
+        }
+        assert!(
+            !mark.exists(),
+            "a printed command ran part of the label {label:?}"
+        );
+    }
+}
