@@ -292,13 +292,18 @@ pub struct AdviseArgs {
     #[arg(long, value_name = "DEV", conflicts_with_all = ["image", "bench", "volume"])]
     pub device: Option<String>,
 
-    /// Confirms --device: must name the same device.
-    #[arg(long, value_name = "DEV", requires = "device")]
+    /// Confirms --device (or --format): must name the same device.
+    #[arg(long, value_name = "DEV")]
     pub yes_erase: Option<String>,
 
-    /// Allow a non-removable (internal) disk with --device.
-    #[arg(long, requires = "device")]
+    /// Allow a non-removable (internal) disk with --device or --format.
+    #[arg(long)]
     pub allow_fixed: bool,
+
+    /// Format this drive with the choice (as `fsfit format` does: aligned
+    /// partition, checked label, verified): EVERYTHING ON IT IS ERASED.
+    #[arg(long, value_name = "DEV")]
+    pub format: Option<PathBuf>,
 
     /// Measure the candidates on this image file (created sparse if missing).
     #[arg(long, value_name = "FILE", conflicts_with_all = ["bench", "volume"])]

@@ -40,6 +40,8 @@ pub struct Options {
     pub json: Option<PathBuf>,
     /// Where measured figures come from, for the reasons.
     pub measured_on: String,
+    /// `--format DEV`: format the choice on it (with --yes-erase).
+    pub format: Option<(PathBuf, Option<String>, bool)>,
 }
 
 impl Options {
@@ -95,7 +97,16 @@ impl Options {
                 .unwrap_or_default();
             (None, a.volume.volume, on)
         };
-        if target.is_some() && unsafe { libc::geteuid() } != 0 {
+        if a.yes_erase.is_some() && a.device.is_none() && a.format.is_none() {
+            return Err(Error::input(
+                "--yes-erase confirms --device or --format: name the drive with one of them",
+            ));
+        }
+        let format = a
+            .format
+            .clone()
+            .map(|d| (d, a.yes_erase.clone(), a.allow_fixed));
+        if (target.is_some() || format.is_some()) && unsafe { libc::geteuid() } != 0 {
             return Err(Error::input(
                 "fsfit advise --device/--image formats and mounts volumes: run it as root (sudo)",
             ));
@@ -113,6 +124,7 @@ impl Options {
             label: a.label.clone(),
             json: a.json.clone(),
             measured_on,
+            format,
         })
     }
 
@@ -238,10 +250,46 @@ pub fn run(o: &Options, quiet: bool) -> Result<()> {
         }
         None => super::print(&report::text::advise::text(&advice))?,
     }
-    if advice.choice.is_none() {
+    let Some(choice) = &advice.choice else {
         return Err(Error::work(
             "no filesystem fits these constraints (see the rejected list)",
         ));
+    };
+    match &o.format {
+        Some(f) => format_choice(f, &choice.fs, choice.cluster_bytes, &o.label),
+        None => Ok(()),
     }
-    Ok(())
+}
+
+/// `--format DEV`: the choice, through `fsfit format`'s own code.
+fn format_choice(
+    (dev, yes_erase, allow_fixed): &(PathBuf, Option<String>, bool),
+    fs: &str,
+    cluster: u64,
+    label: &str,
+) -> Result<()> {
+    let f =
+        crate::fs::by_name(fs).ok_or_else(|| Error::work(format!("unknown filesystem {fs}")))?;
+    // A label the filesystem cannot store is left off, as the printed commands do.
+    let label = crate::format::label::check(f, label).ok();
+    super::print(&format!(
+        "\nFormatting {} with {} ({} clusters):\n",
+        dev.display(),
+        f.info().title,
+        cluster
+    ))?;
+    super::format::run(&crate::format::Request {
+        target: dev.clone(),
+        fs: Some((f, Some(cluster))),
+        label,
+        table: None,
+        align: crate::format::Align::Default,
+        sd: false,
+        check_capacity: false,
+        yes_erase: yes_erase.clone(),
+        allow_fixed: *allow_fixed,
+        size: None,
+        dry_run: false,
+        json: None,
+    })
 }

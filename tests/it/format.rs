@@ -468,3 +468,33 @@ fn printed_commands_are_safe_to_paste() {
         );
     }
 }
+
+#[test]
+fn advise_formats_its_choice_through_format() {
+    if !(tools() && common::have(&["mkfs.btrfs", "mkfs.ext4"])) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), b"hello").unwrap();
+    let img = common::Image::new(400 * MIB);
+    let lp = common::Loop::attach(&img.path);
+    let out = fsfit()
+        .args([
+            "advise", "-q", "--for", "linux", "--volume", "400M", "--json",
+        ])
+        .arg(dir.path().join("advice.json"))
+        .arg(dir.path().join("a.txt"))
+        .args(["--label", "Stick", "--format", &lp.dev, "--allow-fixed"])
+        .args(["--yes-erase", &lp.dev])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let advice: Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("advice.json")).unwrap()).unwrap();
+    let fs = advice["choice"]["fs"].as_str().unwrap();
+    let part = format!("{}p1", lp.dev);
+    let want = ::fsfit::fs::by_name(fs).unwrap().blkid_type();
+    assert_eq!(blkid(&part, "TYPE"), want, "{}", text(&out));
+    assert_eq!(blkid(&part, "LABEL"), "Stick");
+    assert!(text(&out).contains("Verification:"), "{}", text(&out));
+}
