@@ -125,6 +125,16 @@ fn configs(o: &mut String, r: &UsageReport) {
     if !drivers.is_empty() {
         let _ = writeln!(o, "Drivers modelled: {}", drivers.join(", "));
     }
+    free_space_note(o);
+}
+
+/// Which free space `free` and `fits` count.
+fn free_space_note(o: &mut String) {
+    let _ = writeln!(
+        o,
+        "Free space: statvfs f_bfree, every free block of the fresh volume; a user's copy \
+         can fill all of it as fsfit formats ext4 (mkfs.ext4 -m 0: nothing kept back for root)"
+    );
 }
 
 /// Refused configs, one line per filesystem when none of its sizes works.
