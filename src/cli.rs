@@ -175,6 +175,39 @@ Exit status: 0 formatted and verified, 1 failed or a check disagrees, 2 bad argu
 refused, 130 interrupted (the message says which step)."
     )]
     Format(FormatArgs),
+    /// Estimate a stick's or card's flash geometry (AU and page size) by
+    /// reading only: safe on a drive that holds data.
+    #[command(
+        long_about = "Times small reads just before, across and just after every power-of-two \
+boundary of DEV (the read-boundary test of flashbench -a, done by fsfit itself), and reads what \
+sysfs knows (preferred_erase_size on SD hosts, optimal_io_size, minimum_io_size, \
+discard_granularity, rotational, removable, max_sectors_kb). A read across a flash page or \
+allocation unit (AU) takes longer: the steps give the page and AU sizes, with a confidence \
+(high, low, none), and the closest flash profile (a class of device, not your stick).\n\n\
+It only reads: DEV is opened O_RDONLY|O_DIRECT, never for writing. A plain disk, an image file \
+or a loop device has no such steps: the probe then says confidence none and reports no AU \
+(0); it never invents one. Many sticks hide their geometry too.\n\n\
+  sudo fsfit probe /dev/sdb\n\
+  sudo fsfit probe /dev/mmcblk0 --json\n\n\
+Exit status: 0 done (even when nothing was found), 1 could not read, 2 bad arguments."
+    )]
+    Probe(ProbeArgs),
+    /// Serve an image file as a slow flash device (a profile's model), under
+    /// a loop device, until Ctrl-C.
+    #[command(
+        long_about = "Serves IMAGE through fsfit's own FUSE filesystem under a loop device, every \
+request delayed by the service time the flash PROFILE's model gives it (open AUs, AU copies, \
+page rounding, read latency, and reads across page and AU boundaries), so that fsfit bench \
+--device, fsfit probe, fio or dd run against a simulated stick. Prints the loop device and \
+serves until Ctrl-C (or SIGTERM), then detaches and unmounts everything it set up. IMAGE is \
+created sparse with --size if it does not exist. Timings measured on it are simulated (the \
+profile's), not any real device's.\n\n\
+  sudo fsfit emulate usb2-stick /tmp/stick.img --size 1G\n\
+  sudo dd if=/dev/zero of=/dev/loop7 bs=4M count=8 oflag=direct\n\
+  sudo fsfit probe /dev/loop7\n\n\
+Profiles: fsfit bench --list-profiles. Exit status: 0 stopped, 1 failed, 2 bad arguments."
+    )]
+    Emulate(EmulateArgs),
     /// Print a shell completion script: bash, zsh, fish, elvish or powershell.
     #[command(
         long_about = "Prints a completion script for SHELL, generated from fsfit's own \
@@ -590,4 +623,36 @@ pub struct InfoArgs {
     /// Use the one of the system that wrote the label (Western Europe: 850).
     #[arg(long, value_name = "CP", default_value = "437")]
     pub codepage: String,
+}
+
+#[derive(Args, Debug)]
+pub struct ProbeArgs {
+    /// A block device (a stick, a card) or an image file; read only.
+    #[arg(value_name = "DEV|IMAGE")]
+    pub target: PathBuf,
+
+    /// Print the fsfit.probe/1 JSON object.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Bytes per timed read [default: twice the logical block, at least 1K].
+    #[arg(long, value_name = "SIZE", value_parser = size)]
+    pub read_size: Option<u64>,
+
+    /// Tries per place; each place keeps its fastest read.
+    #[arg(long, value_name = "N", default_value = "8")]
+    pub tries: u32,
+}
+
+#[derive(Args, Debug)]
+pub struct EmulateArgs {
+    /// The flash profile to behave like (fsfit bench --list-profiles).
+    pub profile: String,
+
+    /// The image file that holds the device's bytes (made sparse if new).
+    pub image: PathBuf,
+
+    /// The device's size (needed for a new IMAGE; a larger one grows it).
+    #[arg(long, value_name = "SIZE", value_parser = size)]
+    pub size: Option<u64>,
 }

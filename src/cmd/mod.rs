@@ -8,7 +8,9 @@ pub mod bench;
 pub mod cleanup;
 pub mod crash;
 pub mod format;
+pub mod emulate;
 pub mod info;
+pub mod probe;
 pub mod report;
 pub mod usage;
 
@@ -29,6 +31,8 @@ pub fn run(cli: &Cli) -> Result<()> {
         Command::Report(a) => report::run(&report::Options::new(a)?),
         Command::Crash(a) => crash::run(a, cli.quiet),
         Command::Format(a) => format::run(&format::request(a)?),
+        Command::Probe(a) => probe::run(a),
+        Command::Emulate(a) => emulate::run(a),
         Command::Completions { shell } => print(&completions(*shell)),
         Command::Man => print(&man()?),
     }

@@ -11,6 +11,10 @@
 //!   emulated device (`fsfit emulate`), the read-only probe (`fsfit probe`),
 //!   and the crash faults that need a flash geometry (`--device-model flash-gc`).
 
+pub mod emulate;
+pub mod flashbench;
+pub mod probe;
+
 /// What a block request asks of the device.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Op {
@@ -48,3 +52,12 @@ pub trait Device: Send {
     /// Allocation-unit copies (garbage collection) so far.
     fn au_copies(&self) -> u64;
 }
+
+pub mod au;
+pub mod paged;
+pub mod profile;
+pub mod replay;
+pub mod trace;
+
+pub use profile::{profile, profiles, Family, Params, Profile};
+pub use replay::{replay, simulated_seconds, Overlap, Replay};
