@@ -498,3 +498,57 @@ fn advise_formats_its_choice_through_format() {
     assert_eq!(blkid(&part, "LABEL"), "Stick");
     assert!(text(&out).contains("Verification:"), "{}", text(&out));
 }
+
+/// A device served by fsfit's own FUSE server (src/device/served.rs) under
+/// a loop device: `real` bytes that claim to be `claims`, wrapping past them.
+fn served(real: u64, claims: u64) -> ::fsfit::device::served::Served {
+    use ::fsfit::device::served::{start, Memory, Wrap};
+    let backend: Box<dyn ::fsfit::device::served::Backend> = if real == claims {
+        Box::new(Memory(vec![0; real as usize]))
+    } else {
+        Box::new(Wrap::in_memory(real, claims))
+    };
+    start(backend).expect("serve the device")
+}
+
+fn check_capacity(dev: &str) -> Output {
+    fsfit()
+        .args([
+            "format",
+            dev,
+            "--fs",
+            "ext4",
+            "--check-capacity",
+            "--allow-fixed",
+        ])
+        .args(["--yes-erase", dev])
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn check_capacity_stops_a_fake_drive_with_its_real_size() {
+    if !(tools() && common::can_fuse() && common::have(&["mkfs.ext4"])) {
+        return;
+    }
+    // Claims 1 GiB, holds 96 MiB: writes past 96 MiB land on the start.
+    let fake = served(96 * MIB, GIB);
+    let out = check_capacity(fake.loop_dev());
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert!(t.contains("fake-capacity drive"), "{t}");
+    assert!(
+        t.contains(&format!("stores only 96.0 MiB ({} bytes)", 96 * MIB)),
+        "{t}"
+    );
+    assert!(t.contains("f3fix --last-sec=196607"), "{t}");
+    assert!(!t.contains("[1/"), "a format step ran: {t}");
+    drop(fake);
+    // An honest device passes and is formatted.
+    let honest = served(256 * MIB, 256 * MIB);
+    let out = check_capacity(honest.loop_dev());
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert!(t.contains("every test block read back as written"), "{t}");
+    assert!(t.contains("checker: ok"), "{t}");
+}
