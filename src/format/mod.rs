@@ -14,7 +14,7 @@ pub mod label;
 pub mod paste;
 pub mod plan;
 pub mod quote;
-pub mod sd;
+pub use crate::fs::sd;
 pub mod table;
 pub mod target;
 pub mod verify;

@@ -11,6 +11,7 @@ pub mod ext4;
 pub mod f2fs;
 pub mod fat;
 pub mod ntfs;
+pub mod sd;
 pub mod skeleton;
 pub mod udf;
 pub mod xfs;

@@ -1,6 +1,7 @@
 //! The SD Association's layout by card capacity: filesystem, cluster size
 //! and boundary unit (BU), to which the partition start and the data area
-//! are aligned.
+//! are aligned. `fsfit format --sd` reads it; it lives beside the registry
+//! because it names filesystems.
 //!
 //! Source: SD Specifications Part 2, File System Specification (SD
 //! Association), as tabulated in exfatprogs' mkfs.exfat(8) man page
