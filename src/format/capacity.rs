@@ -142,7 +142,15 @@ pub fn check(dev: &str, capacity: u64, id: &Identity) -> crate::Result<()> {
         crate::units::iec(capacity),
         offsets(capacity).1.len()
     );
-    match probe(dev, capacity).map_err(crate::Error::Work)? {
+    let verdict = probe(dev, capacity).map_err(|e| {
+        if crate::bench::CANCEL.load(Ordering::SeqCst) {
+            eprintln!("fsfit: {e}");
+            crate::Error::Interrupted
+        } else {
+            crate::Error::Work(e)
+        }
+    })?;
+    match verdict {
         Verdict::Honest => {
             eprintln!("Capacity: every test block read back as written.");
             Ok(())

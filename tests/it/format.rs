@@ -552,3 +552,55 @@ fn check_capacity_stops_a_fake_drive_with_its_real_size() {
     assert!(t.contains("every test block read back as written"), "{t}");
     assert!(t.contains("checker: ok"), "{t}");
 }
+
+#[test]
+fn ctrl_c_between_steps_leaves_a_complete_table_and_says_which_step() {
+    use std::io::{BufRead, BufReader};
+    if !(tools() && common::have(&["mkfs.ext4"])) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let img = dir.path().join("c.img");
+    let mut child = fsfit()
+        .args([
+            "format",
+            img.to_str().unwrap(),
+            "--size",
+            "1G",
+            "--fs",
+            "ext4",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut said = String::new();
+    let mut line = String::new();
+    while err.read_line(&mut line).unwrap() > 0 {
+        said += &line;
+        if line.starts_with("[2/") {
+            // Ctrl-C while the partition table is being written.
+            unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+        }
+        line.clear();
+    }
+    let status = child.wait().unwrap();
+    eprintln!("{said}");
+    let table = common::run("sfdisk", &["--dump", img.to_str().unwrap()]);
+    // Whatever the timing, the table is the whole planned one.
+    assert!(
+        table.contains("start=        8192, size=     2088960, type=83"),
+        "{table}"
+    );
+    if status.code() == Some(130) {
+        assert!(said.contains("interrupted before step"), "{said}");
+        assert!(said.contains("complete partition table"), "{said}");
+    } else {
+        assert!(status.success(), "{said}");
+    }
+    assert!(
+        !common::run("losetup", &["-a"]).contains(img.to_str().unwrap()),
+        "the loop device was left attached"
+    );
+}
