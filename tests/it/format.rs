@@ -27,6 +27,9 @@ fn format(image: &Path, args: &[&str]) -> (Output, Value) {
         .args(args)
         .arg("--json")
         .arg(&json)
+        // As under sudo: the new volume's root folder is this user's.
+        .env("SUDO_UID", "1234")
+        .env("SUDO_GID", "5678")
         .output()
         .unwrap();
     let v = std::fs::read(&json)
@@ -251,6 +254,10 @@ fn gpt_and_ext4_for_data() {
     let a = Attached::new(&img, 300 * MIB);
     let dump = common::run("dumpe2fs", &["-h", &a.volume(true)]);
     assert!(dump.contains("Reserved block count:     0"), "{dump}");
+    if common::have(&["debugfs"]) {
+        let root = common::run("debugfs", &["-R", "stat /", &a.volume(true)]);
+        assert!(root.contains("User:  1234   Group:  5678"), "{root}");
+    }
 }
 
 #[test]
