@@ -339,7 +339,7 @@ fn labels_that_would_break_a_shell_are_refused_or_kept_whole() {
         ("exfat", "$(id)xxxxxxxxxx", "at most 11 UTF-16 units"),
         ("ext4", "a\nb", "control characters"),
         ("ext4", long.as_str(), "at most 16 bytes"),
-        ("btrfs", long.as_str(), "at most 255 bytes"),
+        ("btrfs", long.as_str(), "at most 254 bytes"),
     ] {
         let (out, _) = format(&img, &["--size", "300M", "--fs", fs, "--label", label]);
         assert_eq!(out.status.code(), Some(2), "{fs} {label:?}: {}", text(&out));
@@ -610,4 +610,39 @@ fn ctrl_c_between_steps_leaves_a_complete_table_and_says_which_step() {
         !common::run("losetup", &["-a"]).contains(img.to_str().unwrap()),
         "the loop device was left attached"
     );
+}
+
+#[test]
+fn labels_at_each_filesystems_limit_are_stored_whole() {
+    if !tools() {
+        return;
+    }
+    let x = |n: usize| "x".repeat(n);
+    let cases = [
+        ("fat32", "mkfs.fat", "ABCDEFGHI-K".to_string()),
+        ("exfat", "mkfs.exfat", "ÄÄÄÄÄÄÄÄÄÄÄ".to_string()),
+        ("ntfs", "mkntfs", x(32)),
+        ("ext4", "mkfs.ext4", "0123456789abcdef".to_string()),
+        ("xfs", "mkfs.xfs", "0123456789ab".to_string()),
+        ("btrfs", "mkfs.btrfs", x(254)),
+        ("f2fs", "mkfs.f2fs", x(512)),
+        ("udf", "mkudffs", x(30)),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    for (fs, tool, label) in cases {
+        if !common::have(&[tool]) {
+            return;
+        }
+        let img = dir.path().join(format!("{fs}.img"));
+        let (out, v) = format(&img, &["--size", "400M", "--fs", fs, "--label", &label]);
+        assert!(out.status.success(), "{fs}: {}", text(&out));
+        let a = Attached::new(&img, 400 * MIB);
+        assert_eq!(
+            blkid(&a.volume(v["table"] != "none"), "LABEL"),
+            label,
+            "{fs}"
+        );
+        drop(a);
+        std::fs::remove_file(&img).unwrap();
+    }
 }

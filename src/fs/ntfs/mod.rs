@@ -634,9 +634,10 @@ impl Filesystem for Ntfs {
         crate::fs::PartType::WINDOWS
     }
     fn label_rule(&self) -> crate::fs::LabelRule {
-        // $Volume's name: mkntfs keeps at most 128 UTF-16 units.
+        // Windows takes NTFS labels of up to 32 characters (mkntfs keeps
+        // 128 UTF-16 units, but blkid 2.38 misreads labels of 64 and more).
         crate::fs::LabelRule {
-            max_utf16: Some(128),
+            max_utf16: Some(32),
             ..crate::fs::LabelRule::ANY
         }
     }

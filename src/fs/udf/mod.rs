@@ -326,7 +326,9 @@ impl Filesystem for Udf {
     }
     fn label_rule(&self) -> crate::fs::LabelRule {
         // mkudffs --label sets the volume identifier too: a 32-byte
-        // dstring, 30 characters in 8-bit CS0 (15 beyond U+00FF).
+        // dstring, 30 characters in 8-bit CS0 (15 beyond U+00FF); a longer
+        // label is cut there in the volume identifier, which some systems
+        // show, so fsfit keeps to 30 bytes.
         crate::fs::LabelRule {
             max_bytes: Some(30),
             ..crate::fs::LabelRule::ANY
