@@ -112,6 +112,7 @@ pub fn run(r: &Request) -> crate::Result<Report> {
         yes_erase: r.yes_erase.as_deref(),
         allow_fixed: r.allow_fixed,
         size: r.size,
+        dry_run: r.dry_run,
     })
     .map_err(crate::Error::Input)?;
     let plan = plan::make(r, &t.dev, t.capacity, owner()).map_err(crate::Error::Input)?;
@@ -120,10 +121,14 @@ pub fn run(r: &Request) -> crate::Result<Report> {
     if r.dry_run {
         return Ok(report);
     }
+    let id = t
+        .identity
+        .as_ref()
+        .expect("a target to write has an identity");
     if r.check_capacity {
-        capacity::check(&t.dev, t.capacity, &t.identity)?;
+        capacity::check(&t.dev, t.capacity, id)?;
     }
-    t.identity.confirm()?;
+    id.confirm()?;
     execute(&plan, &t.dev)?;
     let found = verify::run(&plan, &t.dev);
     let mut summary = String::from("Verification:\n");

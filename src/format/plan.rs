@@ -74,15 +74,47 @@ fn choose_fs(
     }
 }
 
-/// The alignment: named, the SD boundary unit, or 4 MiB.
-fn alignment(r: &Request, capacity: u64) -> Result<u64, String> {
+/// The alignment: named, the SD boundary unit, or 4 MiB. `auto` takes the
+/// allocation unit `fsfit probe` finds with high confidence (reading only),
+/// else the SD boundary unit for the capacity.
+fn alignment(
+    r: &Request,
+    dev: &str,
+    capacity: u64,
+    notes: &mut Vec<String>,
+) -> Result<u64, String> {
     let bu = || sd::row(capacity).map(|row| row.bu);
     match r.align {
         Align::Bytes(a) => Ok(a),
-        Align::Auto => bu(),
+        Align::Auto => match probed_au(dev) {
+            Some(au) => {
+                notes.push(format!(
+                    "--align auto: fsfit probe found a {} allocation unit",
+                    short(au)
+                ));
+                Ok(au)
+            }
+            None => {
+                let b = bu()?;
+                notes.push(format!(
+                    "--align auto: fsfit probe found no allocation unit; the SD boundary unit for {} is {}",
+                    iec(capacity),
+                    short(b)
+                ));
+                Ok(b)
+            }
+        },
         Align::Default if r.sd => bu(),
         Align::Default => Ok(4 * MIB),
     }
+}
+
+/// The AU `fsfit probe` finds with high confidence, if it is a plausible one.
+fn probed_au(dev: &str) -> Option<u64> {
+    let rep = crate::flash::probe::probe(std::path::Path::new(dev), Default::default()).ok()?;
+    let au = rep.au_bytes;
+    (rep.confidence == "high" && au.is_power_of_two() && (MIB..=64 * MIB).contains(&au))
+        .then_some(au)
 }
 
 /// Where the partition starts and how long it is (bytes), or the whole device.
@@ -112,7 +144,7 @@ fn partition(table: Table, capacity: u64, align: u64, sd: bool) -> Result<(u64, 
 pub fn make(r: &Request, dev: &str, capacity: u64, owner: (u32, u32)) -> Result<Plan, String> {
     let mut notes = Vec::new();
     let (fs, cluster) = choose_fs(r, capacity, &mut notes)?;
-    let align = alignment(r, capacity)?;
+    let align = alignment(r, dev, capacity, &mut notes)?;
     let pt = fs.partition_type();
     let table = r.table.unwrap_or(if pt.whole_device {
         Table::None

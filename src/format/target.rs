@@ -18,8 +18,9 @@ pub struct Target {
     pub capacity: u64,
     /// What is on it now, one line per volume.
     pub now: Vec<String>,
-    /// Checked again right before the first write.
-    pub identity: Identity,
+    /// Checked again right before the first write (None: a dry run's
+    /// image, never attached).
+    pub identity: Option<Identity>,
     /// Kept until the end: detaches the loop device when dropped.
     pub _loop: Option<LoopDev>,
 }
@@ -30,6 +31,9 @@ pub struct TargetArgs<'a> {
     pub allow_fixed: bool,
     /// Size of a new image.
     pub size: Option<u64>,
+    /// Write nothing: an image is not created, marked or attached, and a
+    /// device needs no confirmation (every other refusal still applies).
+    pub dry_run: bool,
 }
 
 pub fn open(a: &TargetArgs) -> Result<Target, String> {
@@ -50,6 +54,7 @@ fn device(a: &TargetArgs) -> Result<Target, String> {
     let now = contents(&info.path, &info.partitions);
     let confirmed = match a.yes_erase {
         Some(y) => Some(y.to_string()),
+        None if a.dry_run => Some(info.path.clone()),
         None => crate::bench::runner::ask_confirmation(&info.path)?,
     };
     guard::check(&info, &host, confirmed.as_deref(), a.allow_fixed)?;
@@ -62,7 +67,7 @@ fn device(a: &TargetArgs) -> Result<Target, String> {
         dev: info.path.clone(),
         capacity: info.size_bytes,
         now,
-        identity: Identity::confirmed(&info),
+        identity: Some(Identity::confirmed(&info)),
         _loop: None,
     })
 }
@@ -78,6 +83,9 @@ fn image_file(a: &TargetArgs) -> Result<Target, String> {
             Ok(())
         }
     };
+    if a.dry_run {
+        return dry_image(a, need);
+    }
     let img = image::prepare(a.path, a.size, 0, false, need)?;
     let lp = LoopDev::attach_partscan(a.path, img.volume)?;
     let identity = Identity::of(&lp.dev)?;
@@ -87,8 +95,41 @@ fn image_file(a: &TargetArgs) -> Result<Target, String> {
         dev: lp.dev.clone(),
         capacity: img.volume,
         now: contents(&lp.dev, &partitions_of(&lp.dev)),
-        identity,
+        identity: Some(identity),
         _loop: Some(lp),
+    })
+}
+
+/// An image as `prepare` would take it, read only: its size and what is on
+/// it, on a loop device not yet attached.
+fn dry_image(a: &TargetArgs, need: impl Fn(u64) -> Result<(), String>) -> Result<Target, String> {
+    let shown = a.path.display();
+    let (volume, now) = match std::fs::File::open(a.path) {
+        Err(_) => (a.size.unwrap_or(0), format!("{shown}: a new image")),
+        Ok(f) => {
+            let len = f.metadata().map_err(|e| format!("{shown}: {e}"))?.len();
+            let v = match image::read_marker(&f, len) {
+                _ if len == 0 => a.size.unwrap_or(0),
+                Some(v) => a.size.unwrap_or(v),
+                None => {
+                    return Err(format!(
+                        "refusing to format {shown}: it is {}, and fsfit did not make it",
+                        image::describe_file(a.path, len)
+                    ))
+                }
+            };
+            (v, format!("{shown}: {}", image::describe_file(a.path, len)))
+        }
+    };
+    need(volume)?;
+    Ok(Target {
+        shown: shown.to_string(),
+        kind: "image",
+        dev: "/dev/loopN".into(),
+        capacity: volume,
+        now: vec![now],
+        identity: None,
+        _loop: None,
     })
 }
 
@@ -122,7 +163,7 @@ fn contents(dev: &str, parts: &[String]) -> Vec<String> {
 /// The device node of partition `n` of `dev`: a disk name ending in a
 /// digit (loop0, nvme0n1, mmcblk0) takes a `p`.
 pub fn partition_path(dev: &str, n: u32) -> String {
-    if dev.ends_with(|c: char| c.is_ascii_digit()) {
+    if dev.ends_with(|c: char| c.is_ascii_digit()) || dev.starts_with("/dev/loop") {
         format!("{dev}p{n}")
     } else {
         format!("{dev}{n}")

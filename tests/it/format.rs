@@ -323,6 +323,7 @@ fn sd_says_what_the_spec_uses_when_fs_names_another() {
         t.contains("the SD specification uses exfat with 128K clusters"),
         "{t}"
     );
+    assert!(!img.exists(), "a dry run made the image");
 }
 
 #[test]
