@@ -115,7 +115,7 @@ pub fn run(r: &Request) -> crate::Result<Report> {
         dry_run: r.dry_run,
     })
     .map_err(crate::Error::Input)?;
-    let plan = plan::make(r, &t.dev, t.capacity, owner()).map_err(crate::Error::Input)?;
+    let plan = plan::make(r, &t, owner()).map_err(crate::Error::Input)?;
     crate::cmd::print(&plan.text(&t))?;
     let mut report = report(r, &t, &plan);
     if r.dry_run {

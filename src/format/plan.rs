@@ -2,6 +2,7 @@
 //! written: the table, the partition, the filesystem and the exact argv of
 //! every command.
 
+use super::target::Target;
 use super::{quote, sd, Align, Request, Table};
 use crate::fs::{self, Filesystem, FormatParams, PartType};
 use crate::units::{iec, short};
@@ -141,19 +142,33 @@ fn partition(table: Table, capacity: u64, align: u64, sd: bool) -> Result<(u64, 
     Ok((start, end - start))
 }
 
-pub fn make(r: &Request, dev: &str, capacity: u64, owner: (u32, u32)) -> Result<Plan, String> {
+/// The plan for `t`; `owner` gets the new volume's root folder.
+pub fn make(r: &Request, t: &Target, owner: (u32, u32)) -> Result<Plan, String> {
+    let (dev, capacity) = (t.dev.as_str(), t.capacity);
     let mut notes = Vec::new();
     let (fs, cluster) = choose_fs(r, capacity, &mut notes)?;
     let align = alignment(r, dev, capacity, &mut notes)?;
     let pt = fs.partition_type();
-    let table = r.table.unwrap_or(if pt.whole_device {
-        Table::None
-    } else {
-        Table::Mbr
-    });
+    let table = r
+        .table
+        .unwrap_or(if pt.whole_device || t.partition_offset.is_some() {
+            Table::None
+        } else {
+            Table::Mbr
+        });
     let mbr_boot_area = pt.whole_device && table == Table::Mbr;
     let table = if mbr_boot_area { Table::None } else { table };
-    let (start, size) = partition(table, capacity, align, r.sd)?;
+    let (mut start, size) = partition(table, capacity, align, r.sd)?;
+    if let Some(off) = t.partition_offset {
+        // A partition named as the target: its filesystem, no table inside.
+        if table != Table::None && !mbr_boot_area {
+            return Err(format!(
+                "{dev} is a partition: fsfit makes its filesystem without a table inside \
+                 (--table none), or name the whole disk to partition it"
+            ));
+        }
+        start = off;
+    }
     let cluster = cluster.unwrap_or_else(|| fs.default_cluster(size));
     let label = match &r.label {
         Some(l) => Some(super::label::check(fs, l)?),

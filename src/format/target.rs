@@ -16,6 +16,8 @@ pub struct Target {
     /// The block device written: the device itself or the image's loop.
     pub dev: String,
     pub capacity: u64,
+    /// Where a partition named as the target starts on its disk.
+    pub partition_offset: Option<u64>,
     /// What is on it now, one line per volume.
     pub now: Vec<String>,
     /// Checked again right before the first write (None: a dry run's
@@ -41,6 +43,12 @@ pub fn open(a: &TargetArgs) -> Result<Target, String> {
     let is_dev = std::fs::metadata(a.path).is_ok_and(|m| m.file_type().is_block_device());
     if is_dev {
         device(a)
+    } else if a.path.starts_with("/dev") {
+        // Never an image file under /dev: a device name that is not there.
+        Err(format!(
+            "{}: no such block device (see lsblk -o NAME,SIZE,MODEL,TRAN)",
+            a.path.display()
+        ))
     } else {
         image_file(a)
     }
@@ -66,6 +74,11 @@ fn device(a: &TargetArgs) -> Result<Target, String> {
         kind: "device",
         dev: info.path.clone(),
         capacity: info.size_bytes,
+        partition_offset: if info.is_partition {
+            Some(partition_start(&info.name)?)
+        } else {
+            None
+        },
         now,
         identity: Some(Identity::confirmed(&info)),
         _loop: None,
@@ -94,6 +107,7 @@ fn image_file(a: &TargetArgs) -> Result<Target, String> {
         kind: "image",
         dev: lp.dev.clone(),
         capacity: img.volume,
+        partition_offset: None,
         now: contents(&lp.dev, &partitions_of(&lp.dev)),
         identity: Some(identity),
         _loop: Some(lp),
@@ -127,10 +141,19 @@ fn dry_image(a: &TargetArgs, need: impl Fn(u64) -> Result<(), String>) -> Result
         kind: "image",
         dev: "/dev/loopN".into(),
         capacity: volume,
+        partition_offset: None,
         now: vec![now],
         identity: None,
         _loop: None,
     })
+}
+
+/// Where partition `name` (sdb1) starts on its disk, from sysfs.
+fn partition_start(name: &str) -> Result<u64, String> {
+    let p = format!("/sys/class/block/{name}/start");
+    let s = std::fs::read_to_string(&p).map_err(|e| format!("{p}: {e}"))?;
+    let sectors: u64 = s.trim().parse().map_err(|_| format!("{p}: not a number"))?;
+    Ok(sectors * 512)
 }
 
 /// The partitions the kernel lists for a disk (`loop0p1`, `sdb1`).
