@@ -19,14 +19,18 @@ fn tools() -> bool {
     common::can_mount() && common::have(&["sfdisk", "wipefs", "blkid", "partx"])
 }
 
+/// `fsfit format IMAGE ARGS --json IMAGE.json`.
 fn format(image: &Path, args: &[&str]) -> (Output, Value) {
-    let json = image.with_extension("json");
+    format_to(image, &image.with_extension("json"), args)
+}
+
+fn format_to(image: &Path, json: &Path, args: &[&str]) -> (Output, Value) {
     let out = fsfit()
         .arg("format")
         .arg(image)
         .args(args)
         .arg("--json")
-        .arg(&json)
+        .arg(json)
         // As under sudo: the new volume's root folder is this user's.
         .env("SUDO_UID", "1234")
         .env("SUDO_GID", "5678")
@@ -646,4 +650,73 @@ fn labels_at_each_filesystems_limit_are_stored_whole() {
         drop(a);
         std::fs::remove_file(&img).unwrap();
     }
+}
+
+#[test]
+fn a_partition_target_gets_its_filesystem_counted_from_its_start() {
+    if !(tools() && common::have(&["mkfs.fat", "mkfs.ext4", "fsck.fat"])) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let img = dir.path().join("p.img");
+    let (out, _) = format(&img, &["--size", "1G", "--fs", "ext4"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let a = Attached::new(&img, GIB);
+    let part = a.volume(true);
+    let (out, v) = format_to(
+        Path::new(&part),
+        &dir.path().join("p.json"),
+        &[
+            "--fs",
+            "fat32",
+            "--label",
+            "PART",
+            "--allow-fixed",
+            "--yes-erase",
+            &part,
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(v["table"], "none");
+    assert_eq!(
+        v["partition_start_bytes"],
+        4 * MIB,
+        "the partition's start on its disk"
+    );
+    assert_eq!(
+        v["data_offset_bytes"].as_u64().unwrap() % (4 * MIB),
+        0,
+        "{v}"
+    );
+    assert_eq!(blkid(&part, "TYPE"), "vfat");
+    // The boot sector's hidden sectors are the partition's start.
+    let info = common::run(env!("CARGO_BIN_EXE_fsfit"), &["info", "--json", &a.dev]);
+    let info: Value = serde_json::from_str(&info).unwrap();
+    assert_eq!(
+        info["partitions"][0]["data_offset_bytes"],
+        v["data_offset_bytes"]
+    );
+    checker("fat32", &part);
+}
+
+#[test]
+fn a_missing_device_is_not_taken_for_an_image() {
+    let out = fsfit()
+        .args([
+            "format",
+            "/dev/fsfit-no-such-disk",
+            "--fs",
+            "ext4",
+            "--size",
+            "1G",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("no such block device"),
+        "{}",
+        text(&out)
+    );
+    assert!(!Path::new("/dev/fsfit-no-such-disk").exists());
 }
