@@ -36,7 +36,7 @@ fn format_to(image: &Path, json: &Path, args: &[&str]) -> (Output, Value) {
         .env("SUDO_GID", "5678")
         .output()
         .unwrap();
-    let v = std::fs::read(&json)
+    let v = std::fs::read(json)
         .ok()
         .and_then(|b| serde_json::from_slice(&b).ok())
         .unwrap_or(Value::Null);
