@@ -97,15 +97,7 @@ impl Options {
                 .unwrap_or_default();
             (None, a.volume.volume, on)
         };
-        if a.yes_erase.is_some() && a.device.is_none() && a.format.is_none() {
-            return Err(Error::input(
-                "--yes-erase confirms --device or --format: name the drive with one of them",
-            ));
-        }
-        let format = a
-            .format
-            .clone()
-            .map(|d| (d, a.yes_erase.clone(), a.allow_fixed));
+        let format = format_target(a)?;
         if (target.is_some() || format.is_some()) && unsafe { libc::geteuid() } != 0 {
             return Err(Error::input(
                 "fsfit advise --device/--image formats and mounts volumes: run it as root (sudo)",
@@ -259,6 +251,18 @@ pub fn run(o: &Options, quiet: bool) -> Result<()> {
         Some(f) => format_choice(f, &choice.fs, choice.cluster_bytes, &o.label),
         None => Ok(()),
     }
+}
+
+/// `--format DEV` with its confirmation; --yes-erase alone names nothing.
+fn format_target(a: &AdviseArgs) -> Result<Option<(PathBuf, Option<String>, bool)>> {
+    if a.yes_erase.is_some() && a.device.is_none() && a.format.is_none() {
+        return Err(Error::input(
+            "--yes-erase confirms --device or --format: name the drive with one of them",
+        ));
+    }
+    Ok(a.format
+        .clone()
+        .map(|d| (d, a.yes_erase.clone(), a.allow_fixed)))
 }
 
 /// `--format DEV`: the choice, through `fsfit format`'s own code.
