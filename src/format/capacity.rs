@@ -16,7 +16,10 @@ const BLOCK: usize = 4096;
 const GRID: u64 = 1024;
 const MAGIC: &[u8; 8] = b"FSFITCAP";
 
-/// A 4 KiB-aligned buffer for O_DIRECT.
+/// Blocks written (and read) in one request where they are consecutive.
+const RUN: usize = 256;
+
+/// A 4 KiB-aligned buffer of RUN blocks for O_DIRECT.
 struct Aligned {
     ptr: *mut u8,
     layout: std::alloc::Layout,
@@ -24,14 +27,27 @@ struct Aligned {
 
 impl Aligned {
     fn new() -> Aligned {
-        let layout = std::alloc::Layout::from_size_align(BLOCK, BLOCK).expect("4 KiB layout");
+        let layout =
+            std::alloc::Layout::from_size_align(BLOCK * RUN, BLOCK).expect("4 KiB-aligned layout");
         let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
         assert!(!ptr.is_null(), "out of memory");
         Aligned { ptr, layout }
     }
-    fn buf(&mut self) -> &mut [u8] {
-        unsafe { std::slice::from_raw_parts_mut(self.ptr, BLOCK) }
+    fn buf(&mut self, blocks: usize) -> &mut [u8] {
+        unsafe { std::slice::from_raw_parts_mut(self.ptr, BLOCK * blocks.min(RUN)) }
     }
+}
+
+/// The offsets as runs of consecutive blocks: (first offset, blocks).
+fn runs(offs: &[u64]) -> Vec<(u64, usize)> {
+    let mut v: Vec<(u64, usize)> = Vec::new();
+    for &o in offs {
+        match v.last_mut() {
+            Some((s, n)) if *n < RUN && *s + (*n * BLOCK) as u64 == o => *n += 1,
+            _ => v.push((o, 1)),
+        }
+    }
+    v
 }
 
 impl Drop for Aligned {
@@ -92,42 +108,67 @@ pub fn probe(dev: &str, capacity: u64) -> Result<Verdict, String> {
     let nonce = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(1, |d| d.as_nanos() as u64);
-    let (_, offs) = offsets(capacity);
+    let runs = runs(&offsets(capacity).1);
     let mut b = Aligned::new();
-    for (i, &o) in offs.iter().enumerate() {
+    for (i, &(start, n)) in runs.iter().enumerate() {
         stop_if_cancelled(i)?;
-        pattern(b.buf(), o, nonce);
-        f.write_all_at(b.buf(), o)
-            .map_err(|e| format!("{dev}: writing the test block at {o}: {e}"))?;
+        let buf = b.buf(n);
+        for (k, blk) in buf.chunks_mut(BLOCK).enumerate() {
+            pattern(blk, start + (k * BLOCK) as u64, nonce);
+        }
+        f.write_all_at(buf, start)
+            .map_err(|e| format!("{dev}: writing the test blocks at {start}: {e}"))?;
     }
     f.sync_all().map_err(|e| format!("{dev}: {e}"))?;
-    let mut want = vec![0u8; BLOCK];
-    let (mut real, mut first_bad) = (None::<u64>, None::<u64>);
-    for (i, &o) in offs.iter().enumerate() {
+    let mut found = Found::default();
+    for (i, &(start, n)) in runs.iter().enumerate() {
         stop_if_cancelled(i)?;
-        let ok = f.read_exact_at(b.buf(), o).is_ok() && {
-            pattern(&mut want, o, nonce);
-            b.buf()[..] == want[..]
-        };
-        if ok {
-            continue;
-        }
-        first_bad = first_bad.or(Some(o));
-        let got = b.buf();
-        let tag = u64::from_le_bytes(got[8..16].try_into().expect("8 bytes"));
-        let ours = &got[..8] == MAGIC && got[16..24] == nonce.to_le_bytes();
-        if ours && tag > o {
-            real = Some(real.map_or(tag - o, |r: u64| r.min(tag - o)));
+        let buf = b.buf(n);
+        let read = f.read_exact_at(buf, start).is_ok();
+        for (k, blk) in buf.chunks(BLOCK).enumerate() {
+            found.block(start + (k * BLOCK) as u64, read.then_some(blk), nonce);
         }
     }
-    Ok(match first_bad {
+    Ok(match found.first_bad {
         None => Verdict::Honest,
-        Some(first_bad) => Verdict::Fake { real, first_bad },
+        Some(first_bad) => Verdict::Fake {
+            real: found.real,
+            first_bad,
+        },
     })
 }
 
+/// What the read-back has found so far.
+#[derive(Default)]
+struct Found {
+    real: Option<u64>,
+    first_bad: Option<u64>,
+    want: Vec<u8>,
+}
+
+impl Found {
+    /// Block `o` as read (None: the read failed).
+    fn block(&mut self, o: u64, got: Option<&[u8]>, nonce: u64) {
+        self.want.resize(BLOCK, 0);
+        pattern(&mut self.want, o, nonce);
+        let Some(got) = got.filter(|g| *g != &self.want[..]) else {
+            if got.is_none() {
+                self.first_bad = self.first_bad.or(Some(o));
+            }
+            return;
+        };
+        self.first_bad = self.first_bad.or(Some(o));
+        // Another of this run's blocks, from further on: the drive wraps.
+        let tag = u64::from_le_bytes(got[8..16].try_into().expect("8 bytes"));
+        let ours = &got[..8] == MAGIC && got[16..24] == nonce.to_le_bytes();
+        if ours && tag > o {
+            self.real = Some(self.real.map_or(tag - o, |r| r.min(tag - o)));
+        }
+    }
+}
+
 fn stop_if_cancelled(i: usize) -> Result<(), String> {
-    if i % 256 == 0 && crate::bench::CANCEL.load(Ordering::SeqCst) {
+    if i % 16 == 0 && crate::bench::CANCEL.load(Ordering::SeqCst) {
         return Err("interrupted during the capacity check: test blocks were written over the old contents; no table or filesystem was written".into());
     }
     Ok(())
@@ -189,6 +230,17 @@ mod tests {
             assert!(first_past % real < g, "{real}");
         }
         assert_eq!(*offs.last().unwrap(), cap - 4096);
+    }
+
+    #[test]
+    fn consecutive_blocks_go_in_runs() {
+        let r = runs(&[0, 4096, 8192, 1 << 20, (1 << 20) + 4096, 1 << 30]);
+        assert_eq!(r, [(0, 3), (1 << 20, 2), (1 << 30, 1)]);
+        let many: Vec<u64> = (0..600).map(|i| i * 4096).collect();
+        assert_eq!(
+            runs(&many).iter().map(|r| r.1).collect::<Vec<_>>(),
+            [256, 256, 88]
+        );
     }
 
     #[test]
