@@ -720,3 +720,26 @@ fn a_missing_device_is_not_taken_for_an_image() {
     );
     assert!(!Path::new("/dev/fsfit-no-such-disk").exists());
 }
+
+#[test]
+fn check_capacity_agrees_with_f3probe() {
+    if !(tools() && common::can_fuse() && common::have(&["f3probe"])) {
+        return;
+    }
+    // Counterfeits drop address bits: they wrap at a power of two. (f3probe
+    // 8.0 calls a 1 GiB device holding 128 MiB "damaged", usable 0: it
+    // wants more real room; 512 MiB it names.)
+    let fake = served(512 * MIB, GIB);
+    let f3 = Command::new("f3probe")
+        .args(["--destructive", "--time-ops", fake.loop_dev()])
+        .output()
+        .unwrap();
+    let t3 = text(&f3);
+    assert!(
+        t3.contains("counterfeit of type wraparound"),
+        "f3probe: {t3}"
+    );
+    assert!(t3.contains("(1048576 blocks)"), "f3probe: {t3}");
+    let ours = text(&check_capacity(fake.loop_dev()));
+    assert!(ours.contains(&format!("({} bytes)", 512 * MIB)), "{ours}");
+}
