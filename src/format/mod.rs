@@ -148,7 +148,7 @@ fn report(r: &Request, t: &target::Target, plan: &plan::Plan) -> Report {
         kind: t.kind.to_string(),
         device: t.dev.clone(),
         capacity_bytes: t.capacity,
-        table: plan.table.name().to_string(),
+        table: plan.table_name().to_string(),
         partition_start_bytes: plan.start,
         partition_size_bytes: plan.size,
         partition_type: plan.part_type.clone(),
@@ -189,7 +189,7 @@ fn execute(plan: &plan::Plan, dev: &str) -> crate::Result<()> {
             ))
         })?;
         if s.stdin.is_some() {
-            target::wait_partition(dev, &plan.volume_dev)?;
+            target::wait_partition(dev, &plan.volume_dev, plan.start)?;
         }
     }
     Ok(())

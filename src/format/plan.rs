@@ -25,7 +25,10 @@ pub struct Plan {
     pub cluster: u64,
     /// The label as the filesystem stores it.
     pub label: Option<String>,
+    /// The partition table fsfit writes (none when mkfs writes one itself).
     pub table: Table,
+    /// mkfs writes its own MBR over the whole device (UDF with --table mbr).
+    pub mbr_boot_area: bool,
     pub start: u64,
     pub size: u64,
     /// "0x0c", a GPT type GUID, or None without a table.
@@ -142,12 +145,23 @@ fn partition(table: Table, capacity: u64, align: u64, sd: bool) -> Result<(u64, 
     Ok((start, end - start))
 }
 
-/// The plan for `t`; `owner` gets the new volume's root folder.
-pub fn make(r: &Request, t: &Target, owner: (u32, u32)) -> Result<Plan, String> {
+/// Where the volume goes: the table, whether mkfs writes its own MBR, the
+/// volume's start (on the disk) and size.
+struct Layout {
+    table: Table,
+    mbr_boot_area: bool,
+    start: u64,
+    size: u64,
+}
+
+fn layout(
+    r: &Request,
+    t: &Target,
+    fs: &dyn Filesystem,
+    align: u64,
+    notes: &mut Vec<String>,
+) -> Result<Layout, String> {
     let (dev, capacity) = (t.dev.as_str(), t.capacity);
-    let mut notes = Vec::new();
-    let (fs, cluster) = choose_fs(r, capacity, &mut notes)?;
-    let align = alignment(r, dev, capacity, &mut notes)?;
     let pt = fs.partition_type();
     let table = r
         .table
@@ -168,7 +182,40 @@ pub fn make(r: &Request, t: &Target, owner: (u32, u32)) -> Result<Plan, String> 
             ));
         }
         start = off;
+        notes.push(format!(
+            "{dev} keeps the type its disk's table gives it; {} expects MBR type 0x{:02x} (GPT: {})",
+            fs.info().title,
+            pt.mbr,
+            pt.gpt
+        ));
     }
+    if mbr_boot_area {
+        notes.push(format!(
+            "{} writes the MBR itself: one partition over the whole device, the volume from its first sector",
+            fs.info().title
+        ));
+    }
+    Ok(Layout {
+        table,
+        mbr_boot_area,
+        start,
+        size,
+    })
+}
+
+/// The plan for `t`; `owner` gets the new volume's root folder.
+pub fn make(r: &Request, t: &Target, owner: (u32, u32)) -> Result<Plan, String> {
+    let (dev, capacity) = (t.dev.as_str(), t.capacity);
+    let mut notes = Vec::new();
+    let (fs, cluster) = choose_fs(r, capacity, &mut notes)?;
+    let align = alignment(r, dev, capacity, &mut notes)?;
+    let Layout {
+        table,
+        mbr_boot_area,
+        start,
+        size,
+    } = layout(r, t, fs, align, &mut notes)?;
+    let pt = fs.partition_type();
     let cluster = cluster.unwrap_or_else(|| fs.default_cluster(size));
     let label = match &r.label {
         Some(l) => Some(super::label::check(fs, l)?),
@@ -211,6 +258,7 @@ pub fn make(r: &Request, t: &Target, owner: (u32, u32)) -> Result<Plan, String> 
         cluster,
         label,
         table,
+        mbr_boot_area,
         start,
         size,
         part_type,
@@ -279,6 +327,15 @@ fn wipe_steps(dev: &str) -> Vec<Step> {
 }
 
 impl Plan {
+    /// The table the device ends up with, as the JSON names it.
+    pub fn table_name(&self) -> &'static str {
+        if self.mbr_boot_area {
+            "mbr"
+        } else {
+            self.table.name()
+        }
+    }
+
     /// The plan as printed before anything is done.
     pub fn text(&self, target: &super::target::Target) -> String {
         let mut o = format!(
@@ -296,7 +353,7 @@ impl Plan {
         for l in &target.now {
             o += &format!("  {l}\n");
         }
-        o += &format!("Table: {}\n", self.table.name());
+        o += &format!("Table: {}\n", self.table_name());
         if let Some(t) = &self.part_type {
             o += &format!(
                 "Partition: {} from {} ({} bytes), {} ({} bytes), type {t}\n",

@@ -193,20 +193,41 @@ pub fn partition_path(dev: &str, n: u32) -> String {
     }
 }
 
-/// Wait for the kernel to list a new partition's node; ask it to re-read
-/// the table (partx) when it has not within a second.
-pub fn wait_partition(dev: &str, part: &str) -> Result<(), String> {
-    for i in 0..50 {
-        if Path::new(part).exists() {
+/// Wait until the kernel's partition `part` is the one just written,
+/// starting `start` bytes in: a loop device without partition scanning
+/// keeps the partitions of its last table (even of a former backing file)
+/// until partx updates them.
+pub fn wait_partition(dev: &str, part: &str, start: u64) -> Result<(), String> {
+    let name = part.trim_start_matches("/dev/");
+    let sysfs = format!("/sys/class/block/{name}/start");
+    let current = || {
+        let s = std::fs::read_to_string(&sysfs).ok()?;
+        let sectors: u64 = s.trim().parse().ok()?;
+        Path::new(part).exists().then_some(sectors * 512)
+    };
+    for i in 0..60 {
+        if current() == Some(start) {
             return Ok(());
         }
-        if i == 10 {
-            let _ = crate::device::run_tool("partx", &["-u", dev]);
-            let _ = crate::device::run_tool("partx", &["-a", dev]);
+        let partx = |args: &[&str]| {
+            let mut a = args.to_vec();
+            a.push(dev);
+            let _ = crate::device::run_tool("partx", &a);
+        };
+        match i {
+            5 => {
+                partx(&["-u"]);
+                partx(&["-a"]);
+            }
+            20 => {
+                partx(&["-d"]);
+                partx(&["-a"]);
+            }
+            _ => {}
         }
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
     Err(format!(
-        "the kernel does not show {part} after the partition table was written"
+        "the kernel does not show {part} at byte {start} after the partition table was written"
     ))
 }

@@ -509,6 +509,7 @@ fn advise_formats_its_choice_through_format() {
     assert_eq!(blkid(&part, "TYPE"), want, "{}", text(&out));
     assert_eq!(blkid(&part, "LABEL"), "Stick");
     assert!(text(&out).contains("Verification:"), "{}", text(&out));
+    forget_partitions(&lp.dev);
 }
 
 /// A device served by fsfit's own FUSE server (src/device/served.rs) under
@@ -521,6 +522,12 @@ fn served(real: u64, claims: u64) -> ::fsfit::device::served::Served {
         Box::new(Wrap::in_memory(real, claims))
     };
     start(backend).expect("serve the device")
+}
+
+/// A loop device without partition scanning keeps partitions partx added
+/// after it is detached: drop them so the next user of the number starts clean.
+fn forget_partitions(dev: &str) {
+    let _ = Command::new("partx").args(["-d", dev]).status();
 }
 
 fn check_capacity(dev: &str) -> Output {
@@ -563,6 +570,7 @@ fn check_capacity_stops_a_fake_drive_with_its_real_size() {
     assert!(out.status.success(), "{t}");
     assert!(t.contains("every test block read back as written"), "{t}");
     assert!(t.contains("checker: ok"), "{t}");
+    forget_partitions(honest.loop_dev());
 }
 
 #[test]
@@ -742,4 +750,41 @@ fn check_capacity_agrees_with_f3probe() {
     assert!(t3.contains("(1048576 blocks)"), "f3probe: {t3}");
     let ours = text(&check_capacity(fake.loop_dev()));
     assert!(ours.contains(&format!("({} bytes)", 512 * MIB)), "{ours}");
+}
+
+#[test]
+fn stale_kernel_partitions_are_updated_before_mkfs() {
+    if !(tools() && common::have(&["mkfs.ext4"])) {
+        return;
+    }
+    // A loop device without partition scanning, whose kernel partition 1
+    // (added by partx) starts at 1 MiB: the old table's, not the new one's.
+    let img = common::Image::new(256 * MIB);
+    let lp = common::Loop::attach(&img.path);
+    let sfdisk = Command::new("sh")
+        .args([
+            "-c",
+            &format!("echo 'start=2048, type=83' | sfdisk -q {}", lp.dev),
+        ])
+        .output()
+        .unwrap();
+    assert!(sfdisk.status.success(), "{}", text(&sfdisk));
+    let _ = Command::new("partx").args(["-a", &lp.dev]).status();
+    let out = fsfit()
+        .args([
+            "format",
+            &lp.dev,
+            "--fs",
+            "ext4",
+            "--allow-fixed",
+            "--yes-erase",
+            &lp.dev,
+        ])
+        .output()
+        .unwrap();
+    let part = format!("{}p1", lp.dev);
+    let offset = blkid(&part, "PART_ENTRY_OFFSET");
+    forget_partitions(&lp.dev);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(offset, "8192");
 }
