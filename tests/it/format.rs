@@ -788,3 +788,49 @@ fn stale_kernel_partitions_are_updated_before_mkfs() {
     assert!(out.status.success(), "{}", text(&out));
     assert_eq!(offset, "8192");
 }
+
+#[test]
+fn the_json_has_every_field_design_md_names() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let shared = root.join("../shared/DESIGN.md");
+    let doc = std::fs::read_to_string(&shared)
+        .or_else(|_| std::fs::read_to_string(root.join("docs/contracts/DESIGN.md")))
+        .unwrap();
+    let section = doc.split("### `fsfit format`").nth(1).unwrap();
+    let section = section.split("\n### ").next().unwrap();
+    let json_part = section.split("(`fsfit.format/1`)").nth(1).unwrap();
+    let names: Vec<&str> = json_part
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|w| w.chars().all(|c| c.is_ascii_lowercase() || c == '_'))
+        .collect();
+    assert!(names.len() >= 11, "{names:?}");
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("f.json");
+    let out = fsfit()
+        .args([
+            "format",
+            dir.path().join("x.img").to_str().unwrap(),
+            "--size",
+            "1G",
+        ])
+        .args([
+            "--fs",
+            "exfat",
+            "--dry-run",
+            "--json",
+            json.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let v: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(v["schema"], "fsfit.format/1");
+    for n in names {
+        assert!(v.get(n).is_some(), "the JSON lacks {n}: {v}");
+    }
+    for k in ["info", "checker", "blkid"] {
+        assert!(v["verified"][k].is_boolean(), "verified.{k}: {v}");
+    }
+}
