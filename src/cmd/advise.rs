@@ -295,5 +295,6 @@ fn format_choice(
         size: None,
         dry_run: false,
         json: None,
+        quiet: false,
     })
 }

@@ -52,7 +52,7 @@ fn align_arg(s: Option<&str>) -> Result<Align> {
     }
 }
 
-pub fn request(a: &FormatArgs) -> Result<Request> {
+pub fn request(a: &FormatArgs, quiet: bool) -> Result<Request> {
     if a.fs.is_none() && !a.sd {
         return Err(Error::input("name a filesystem with --fs (or use --sd)"));
     }
@@ -79,6 +79,7 @@ pub fn request(a: &FormatArgs) -> Result<Request> {
         size: a.size,
         dry_run: a.dry_run,
         json: a.json.clone(),
+        quiet,
     })
 }
 

@@ -67,6 +67,8 @@ pub struct Request {
     pub size: Option<u64>,
     /// Print the plan and stop.
     pub dry_run: bool,
+    /// No step-by-step progress on stderr.
+    pub quiet: bool,
     pub json: Option<PathBuf>,
 }
 
@@ -129,7 +131,7 @@ pub fn run(r: &Request) -> crate::Result<Report> {
         capacity::check(&t.dev, t.capacity, id)?;
     }
     id.confirm()?;
-    execute(&plan, &t.dev)?;
+    execute(&plan, &t.dev, r.quiet)?;
     let found = verify::run(&plan, &t.dev);
     let mut summary = String::from("Verification:\n");
     for l in &found.lines {
@@ -167,7 +169,7 @@ fn report(r: &Request, t: &target::Target, plan: &plan::Plan) -> Report {
 
 /// Run the steps in order, stopping between two on Ctrl-C with what was
 /// done and what the device holds now.
-fn execute(plan: &plan::Plan, dev: &str) -> crate::Result<()> {
+fn execute(plan: &plan::Plan, dev: &str, quiet: bool) -> crate::Result<()> {
     let n = plan.steps.len();
     for (i, s) in plan.steps.iter().enumerate() {
         if crate::bench::CANCEL.load(Ordering::SeqCst) {
@@ -179,7 +181,9 @@ fn execute(plan: &plan::Plan, dev: &str) -> crate::Result<()> {
             );
             return Err(crate::Error::Interrupted);
         }
-        eprintln!("[{}/{n}] {}", i + 1, s.shell());
+        if !quiet {
+            eprintln!("[{}/{n}] {}", i + 1, s.shell());
+        }
         run_step(s).map_err(|e| {
             crate::Error::work(format!(
                 "step {} ({}) failed: {e}; {}",
