@@ -130,8 +130,7 @@ pub fn run(r: &Request) -> crate::Result<Report> {
     if r.check_capacity {
         capacity::check(&t.dev, t.capacity, id)?;
     }
-    id.confirm()?;
-    execute(&plan, &t.dev, r.quiet)?;
+    execute(&plan, &t.dev, id, r.quiet)?;
     let found = verify::run(&plan, &t.dev);
     let mut summary = String::from("Verification:\n");
     for l in &found.lines {
@@ -169,7 +168,12 @@ fn report(r: &Request, t: &target::Target, plan: &plan::Plan) -> Report {
 
 /// Run the steps in order, stopping between two on Ctrl-C with what was
 /// done and what the device holds now.
-fn execute(plan: &plan::Plan, dev: &str, quiet: bool) -> crate::Result<()> {
+fn execute(
+    plan: &plan::Plan,
+    dev: &str,
+    id: &crate::device::identity::Identity,
+    quiet: bool,
+) -> crate::Result<()> {
     let n = plan.steps.len();
     for (i, s) in plan.steps.iter().enumerate() {
         if crate::bench::CANCEL.load(Ordering::SeqCst) {
@@ -181,6 +185,16 @@ fn execute(plan: &plan::Plan, dev: &str, quiet: bool) -> crate::Result<()> {
             );
             return Err(crate::Error::Interrupted);
         }
+        // Still the device confirmed, and nothing else holds it (an
+        // exclusive open), right before each write.
+        id.confirm().map_err(|e| {
+            crate::Error::work(format!(
+                "before step {} ({}): {e}; {}",
+                i + 1,
+                s.what,
+                left_as(plan, i)
+            ))
+        })?;
         if !quiet {
             eprintln!("[{}/{n}] {}", i + 1, s.shell());
         }
