@@ -166,7 +166,9 @@ auto or --sd) with the type each system expects, aligns the data area too (FAT r
 sectors, exFAT boundary), runs mkfs with a checked label, then checks the result with fsfit \
 info, the filesystem's checker (read-only) and blkid. The plan, with the exact commands, is \
 printed first. TARGET is a block device (confirm with --yes-erase TARGET; mounted, system and \
-fixed disks are refused) or an image file (new, empty or made by fsfit).\n\n\
+fixed disks are refused) or an image file (new, empty or made by fsfit). --check-capacity \
+first checks that the drive stores what it claims (counterfeit sticks wrap around), writing \
+test blocks over it.\n\n\
   sudo fsfit format /dev/sdb --fs exfat --label STICK --yes-erase /dev/sdb\n\
   sudo fsfit format /dev/mmcblk0 --sd --yes-erase /dev/mmcblk0\n\
   sudo fsfit format card.img --size 16G --sd --json card.json\n\

@@ -55,6 +55,12 @@ pub fn open(a: &TargetArgs) -> Result<Target, String> {
 }
 
 fn device(a: &TargetArgs) -> Result<Target, String> {
+    if a.size.is_some() {
+        return Err(format!(
+            "--size is for a new image file; {} has its own size",
+            a.path.display()
+        ));
+    }
     let host = guard::Host::real();
     let shown = a.path.to_string_lossy().into_owned();
     let info = guard::inspect(&host, &shown)?;
