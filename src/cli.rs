@@ -188,6 +188,26 @@ Exit status: 0 done, 1 could not write, 2 bad arguments or a file that is not fs
     )]
     #[command(display_order = 6)]
     Crash(CrashArgs),
+    /// Prepare a drive: partition table, alignment, SD layout, mkfs, verification.
+    #[command(
+        long_about = "Erases TARGET and makes one filesystem on it as the advice says: \
+wipes old signatures (wipefs), writes one partition (sfdisk; MBR by default, GPT with --table \
+gpt, none for UDF) starting on the alignment (4 MiB, or the SD boundary unit with --align \
+auto or --sd) with the type each system expects, aligns the data area too (FAT reserved \
+sectors, exFAT boundary), runs mkfs with a checked label, then checks the result with fsfit \
+info, the filesystem's checker (read-only) and blkid. The plan, with the exact commands, is \
+printed first. TARGET is a block device (confirm with --yes-erase TARGET; mounted, system and \
+fixed disks are refused) or an image file (new, empty or made by fsfit). --check-capacity \
+first checks that the drive stores what it claims (counterfeit sticks wrap around), writing \
+test blocks over it.\n\n\
+  sudo fsfit format /dev/sdb --fs exfat --label STICK --yes-erase /dev/sdb\n\
+  sudo fsfit format /dev/mmcblk0 --sd --yes-erase /dev/mmcblk0\n\
+  sudo fsfit format card.img --size 16G --sd --json card.json\n\
+  fsfit format /dev/sdb --fs ext4 --dry-run      the plan only\n\n\
+Exit status: 0 formatted and verified, 1 failed or a check disagrees, 2 bad arguments or \
+refused, 130 interrupted (the message says which step)."
+    )]
+    Format(FormatArgs),
     /// Estimate a stick's or card's flash geometry (AU and page size) by
     /// reading only: safe on a drive that holds data.
     #[command(
@@ -356,13 +376,18 @@ pub struct AdviseArgs {
     #[arg(long, value_name = "DEV", conflicts_with_all = ["image", "bench", "volume"])]
     pub device: Option<String>,
 
-    /// Confirms --device: must name the same device.
-    #[arg(long, value_name = "DEV", requires = "device")]
+    /// Confirms --device (or --format): must name the same device.
+    #[arg(long, value_name = "DEV")]
     pub yes_erase: Option<String>,
 
-    /// Allow a non-removable (internal) disk with --device.
-    #[arg(long, requires = "device")]
+    /// Allow a non-removable (internal) disk with --device or --format.
+    #[arg(long)]
     pub allow_fixed: bool,
+
+    /// Format this drive with the choice (as `fsfit format` does: aligned
+    /// partition, checked label, verified): EVERYTHING ON IT IS ERASED.
+    #[arg(long, value_name = "DEV")]
+    pub format: Option<PathBuf>,
 
     /// Measure the candidates on this image file (created sparse if missing).
     #[arg(long, value_name = "FILE", conflicts_with_all = ["bench", "volume"])]
@@ -612,6 +637,68 @@ impl From<UsageDriver> for crate::fs::DriverKind {
             UsageDriver::Fuse => crate::fs::DriverKind::Fuse,
         }
     }
+}
+
+#[derive(Args, Debug)]
+pub struct FormatArgs {
+    /// A block device or an image file. EVERYTHING ON IT IS ERASED.
+    #[arg(value_name = "TARGET")]
+    pub target: PathBuf,
+
+    /// Filesystem and cluster: exfat, exfat:128K, fat32:32K, ext4, ...
+    /// [default with --sd: the SD specification's for the capacity].
+    #[arg(long, value_name = "FS[:CLUSTER]")]
+    pub fs: Option<String>,
+
+    /// Volume label, checked against the filesystem's rules.
+    #[arg(long, value_name = "L")]
+    pub label: Option<String>,
+
+    /// Partition table [default: mbr; none for UDF].
+    #[arg(long, value_enum)]
+    pub table: Option<FormatTable>,
+
+    /// Alignment of the partition start and the data area: a size (4M,
+    /// 16M) or auto (the SD boundary unit for the capacity) [default: 4M].
+    #[arg(long, value_name = "SIZE|auto")]
+    pub align: Option<String>,
+
+    /// The SD Association's layout for the capacity (filesystem, cluster,
+    /// boundary unit).
+    #[arg(long)]
+    pub sd: bool,
+
+    /// Check that the drive stores what it claims before formatting
+    /// (writes over the whole drive).
+    #[arg(long)]
+    pub check_capacity: bool,
+
+    /// Confirms a block device TARGET: must name the same device.
+    #[arg(long, value_name = "TARGET")]
+    pub yes_erase: Option<String>,
+
+    /// Allow a non-removable (internal) disk.
+    #[arg(long)]
+    pub allow_fixed: bool,
+
+    /// Size of a new image file.
+    #[arg(long, value_name = "SIZE", value_parser = size)]
+    pub size: Option<u64>,
+
+    /// Print the plan and stop: nothing is written.
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Write the fsfit.format/1 JSON to FILE, atomically.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FormatTable {
+    Mbr,
+    Gpt,
+    None,
 }
 
 #[derive(Args, Debug)]

@@ -14,6 +14,7 @@ pub mod crash;
 pub mod device;
 pub mod error;
 pub mod flash;
+pub mod format;
 pub mod fs;
 pub mod info;
 pub mod manifest;

@@ -23,7 +23,16 @@ pub const SCHEMA: &str = "fsfit.advise/1";
 
 #[derive(Clone, Debug, Serialize)]
 pub struct Commands {
+    /// The mkfs line alone (as before).
     pub linux: String,
+    /// Every step on Linux, each line safe to paste.
+    pub linux_steps: Vec<String>,
+    /// The one-line alternative: `sudo fsfit format ...`.
+    pub fsfit: String,
+    /// Why the label given cannot be used on this filesystem (the commands
+    /// then make the volume without one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label_problem: Option<String>,
     pub windows: String,
     pub macos: String,
 }
@@ -122,23 +131,35 @@ pub fn recommend(
     Ok(a)
 }
 
-/// How to format it on each system, with this cluster size and label.
+/// How to format it on each system, with this cluster size and label;
+/// every printed Linux line is safe to paste (arguments shell-quoted).
 pub fn commands(fs_name: &str, cluster: u64, label: &str) -> Commands {
-    let dev = "/dev/sdX1";
+    use crate::format::{paste, quote::quote};
     let f = fs::by_name(fs_name);
-    let linux = match f.and_then(|f| f.mkfs(cluster).map(|argv| (f, argv))) {
-        Some((f, mut argv)) => {
-            argv.retain(|a| a != "-q");
-            argv.extend(fs::label_args(f.info(), label));
-            argv.push(dev.to_string());
-            format!("sudo {}", argv.join(" "))
-        }
+    // The label as the filesystem stores it (FAT: upper case); one it
+    // cannot store is left out of the commands, and the rule said.
+    let checked = f.map(|f| crate::format::label::check(f, label));
+    let (label, label_problem) = match checked {
+        Some(Ok(l)) => (l, None),
+        Some(Err(e)) if !label.is_empty() => (String::new(), Some(e)),
+        _ => (label.to_string(), None),
+    };
+    let label = label.as_str();
+    let lbl = (!label.is_empty()).then_some(label);
+    let linux = match f.and_then(|f| paste::mkfs_argv(f, cluster, lbl, "/dev/sdX1")) {
+        Some(argv) => format!("sudo {}", crate::format::quote::join(&argv)),
         None => format!("(fsfit does not know how to make {fs_name})"),
     };
     let formats = f.map(|f| f.info().formats);
+    // cmd.exe: a label with spaces goes in double quotes.
+    let win_label = if label.contains(' ') {
+        format!("\"{label}\"")
+    } else {
+        label.to_string()
+    };
     let windows = match formats.and_then(|x| x.windows.map(|w| (w, x.windows_note))) {
         Some((w, note)) => {
-            let mut s = format!("format X: /FS:{w} /A:{} /Q /V:{label}", short(cluster));
+            let mut s = format!("format X: /FS:{w} /A:{} /Q /V:{win_label}", short(cluster));
             if let Some(note) = note {
                 s.push_str(&format!("   ({note})"));
             }
@@ -150,11 +171,14 @@ pub fn commands(fs_name: &str, cluster: u64, label: &str) -> Commands {
         Some(t) => t
             .replace("{cluster}", &cluster.to_string())
             .replace("{sectors}", &(cluster / 512).max(1).to_string())
-            .replace("{label}", label),
+            .replace("{label}", &quote(label)),
         None => format!("macOS cannot format {fs_name}"),
     };
     Commands {
         linux,
+        label_problem,
+        linux_steps: f.map_or_else(Vec::new, |f| paste::linux_steps(f, cluster, lbl)),
+        fsfit: f.map_or_else(String::new, |f| paste::fsfit_line(f, cluster, lbl)),
         windows,
         macos,
     }
@@ -194,10 +218,10 @@ mod tests {
         assert_eq!(c.windows, "format X: /FS:UDF /A:2K /Q /V:DATA");
         assert_eq!(c.macos, "macOS cannot format udf");
         let c = commands("f2fs", 4096, "DATA");
-        assert_eq!(c.linux, "sudo mkfs.f2fs -f -l DATA /dev/sdX1");
+        assert_eq!(c.linux, "sudo mkfs.f2fs -l DATA /dev/sdX1");
         assert_eq!(c.windows, "Windows cannot format f2fs");
         let c = commands("ntfs", 4096, "DATA");
-        assert_eq!(c.linux, "sudo mkntfs -Q -F -c 4096 -L DATA /dev/sdX1");
+        assert_eq!(c.linux, "sudo mkntfs -Q -c 4096 -L DATA /dev/sdX1");
         assert_eq!(c.windows, "format X: /FS:NTFS /A:4K /Q /V:DATA");
         assert_eq!(c.macos, "macOS cannot format ntfs");
         let c = commands("nosuchfs", 4096, "DATA");

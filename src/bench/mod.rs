@@ -6,7 +6,7 @@ pub mod counters;
 pub mod drivers;
 pub mod flash;
 pub mod results;
-mod runner;
+pub(crate) mod runner;
 pub(crate) use runner::lab;
 pub mod stats;
 pub mod workloads;

@@ -412,7 +412,7 @@ fn free_space(dir: &Path) -> Result<u64, String> {
     Ok(s.f_bavail * s.f_frsize)
 }
 
-fn ask_confirmation(dev: &str) -> Result<Option<String>, String> {
+pub(crate) fn ask_confirmation(dev: &str) -> Result<Option<String>, String> {
     use std::io::{BufRead, IsTerminal, Write};
     if !std::io::stdin().is_terminal() {
         return Err(format!(

@@ -47,6 +47,8 @@ pub struct Options {
     pub measured_on: String,
     /// `--drive PROFILE`: simulate speeds on it when nothing is measured.
     pub drive: Option<String>,
+    /// `--format DEV`: format the choice on it (with --yes-erase).
+    pub format: Option<(PathBuf, Option<String>, bool)>,
 }
 
 impl Options {
@@ -107,7 +109,8 @@ impl Options {
                 crate::units::iec(volume)
             )));
         }
-        if target.is_some() && unsafe { libc::geteuid() } != 0 {
+        let format = format_target(a)?;
+        if (target.is_some() || format.is_some()) && unsafe { libc::geteuid() } != 0 {
             return Err(Error::input(
                 "fsfit advise --device/--image formats and mounts volumes: run it as root (sudo)",
             ));
@@ -127,6 +130,7 @@ impl Options {
             json: a.json.clone(),
             measured_on,
             drive: a.drive.clone(),
+            format,
         })
     }
 
@@ -296,10 +300,59 @@ pub fn run(o: &Options, quiet: bool) -> Result<()> {
         }
         None => super::print(&report::text::advise::text(&advice))?,
     }
-    if advice.choice.is_none() {
+    let Some(choice) = &advice.choice else {
         return Err(Error::work(
             "no filesystem fits these constraints (see the rejected list)",
         ));
+    };
+    match &o.format {
+        Some(f) => format_choice(f, &choice.fs, choice.cluster_bytes, &o.label),
+        None => Ok(()),
     }
-    Ok(())
+}
+
+/// `--format DEV` with its confirmation; --yes-erase alone names nothing.
+fn format_target(a: &AdviseArgs) -> Result<Option<(PathBuf, Option<String>, bool)>> {
+    if a.yes_erase.is_some() && a.device.is_none() && a.format.is_none() {
+        return Err(Error::input(
+            "--yes-erase confirms --device or --format: name the drive with one of them",
+        ));
+    }
+    Ok(a.format
+        .clone()
+        .map(|d| (d, a.yes_erase.clone(), a.allow_fixed)))
+}
+
+/// `--format DEV`: the choice, through `fsfit format`'s own code.
+fn format_choice(
+    (dev, yes_erase, allow_fixed): &(PathBuf, Option<String>, bool),
+    fs: &str,
+    cluster: u64,
+    label: &str,
+) -> Result<()> {
+    let f =
+        crate::fs::by_name(fs).ok_or_else(|| Error::work(format!("unknown filesystem {fs}")))?;
+    // A label the filesystem cannot store is left off, as the printed commands do.
+    let label = crate::format::label::check(f, label).ok();
+    super::print(&format!(
+        "\nFormatting {} with {} ({} clusters):\n",
+        dev.display(),
+        f.info().title,
+        cluster
+    ))?;
+    super::format::run(&crate::format::Request {
+        target: dev.clone(),
+        fs: Some((f, Some(cluster))),
+        label,
+        table: None,
+        align: crate::format::Align::Default,
+        sd: false,
+        check_capacity: false,
+        yes_erase: yes_erase.clone(),
+        allow_fixed: *allow_fixed,
+        size: None,
+        dry_run: false,
+        json: None,
+        quiet: false,
+    })
 }

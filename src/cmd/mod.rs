@@ -8,6 +8,7 @@ pub mod bench;
 pub mod cleanup;
 pub mod crash;
 pub mod emulate;
+pub mod format;
 pub mod info;
 pub mod probe;
 pub mod report;
@@ -29,6 +30,7 @@ pub fn run(cli: &Cli) -> Result<()> {
         Command::Info(a) => info::run(&info::Options::new(a)?),
         Command::Report(a) => report::run(&report::Options::new(a)?),
         Command::Crash(a) => crash::run(a, cli.quiet),
+        Command::Format(a) => format::run(&format::request(a, cli.quiet)?),
         Command::Probe(a) => probe::run(a, cli.quiet),
         Command::Emulate(a) => emulate::run(a),
         Command::Completions { shell } => print(&completions(*shell)),

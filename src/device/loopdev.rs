@@ -31,10 +31,21 @@ impl LoopDev {
         LoopDev::attach_with(image, Some(limit))
     }
 
+    /// `attach_limited` with partition scanning (`losetup -P`), so the
+    /// partitions of a table written to it appear as /dev/loopNpM.
+    pub fn attach_partscan(image: &Path, limit: u64) -> Result<LoopDev, String> {
+        LoopDev::attach_args(image, Some(limit), &["-P"])
+    }
+
     fn attach_with(image: &Path, limit: Option<u64>) -> Result<LoopDev, String> {
+        LoopDev::attach_args(image, limit, &[])
+    }
+
+    fn attach_args(image: &Path, limit: Option<u64>, extra: &[&str]) -> Result<LoopDev, String> {
         let img = image.to_str().ok_or("image path is not UTF-8")?;
         let lim = limit.map(|l| l.to_string());
         let mut args = vec!["-f", "--show"];
+        args.extend(extra);
         if let Some(l) = &lim {
             args.extend(["--sizelimit", l.as_str()]);
         }

@@ -11,6 +11,7 @@ pub mod ext4;
 pub mod f2fs;
 pub mod fat;
 pub mod ntfs;
+pub mod sd;
 pub mod skeleton;
 pub mod udf;
 pub mod xfs;
@@ -320,6 +321,40 @@ pub trait Filesystem: Sync {
         self.info().drivers.fuse.is_some_and(|f| f.slow)
     }
 
+    // What `fsfit format` needs to prepare a drive with it.
+
+    /// The mkfs command `fsfit format` runs (the volume's device appended)
+    /// and where it puts the data area, or None when fsfit cannot make it.
+    /// By default: [`Filesystem::mkfs`] plus the label; where the data
+    /// area lands is left to what `fsfit info` reads afterwards.
+    fn format(&self, p: &FormatParams) -> Result<FormatCmd, String> {
+        let mut argv = self
+            .mkfs(p.cluster)
+            .ok_or_else(|| format!("fsfit cannot make {}", self.info().title))?;
+        if let Some(l) = p.label {
+            argv.extend(label_args(self.info(), l));
+        }
+        Ok(FormatCmd {
+            argv,
+            data_offset: None,
+        })
+    }
+    /// The TYPE `blkid` gives its volumes.
+    fn blkid_type(&self) -> &'static str {
+        self.name()
+    }
+    /// The partition type systems expect for it.
+    fn partition_type(&self) -> PartType {
+        PartType::LINUX
+    }
+    /// What its volume label may hold.
+    fn label_rule(&self) -> LabelRule {
+        LabelRule {
+            max_bytes: Some(16),
+            ..LabelRule::ANY
+        }
+    }
+
     /// The filesystem's own checker (fsck), for `fsfit crash`. None: no
     /// checker exists on Linux (UDF), which is itself a finding.
     fn checker(&self) -> Option<Checker> {
@@ -344,6 +379,87 @@ pub trait Filesystem: Sync {
         let _ = opts;
         self.probe(dev, head)
     }
+}
+
+/// What `fsfit format` asks of a filesystem's mkfs.
+#[derive(Clone, Copy, Debug)]
+pub struct FormatParams<'a> {
+    pub cluster: u64,
+    /// Checked against [`Filesystem::label_rule`] already.
+    pub label: Option<&'a str>,
+    /// Where the volume starts on its device (the partition start).
+    pub start_bytes: u64,
+    pub volume_bytes: u64,
+    /// The data area (FAT data region, exFAT cluster heap) should start on
+    /// a multiple of this, counted from the device's start.
+    pub align_bytes: u64,
+    /// The user the new volume's root folder should belong to (uid, gid).
+    pub owner: (u32, u32),
+    /// A whole-device filesystem asked for an MBR (UDF: mkudffs's boot area).
+    pub mbr_boot_area: bool,
+}
+
+/// The mkfs command of a format and what it lays out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FormatCmd {
+    /// Program first; the device is appended.
+    pub argv: Vec<String>,
+    /// Where the data area starts, from the volume's start, when known
+    /// before formatting.
+    pub data_offset: Option<u64>,
+}
+
+/// The partition type a filesystem gets in an MBR and a GPT table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PartType {
+    pub mbr: u8,
+    pub gpt: &'static str,
+    /// Systems expect it on the whole device, with no partition table (UDF).
+    pub whole_device: bool,
+}
+
+impl PartType {
+    /// GPT "Microsoft basic data".
+    pub const MS_BASIC_DATA: &'static str = "EBD0A0A2-B9E5-4433-87C0-68B6B72699C7";
+    /// GPT "Linux filesystem".
+    pub const LINUX_FS: &'static str = "0FC63DAF-8483-4772-8E79-3D69D8477DE4";
+    pub const LINUX: PartType = PartType {
+        mbr: 0x83,
+        gpt: PartType::LINUX_FS,
+        whole_device: false,
+    };
+    /// MBR 0x07 (exFAT, NTFS), GPT Microsoft basic data.
+    pub const WINDOWS: PartType = PartType {
+        mbr: 0x07,
+        gpt: PartType::MS_BASIC_DATA,
+        whole_device: false,
+    };
+}
+
+/// What a volume label may hold; `fsfit format` checks a label against it
+/// before anything is written.
+#[derive(Clone, Copy, Debug)]
+pub struct LabelRule {
+    /// Longest label in bytes (UTF-8, or the code page with `codepage`).
+    pub max_bytes: Option<usize>,
+    /// Longest label in UTF-16 code units.
+    pub max_utf16: Option<usize>,
+    /// Characters the filesystem (or Windows) refuses in a label.
+    pub forbidden: &'static str,
+    /// Stored upper-cased (FAT, as Windows does).
+    pub upper: bool,
+    /// Stored in the DOS code page (FAT): every character must have a byte there.
+    pub codepage: bool,
+}
+
+impl LabelRule {
+    pub const ANY: LabelRule = LabelRule {
+        max_bytes: None,
+        max_utf16: None,
+        forbidden: "",
+        upper: false,
+        codepage: false,
+    };
 }
 
 /// The Linux mkfs arguments that set the volume label.

@@ -18,6 +18,29 @@ pub struct PartitionInfo {
     pub volume: Option<VolumeInfo>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Where the filesystem's data area starts, from the disk's start, and
+    /// the largest power of two (up to 64 MiB) it is aligned to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data_offset_bytes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data_alignment_bytes: Option<u64>,
+}
+
+/// The largest power of two, up to 64 MiB (the largest SD boundary unit),
+/// that divides `offset`.
+pub fn alignment_of(offset: u64) -> u64 {
+    const MAX: u64 = 64 << 20;
+    if offset == 0 {
+        MAX
+    } else {
+        (1u64 << offset.trailing_zeros()).min(MAX)
+    }
+}
+
+/// (data offset, its alignment) of a volume starting `start` bytes in.
+fn data_area(start: u64, v: Option<&VolumeInfo>) -> (Option<u64>, Option<u64>) {
+    let off = v.and_then(|v| v.data_offset_bytes).map(|d| start + d);
+    (off, off.map(alignment_of))
 }
 
 /// What statvfs and /proc/self/mounts say about a mounted path.
@@ -47,6 +70,12 @@ pub struct InfoReport {
     pub aligned_1m: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub aligned_4m: Option<bool>,
+    /// Where the volume's data area starts, from the disk's start (a
+    /// partition device's start included), and its alignment.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data_offset_bytes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data_alignment_bytes: Option<u64>,
     /// The filesystem at the start of the target (none when it holds a partition table).
     pub volume: Option<VolumeInfo>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -110,10 +139,13 @@ fn probe_file(path: &Path, size: u64, opts: &ProbeOptions) -> Result<Probed, Str
                 Err(e) => (None, Some(e)),
             }
         };
+        let (data_offset_bytes, data_alignment_bytes) = data_area(p.start_bytes, volume.as_ref());
         out.push(PartitionInfo {
             partition: p,
             volume,
             error,
+            data_offset_bytes,
+            data_alignment_bytes,
         });
     }
     Ok((None, None, out))
@@ -188,6 +220,8 @@ pub fn inspect_with(
             start_bytes: start,
             aligned_1m: start.map(|s| s % (1 << 20) == 0),
             aligned_4m: start.map(|s| s % (4 << 20) == 0),
+            data_offset_bytes: data_area(start.unwrap_or(0), volume.as_ref()).0,
+            data_alignment_bytes: data_area(start.unwrap_or(0), volume.as_ref()).1,
             volume,
             volume_error,
             partitions: Vec::new(),
@@ -228,6 +262,8 @@ pub fn inspect_with(
         start_bytes: start,
         aligned_1m: start.map(|s| s % (1 << 20) == 0),
         aligned_4m: start.map(|s| s % (4 << 20) == 0),
+        data_offset_bytes: data_area(start.unwrap_or(0), volume.as_ref()).0,
+        data_alignment_bytes: data_area(start.unwrap_or(0), volume.as_ref()).1,
         volume,
         volume_error,
         partitions: parts,

@@ -67,6 +67,11 @@ pub struct VolumeInfo {
     /// accept anyway, ...
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// Where the data area (FAT data region, exFAT cluster heap; the first
+    /// block where allocation units count from the volume's start) begins,
+    /// in bytes from the volume's start.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data_offset_bytes: Option<u64>,
     /// What this device must hold when it is less than `volume_bytes` (a
     /// member of a multi-device btrfs): what the truncation check uses.
     #[serde(skip)]

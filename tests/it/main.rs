@@ -20,6 +20,7 @@ mod flash_device;
 mod flash_model;
 mod flash_seed;
 mod flash_trace;
+mod format;
 mod info;
 mod info_blkid;
 mod lab;

@@ -276,6 +276,14 @@ impl Filesystem for Btrfs {
             &cluster.to_string(),
         ]))
     }
+    fn label_rule(&self) -> crate::fs::LabelRule {
+        // ctree.h: BTRFS_LABEL_SIZE 256; mkfs.btrfs 6.2 takes 255 bytes but
+        // stores 254 (measured with blkid and btrfs filesystem label).
+        crate::fs::LabelRule {
+            max_bytes: Some(254),
+            ..crate::fs::LabelRule::ANY
+        }
+    }
     fn info(&self) -> &'static FsInfo {
         &INFO
     }

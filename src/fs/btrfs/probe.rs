@@ -149,6 +149,8 @@ pub fn parse(dev: &mut Dev) -> Result<VolumeInfo, String> {
         details: d,
         // A member of a multi-device filesystem holds only its own share.
         device_bytes: Some(dev_total),
+        // Clusters (blocks) count from the volume's start.
+        data_offset_bytes: Some(0),
         ..Default::default()
     })
 }

@@ -428,6 +428,41 @@ impl Filesystem for Exfat {
         // exfatprogs mkfs.exfat: -c cluster size in bytes.
         Some(super::argv(&["mkfs.exfat", "-c", &cluster.to_string()]))
     }
+    fn format(&self, p: &crate::fs::FormatParams) -> Result<crate::fs::FormatCmd, String> {
+        // mkfs.exfat aligns the FAT and the cluster heap to -b from the
+        // device's start (it reads the partition's start): half the
+        // alignment puts the FAT at align/2 and the heap at align, the SD
+        // layout, when the FAT fits in half of it; else the FAT at align.
+        let a = p.align_bytes;
+        // mkfs.c exfat_build_mkfs_info, with the partition offset.
+        let fat = round_up(p.volume_bytes / p.cluster * 4, p.cluster);
+        let s = p.start_bytes;
+        let fits = round_up(s + 24 * SECTOR, a / 2) - s + fat <= a;
+        let b = if fits { a / 2 } else { a };
+        let fat_off = round_up(s + 24 * SECTOR, b) - s;
+        let heap = round_up(s + fat_off + fat, b) - s;
+        let mut argv = super::argv(&["mkfs.exfat", "-c", &p.cluster.to_string()]);
+        argv.extend(["-b".to_string(), b.to_string()]);
+        if let Some(l) = p.label {
+            argv.extend(super::label_args(self.info(), l));
+        }
+        Ok(crate::fs::FormatCmd {
+            argv,
+            data_offset: Some(heap),
+        })
+    }
+    fn partition_type(&self) -> crate::fs::PartType {
+        crate::fs::PartType::WINDOWS
+    }
+    fn label_rule(&self) -> crate::fs::LabelRule {
+        // exFAT spec 7.3: VolumeLabel holds 11 UTF-16 units; Windows refuses
+        // the characters it refuses in file names.
+        crate::fs::LabelRule {
+            max_utf16: Some(11),
+            forbidden: "\"*/:<>?\\|",
+            ..crate::fs::LabelRule::ANY
+        }
+    }
     fn info(&self) -> &'static FsInfo {
         &INFO
     }

@@ -214,6 +214,7 @@ pub fn parse(dev: &mut Dev, head: &[u8]) -> Result<VolumeInfo, String> {
         details: d,
         label_error,
         warnings,
+        data_offset_bytes: Some(heap_offset * sector),
         ..Default::default()
     })
 }

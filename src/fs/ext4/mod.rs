@@ -967,7 +967,23 @@ impl Filesystem for Ext4 {
             "-q",
             "-b",
             &cluster.to_string(),
+            // A data drive: no 5 % kept back for root.
+            "-m",
+            "0",
         ]))
+    }
+    fn format(&self, p: &crate::fs::FormatParams) -> Result<crate::fs::FormatCmd, String> {
+        // A data volume: the root folder belongs to the user, not root.
+        let mut argv = self.mkfs(p.cluster).ok_or("no mkfs")?;
+        let (uid, gid) = p.owner;
+        argv.extend(["-E".to_string(), format!("root_owner={uid}:{gid}")]);
+        if let Some(l) = p.label {
+            argv.extend(super::label_args(self.info(), l));
+        }
+        Ok(crate::fs::FormatCmd {
+            argv,
+            data_offset: Some(0),
+        })
     }
     fn info(&self) -> &'static FsInfo {
         &INFO

@@ -257,6 +257,8 @@ pub fn parse(dev: &mut Dev) -> Result<VolumeInfo, String> {
         free_bytes: free.map(|n| n * block),
         used_bytes: free.map(|n| (blocks - n) * block),
         details: d,
+        // Clusters (blocks) count from the volume's start.
+        data_offset_bytes: Some(0),
         ..Default::default()
     })
 }

@@ -442,6 +442,14 @@ impl Filesystem for F2fs {
     fn mkfs(&self, _cluster: u64) -> Option<Vec<String>> {
         Some(super::argv(&["mkfs.f2fs", "-f", "-q"]))
     }
+    fn label_rule(&self) -> crate::fs::LabelRule {
+        // mkfs.f2fs -l refuses more than 512 bytes (measured, f2fs-tools
+        // 1.15); the superblock keeps 512 UTF-16 units.
+        crate::fs::LabelRule {
+            max_bytes: Some(512),
+            ..crate::fs::LabelRule::ANY
+        }
+    }
     fn info(&self) -> &'static FsInfo {
         &INFO
     }

@@ -10,6 +10,7 @@
 //! long name. Which names need one is the [`NameRule`].
 
 pub mod checker;
+pub mod format;
 pub mod probe;
 
 use super::{Acc, Drivers, Filesystem, Formats, FsInfo, FuseDriver, Limits, Model, Signature};
@@ -776,6 +777,18 @@ impl Filesystem for Fat {
             "-s",
             &spc,
         ]))
+    }
+    fn format(&self, p: &crate::fs::FormatParams) -> Result<crate::fs::FormatCmd, String> {
+        format::format(self, p)
+    }
+    fn partition_type(&self) -> crate::fs::PartType {
+        format::partition_type(self.bits)
+    }
+    fn blkid_type(&self) -> &'static str {
+        "vfat"
+    }
+    fn label_rule(&self) -> crate::fs::LabelRule {
+        format::LABEL
     }
     fn info(&self) -> &'static FsInfo {
         match self.bits {

@@ -277,6 +277,7 @@ pub fn parse_with(dev: &mut Dev, head: &[u8], opts: &ProbeOptions) -> Result<Vol
         boot_label,
         label_error,
         warnings,
+        data_offset_bytes: Some(p.first_data_sector * p.bps),
         ..Default::default()
     })
 }

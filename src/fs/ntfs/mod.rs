@@ -622,6 +622,30 @@ impl Filesystem for Ntfs {
             &cluster.to_string(),
         ]))
     }
+    fn format(&self, p: &crate::fs::FormatParams) -> Result<crate::fs::FormatCmd, String> {
+        // -p: the partition start (hidden sectors), which mkntfs writes to
+        // the boot sector (Windows boots and checks with it).
+        let mut argv = self.mkfs(p.cluster).ok_or("no mkfs")?;
+        argv.extend(["-p".to_string(), (p.start_bytes / 512).to_string()]);
+        if let Some(l) = p.label {
+            argv.extend(super::label_args(self.info(), l));
+        }
+        Ok(crate::fs::FormatCmd {
+            argv,
+            data_offset: Some(0),
+        })
+    }
+    fn partition_type(&self) -> crate::fs::PartType {
+        crate::fs::PartType::WINDOWS
+    }
+    fn label_rule(&self) -> crate::fs::LabelRule {
+        // Windows takes NTFS labels of up to 32 characters (mkntfs keeps
+        // 128 UTF-16 units, but blkid 2.38 misreads labels of 64 and more).
+        crate::fs::LabelRule {
+            max_utf16: Some(32),
+            ..crate::fs::LabelRule::ANY
+        }
+    }
     fn info(&self) -> &'static FsInfo {
         &INFO
     }

@@ -163,6 +163,8 @@ pub fn parse(dev: &mut Dev, head: &[u8]) -> Result<VolumeInfo, String> {
         used_bytes: free.map(|n| (clusters - n) * cluster),
         details: d,
         label_error,
+        // Clusters (blocks) count from the volume's start.
+        data_offset_bytes: Some(0),
         ..Default::default()
     })
 }

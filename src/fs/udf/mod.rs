@@ -297,6 +297,40 @@ impl Filesystem for Udf {
             &format!("--blocksize={cluster}"),
         ]))
     }
+    fn format(&self, p: &crate::fs::FormatParams) -> Result<crate::fs::FormatCmd, String> {
+        let mut argv = self.mkfs(p.cluster).ok_or("no mkfs")?;
+        // mkudffs's default on a fixed whole disk is an MBR in the boot
+        // area; a drive for Windows wants none unless asked (--table mbr).
+        argv.push(if p.mbr_boot_area {
+            "--bootarea=mbr".to_string()
+        } else {
+            "--bootarea=erase".to_string()
+        });
+        if let Some(l) = p.label {
+            argv.extend(super::label_args(self.info(), l));
+        }
+        Ok(crate::fs::FormatCmd {
+            argv,
+            data_offset: None,
+        })
+    }
+    fn partition_type(&self) -> crate::fs::PartType {
+        // What Windows expects of a UDF drive: the whole device, no table.
+        crate::fs::PartType {
+            whole_device: true,
+            ..crate::fs::PartType::WINDOWS
+        }
+    }
+    fn label_rule(&self) -> crate::fs::LabelRule {
+        // mkudffs --label sets the volume identifier too: a 32-byte
+        // dstring, 30 characters in 8-bit CS0 (15 beyond U+00FF); a longer
+        // label is cut there in the volume identifier, which some systems
+        // show, so fsfit keeps to 30 bytes.
+        crate::fs::LabelRule {
+            max_bytes: Some(30),
+            ..crate::fs::LabelRule::ANY
+        }
+    }
     fn info(&self) -> &'static FsInfo {
         &INFO
     }

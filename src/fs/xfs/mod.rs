@@ -388,6 +388,13 @@ impl Filesystem for Xfs {
             &format!("size={cluster}"),
         ]))
     }
+    fn label_rule(&self) -> crate::fs::LabelRule {
+        // xfs_format.h: sb_fname[XFSLABEL_MAX], 12 bytes.
+        crate::fs::LabelRule {
+            max_bytes: Some(12),
+            ..crate::fs::LabelRule::ANY
+        }
+    }
     fn info(&self) -> &'static FsInfo {
         &INFO
     }

@@ -137,6 +137,8 @@ pub fn parse(_dev: &mut Dev, head: &[u8]) -> Result<VolumeInfo, String> {
         free_bytes: free.map(|n| n * blocksize),
         used_bytes: free.map(|n| (dblocks - n) * blocksize),
         details: d,
+        // Clusters (blocks) count from the volume's start.
+        data_offset_bytes: Some(0),
         ..Default::default()
     })
 }

@@ -96,7 +96,14 @@ pub fn text(a: &Advice) -> String {
                     o,
                     "\nFormat it (this erases the partition; check the device name twice):"
                 );
-                let _ = writeln!(o, "  Linux:   {}", cmd.linux);
+                if let Some(p) = &cmd.label_problem {
+                    let _ = writeln!(o, "  (no label: {p})");
+                }
+                let _ = writeln!(o, "  Linux:");
+                for l in &cmd.linux_steps {
+                    let _ = writeln!(o, "    {l}");
+                }
+                let _ = writeln!(o, "   or in one line: {}", cmd.fsfit);
                 let _ = writeln!(o, "  Windows: {}", cmd.windows);
                 let _ = writeln!(o, "  macOS:   {}", cmd.macos);
             }

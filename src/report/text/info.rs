@@ -124,6 +124,39 @@ fn table(o: &mut String, r: &InfoReport) {
     }
 }
 
+/// Each partition: where it starts, its alignment, its data area, its volume.
+fn partition_lines(o: &mut String, r: &InfoReport) {
+    for p in &r.partitions {
+        let pp = &p.partition;
+        let _ = writeln!(
+            o,
+            "  partition {} ({}): starts at {} ({}), {}; aligned to 1 MiB {}, to 4 MiB {}",
+            pp.index,
+            pp.kind,
+            pp.start_bytes,
+            iec(pp.start_bytes),
+            iec(pp.size_bytes),
+            yes(pp.aligned_1m),
+            yes(pp.aligned_4m)
+        );
+        if let (Some(d), Some(a)) = (p.data_offset_bytes, p.data_alignment_bytes) {
+            let _ = writeln!(
+                o,
+                "    data area starts at {d} ({}): aligned to {}",
+                iec(d),
+                short(a)
+            );
+        }
+        match (&p.volume, &p.error) {
+            (Some(v), _) => volume(o, "    ", v),
+            (None, Some(e)) => {
+                let _ = writeln!(o, "    no filesystem recognised: {e}");
+            }
+            _ => {}
+        }
+    }
+}
+
 pub fn text(r: &InfoReport) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "{} ({}, {})", r.target, r.kind, iec(r.size_bytes));
@@ -149,6 +182,14 @@ pub fn text(r: &InfoReport) -> String {
             iec(m.available_bytes)
         );
     }
+    if let (Some(d), Some(a), Some(_)) = (r.data_offset_bytes, r.data_alignment_bytes, &r.volume) {
+        let _ = writeln!(
+            o,
+            "  data area starts at {d} ({}): aligned to {}",
+            iec(d),
+            short(a)
+        );
+    }
     if let Some(v) = &r.volume {
         volume(&mut o, "  ", v);
     } else if let Some(e) = &r.volume_error {
@@ -159,27 +200,7 @@ pub fn text(r: &InfoReport) -> String {
     if !r.partitions.is_empty() {
         table(&mut o, r);
     }
-    for p in &r.partitions {
-        let pp = &p.partition;
-        let _ = writeln!(
-            o,
-            "  partition {} ({}): starts at {} ({}), {}; aligned to 1 MiB {}, to 4 MiB {}",
-            pp.index,
-            pp.kind,
-            pp.start_bytes,
-            iec(pp.start_bytes),
-            iec(pp.size_bytes),
-            yes(pp.aligned_1m),
-            yes(pp.aligned_4m)
-        );
-        match (&p.volume, &p.error) {
-            (Some(v), _) => volume(&mut o, "    ", v),
-            (None, Some(e)) => {
-                let _ = writeln!(o, "    no filesystem recognised: {e}");
-            }
-            _ => {}
-        }
-    }
+    partition_lines(&mut o, r);
     if let Some(f) = &r.fragmentation {
         if f.supported {
             let _ = writeln!(

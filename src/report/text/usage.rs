@@ -217,6 +217,7 @@ fn configs(o: &mut String, r: &UsageReport) {
         let _ = writeln!(o, "Drivers modelled: {}", drivers.join(", "));
     }
     notes_under_the_table(o, &rows);
+    free_space_note(o);
 }
 
 /// What the table's FITS and APPARENT columns stand for, config by config:
@@ -241,6 +242,15 @@ fn notes_under_the_table(o: &mut String, rows: &[&crate::usage::ConfigReport]) {
             iec(bytes)
         );
     }
+}
+
+/// Which free space `free` and `fits` count.
+fn free_space_note(o: &mut String) {
+    let _ = writeln!(
+        o,
+        "Free space: statvfs f_bfree, every free block of the fresh volume; a user's copy \
+         can fill all of it as fsfit formats ext4 (mkfs.ext4 -m 0: nothing kept back for root)"
+    );
 }
 
 /// Refused configs, one line per filesystem when none of its sizes works.

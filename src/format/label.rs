@@ -1,0 +1,111 @@
+//! Volume labels checked against the filesystem's rule before anything is
+//! written, with a one-line error naming the rule. A label reaches mkfs as
+//! one argv element, never through a shell.
+
+use crate::fs::{Filesystem, LabelRule};
+
+/// mkfs.fat's `--codepage` default: labels are stored in cp850.
+const FAT_CODEPAGE: u16 = 850;
+
+/// The label as the filesystem will store it (FAT: upper-cased), or why it
+/// cannot be.
+pub fn check(fs: &dyn Filesystem, label: &str) -> Result<String, String> {
+    let rule = fs.label_rule();
+    let title = fs.info().title;
+    let bad = |why: String| -> Result<String, String> {
+        Err(format!("--label {label:?}: {title} {why}"))
+    };
+    if label.is_empty() {
+        return Err(
+            "--label \"\": an empty label; leave --label out for a volume without one".into(),
+        );
+    }
+    if let Some(c) = label.chars().find(|c| c.is_control()) {
+        return bad(format!(
+            "labels may not hold control characters (found U+{:04X})",
+            c as u32
+        ));
+    }
+    let stored = if rule.upper {
+        label.to_uppercase()
+    } else {
+        label.to_string()
+    };
+    if let Some(c) = stored.chars().find(|c| rule.forbidden.contains(*c)) {
+        return bad(format!(
+            "labels may not hold {c:?} (refused: {})",
+            rule.forbidden
+        ));
+    }
+    // mkfs.fat 4.2 converts the label to code page 850 and then refuses
+    // every byte from 0x80 up as "below 0x20" (a signed char): in practice
+    // ASCII only.
+    if rule.codepage {
+        if let Some(c) = stored.chars().find(|c| !c.is_ascii()) {
+            return bad(format!(
+                "labels are stored in code page {FAT_CODEPAGE}, and mkfs.fat 4.2 takes only its ASCII half (not {c:?})"
+            ));
+        }
+    }
+    match check_length(&rule, &stored) {
+        Ok(()) => Ok(stored),
+        Err(why) => bad(why),
+    }
+}
+
+fn check_length(rule: &LabelRule, stored: &str) -> Result<(), String> {
+    // In the code page every character is one byte.
+    let bytes = if rule.codepage {
+        stored.chars().count()
+    } else {
+        stored.len()
+    };
+    if let Some(max) = rule.max_bytes.filter(|&m| bytes > m) {
+        return Err(format!(
+            "labels hold at most {max} bytes; this one is {bytes}"
+        ));
+    }
+    let units = stored.encode_utf16().count();
+    if let Some(max) = rule.max_utf16.filter(|&m| units > m) {
+        return Err(format!(
+            "labels hold at most {max} UTF-16 units; this one is {units}"
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fs::by_name;
+
+    fn fs(n: &str) -> &'static dyn Filesystem {
+        by_name(n).unwrap()
+    }
+
+    #[test]
+    fn fat_labels_are_upper_cased_and_checked() {
+        assert_eq!(check(fs("fat32"), "Photos").unwrap(), "PHOTOS");
+        assert!(check(fs("fat32"), "café").unwrap_err().contains("ASCII"));
+        let e = check(fs("fat32"), "x; rm -rf ~").unwrap_err();
+        assert!(e.contains("may not hold ';'"), "{e}");
+        let e = check(fs("fat32"), "My Holiday Photos").unwrap_err();
+        assert!(e.contains("at most 11 bytes"), "{e}");
+        let e = check(fs("fat16"), "日本").unwrap_err();
+        assert!(e.contains("code page 850"), "{e}");
+        assert_eq!(check(fs("fat12"), "a-b_c!").unwrap(), "A-B_C!");
+    }
+
+    #[test]
+    fn each_filesystem_counts_its_own_way() {
+        assert!(check(fs("exfat"), "ÄÄÄÄÄÄÄÄÄÄÄ").is_ok());
+        assert!(check(fs("exfat"), "ÄÄÄÄÄÄÄÄÄÄÄÄ").is_err());
+        // 6 characters, 12 bytes: too long for XFS's 12 bytes? No, exactly 12.
+        assert!(check(fs("xfs"), "ÄÄÄÄÄÄ").is_ok());
+        assert!(check(fs("xfs"), "ÄÄÄÄÄÄx").is_err());
+        assert!(check(fs("ext4"), "$(id)").is_ok());
+        assert!(check(fs("ext4"), "a\nb").unwrap_err().contains("control"));
+        assert!(check(fs("btrfs"), &"x".repeat(255)).is_err());
+        assert!(check(fs("ext4"), "").is_err());
+    }
+}

@@ -1,0 +1,263 @@
+//! `fsfit format`: prepare a drive as the advice says. One partition (MBR by
+//! default, GPT on request, none for UDF) starting on the alignment (4 MiB,
+//! or the SD boundary unit), the data area aligned too, the partition type
+//! each system expects, a checked label, mkfs through the filesystem
+//! registry (this module never spells a filesystem's name), then a
+//! verification with fsfit info, the checker and blkid.
+//!
+//! Order of writes: old signatures wiped, the partition table, the
+//! filesystem last; Ctrl-C is honoured between steps, so a device is left
+//! untouched, wiped, or with a complete table, and the message says which.
+
+pub mod capacity;
+pub mod label;
+pub mod paste;
+pub mod plan;
+pub mod quote;
+pub use crate::fs::sd;
+pub mod table;
+pub mod target;
+pub mod verify;
+
+use crate::fs::Filesystem;
+use serde::Serialize;
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+
+pub const SCHEMA: &str = "fsfit.format/1";
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Table {
+    Mbr,
+    Gpt,
+    None,
+}
+
+impl Table {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Table::Mbr => "mbr",
+            Table::Gpt => "gpt",
+            Table::None => "none",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Align {
+    /// 4 MiB, or the SD boundary unit with --sd.
+    Default,
+    /// The SD boundary unit for the capacity.
+    Auto,
+    Bytes(u64),
+}
+
+pub struct Request {
+    pub target: PathBuf,
+    /// The filesystem and, if named, the cluster.
+    pub fs: Option<(&'static dyn Filesystem, Option<u64>)>,
+    pub label: Option<String>,
+    pub table: Option<Table>,
+    pub align: Align,
+    pub sd: bool,
+    pub check_capacity: bool,
+    pub yes_erase: Option<String>,
+    pub allow_fixed: bool,
+    /// Size of a new image file.
+    pub size: Option<u64>,
+    /// Print the plan and stop.
+    pub dry_run: bool,
+    /// No step-by-step progress on stderr.
+    pub quiet: bool,
+    pub json: Option<PathBuf>,
+}
+
+/// The `fsfit.format/1` JSON.
+#[derive(Debug, Serialize)]
+pub struct Report {
+    pub schema: &'static str,
+    pub target: String,
+    pub kind: String,
+    pub device: String,
+    pub capacity_bytes: u64,
+    pub table: String,
+    pub partition_start_bytes: u64,
+    pub partition_size_bytes: u64,
+    pub partition_type: Option<String>,
+    pub fs: String,
+    pub cluster_bytes: u64,
+    pub label: Option<String>,
+    pub data_offset_bytes: Option<u64>,
+    pub alignment_bytes: u64,
+    pub commands: Vec<Vec<String>>,
+    /// What sfdisk read on its stdin.
+    pub sfdisk_script: Option<String>,
+    pub verified: verify::Verified,
+    pub dry_run: bool,
+    pub notes: Vec<String>,
+}
+
+/// The user the new volume belongs to: the one behind sudo, else the caller.
+pub fn owner() -> (u32, u32) {
+    let env = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<u32>().ok());
+    match (env("SUDO_UID"), env("SUDO_GID")) {
+        (Some(u), Some(g)) => (u, g),
+        _ => unsafe { (libc::getuid(), libc::getgid()) },
+    }
+}
+
+/// Work out the plan, print it, do it, verify it. The report comes back
+/// also when a check disagrees (the caller exits non-zero then).
+pub fn run(r: &Request) -> crate::Result<Report> {
+    let t = target::open(&target::TargetArgs {
+        path: &r.target,
+        yes_erase: r.yes_erase.as_deref(),
+        allow_fixed: r.allow_fixed,
+        size: r.size,
+        dry_run: r.dry_run,
+    })
+    .map_err(crate::Error::Input)?;
+    let plan = plan::make(r, &t, owner()).map_err(crate::Error::Input)?;
+    crate::cmd::print(&plan.text(&t))?;
+    let mut report = report(r, &t, &plan);
+    if r.dry_run {
+        return Ok(report);
+    }
+    let id = t
+        .identity
+        .as_ref()
+        .expect("a target to write has an identity");
+    if r.check_capacity {
+        capacity::check(&t.dev, t.capacity, id)?;
+    }
+    execute(&plan, &t.dev, id, r.quiet)?;
+    let found = verify::run(&plan, &t.dev);
+    let mut summary = String::from("Verification:\n");
+    for l in &found.lines {
+        summary += &format!("  {l}\n");
+    }
+    crate::cmd::print(&summary)?;
+    report.verified = found.verified;
+    report.data_offset_bytes = found.data_offset.or(plan.data_offset);
+    Ok(report)
+}
+
+fn report(r: &Request, t: &target::Target, plan: &plan::Plan) -> Report {
+    Report {
+        schema: SCHEMA,
+        target: r.target.to_string_lossy().into_owned(),
+        kind: t.kind.to_string(),
+        device: t.dev.clone(),
+        capacity_bytes: t.capacity,
+        table: plan.table_name().to_string(),
+        partition_start_bytes: plan.start,
+        partition_size_bytes: plan.size,
+        partition_type: plan.part_type.clone(),
+        fs: plan.fs.name().to_string(),
+        cluster_bytes: plan.cluster,
+        label: plan.label.clone(),
+        data_offset_bytes: plan.data_offset,
+        alignment_bytes: plan.align,
+        commands: plan.steps.iter().map(|s| s.argv.clone()).collect(),
+        sfdisk_script: plan.steps.iter().find_map(|s| s.stdin.clone()),
+        verified: verify::Verified::default(),
+        dry_run: r.dry_run,
+        notes: plan.notes.clone(),
+    }
+}
+
+/// Run the steps in order, stopping between two on Ctrl-C with what was
+/// done and what the device holds now.
+fn execute(
+    plan: &plan::Plan,
+    dev: &str,
+    id: &crate::device::identity::Identity,
+    quiet: bool,
+) -> crate::Result<()> {
+    let n = plan.steps.len();
+    for (i, s) in plan.steps.iter().enumerate() {
+        if crate::bench::CANCEL.load(Ordering::SeqCst) {
+            eprintln!(
+                "fsfit: interrupted before step {} ({}): {}",
+                i + 1,
+                s.what,
+                left_as(plan, i)
+            );
+            return Err(crate::Error::Interrupted);
+        }
+        // Still the device confirmed, and nothing else holds it (an
+        // exclusive open), right before each write.
+        id.confirm().map_err(|e| {
+            crate::Error::work(format!(
+                "before step {} ({}): {e}; {}",
+                i + 1,
+                s.what,
+                left_as(plan, i)
+            ))
+        })?;
+        if !quiet {
+            eprintln!("[{}/{n}] {}", i + 1, s.shell());
+        }
+        run_step(s).map_err(|e| {
+            crate::Error::work(format!(
+                "step {} ({}) failed: {e}; {}",
+                i + 1,
+                s.what,
+                left_as(plan, i)
+            ))
+        })?;
+        if s.stdin.is_some() {
+            target::wait_partition(dev, &plan.volume_dev, plan.start)?;
+        }
+    }
+    Ok(())
+}
+
+/// What the device holds once `done` steps have run.
+fn left_as(plan: &plan::Plan, done: usize) -> String {
+    let table_at = plan.steps.iter().position(|s| s.stdin.is_some());
+    match (done, table_at) {
+        (0, _) => "nothing was written".into(),
+        (d, Some(t)) if d > t => "the device has its new, complete partition table but no new \
+            filesystem; run the same command again"
+            .into(),
+        _ => "old signatures were wiped; no new table or filesystem was written; run the same command again"
+            .into(),
+    }
+}
+
+fn run_step(s: &plan::Step) -> Result<(), String> {
+    use std::io::Write;
+    use std::os::unix::process::CommandExt;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(&s.argv[0])
+        .args(&s.argv[1..])
+        .process_group(0)
+        .stdin(if s.stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run {}: {e}", s.argv[0]))?;
+    if let (Some(text), Some(mut i)) = (&s.stdin, child.stdin.take()) {
+        i.write_all(text.as_bytes())
+            .map_err(|e| format!("{}: {e}", s.argv[0]))?;
+    }
+    let out = child
+        .wait_with_output()
+        .map_err(|e| format!("{}: {e}", s.argv[0]))?;
+    if out.status.success() {
+        return Ok(());
+    }
+    let err =
+        String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout);
+    let last = err
+        .lines()
+        .rfind(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim();
+    Err(format!("{} exited with {}: {last}", s.argv[0], out.status))
+}

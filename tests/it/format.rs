@@ -1,0 +1,836 @@
+//! `fsfit format` on sparse image files under partition-scanning loop
+//! devices: every filesystem fsfit makes, and the SD layouts. Each result is
+//! checked from outside fsfit: blkid -p, sfdisk's view of the table, the
+//! filesystem's checker, `fsfit info`, and a mount (or mtools) that writes
+//! and reads a file. Refusals (labels, unconfirmed or mounted devices) are
+//! checked to write nothing.
+
+use crate::common;
+
+use common::fsfit;
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Output};
+
+const MIB: u64 = 1 << 20;
+const GIB: u64 = 1 << 30;
+
+fn tools() -> bool {
+    common::can_mount() && common::have(&["sfdisk", "wipefs", "blkid", "partx"])
+}
+
+/// `fsfit format IMAGE ARGS --json IMAGE.json`.
+fn format(image: &Path, args: &[&str]) -> (Output, Value) {
+    format_to(image, &image.with_extension("json"), args)
+}
+
+fn format_to(image: &Path, json: &Path, args: &[&str]) -> (Output, Value) {
+    let out = fsfit()
+        .arg("format")
+        .arg(image)
+        .args(args)
+        .arg("--json")
+        .arg(json)
+        // As under sudo: the new volume's root folder is this user's.
+        .env("SUDO_UID", "1234")
+        .env("SUDO_GID", "5678")
+        .output()
+        .unwrap();
+    let v = std::fs::read(json)
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or(Value::Null);
+    (out, v)
+}
+
+fn text(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr)
+}
+
+/// The image again, under a loop device of our own with partition scanning
+/// (up to the volume: fsfit's marker follows it).
+struct Attached {
+    dev: String,
+}
+
+impl Attached {
+    fn new(image: &Path, size: u64) -> Attached {
+        let dev = common::run(
+            "losetup",
+            &[
+                "-f",
+                "--show",
+                "-P",
+                "--sizelimit",
+                &size.to_string(),
+                image.to_str().unwrap(),
+            ],
+        )
+        .trim()
+        .to_string();
+        Attached { dev }
+    }
+
+    fn volume(&self, table: bool) -> String {
+        if !table {
+            return self.dev.clone();
+        }
+        let p = format!("{}p1", self.dev);
+        for i in 0..50 {
+            if Path::new(&p).exists() {
+                break;
+            }
+            if i == 10 {
+                let _ = Command::new("partx").args(["-a", &self.dev]).status();
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        p
+    }
+}
+
+impl Drop for Attached {
+    fn drop(&mut self) {
+        let _ = Command::new("losetup").args(["-d", &self.dev]).status();
+    }
+}
+
+fn blkid(dev: &str, key: &str) -> String {
+    let out = Command::new("blkid")
+        .args(["-p", "-s", key, "-o", "value", dev])
+        .output()
+        .unwrap();
+    let s = String::from_utf8_lossy(&out.stdout).into_owned();
+    s.strip_suffix('\n').unwrap_or(&s).to_string()
+}
+
+/// Everything the plan said, checked from outside fsfit.
+fn check_volume(image: &Path, v: &Value, want_fs: &str, want_label: Option<&str>) {
+    assert_eq!(v["schema"], "fsfit.format/1");
+    assert_eq!(v["fs"], want_fs, "{v}");
+    for k in ["info", "checker", "blkid"] {
+        assert_eq!(v["verified"][k], true, "verified.{k}: {v}");
+    }
+    let size = v["capacity_bytes"].as_u64().unwrap();
+    let table = v["table"] != "none";
+    let a = Attached::new(image, size);
+    let vol = a.volume(table);
+    let start = v["partition_start_bytes"].as_u64().unwrap();
+    let align = v["alignment_bytes"].as_u64().unwrap();
+    if table {
+        let off: u64 = blkid(&vol, "PART_ENTRY_OFFSET").parse().unwrap();
+        assert_eq!(off * 512, start, "partition start");
+        let ty = blkid(&vol, "PART_ENTRY_TYPE");
+        let want = v["partition_type"].as_str().unwrap();
+        let same = match (
+            u8::from_str_radix(want.trim_start_matches("0x"), 16),
+            u8::from_str_radix(ty.trim_start_matches("0x"), 16),
+        ) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => want.eq_ignore_ascii_case(&ty),
+        };
+        assert!(same, "partition type {ty}, JSON {want}");
+        assert_eq!(start % align, 0, "partition start on the alignment");
+    }
+    if let Some(l) = want_label {
+        assert_eq!(blkid(&vol, "LABEL"), l, "blkid label");
+        assert_eq!(v["label"], l);
+    }
+    // fsfit info on the whole device reads the same data area and cluster.
+    let info = common::run(env!("CARGO_BIN_EXE_fsfit"), &["info", "--json", &a.dev]);
+    let info: Value = serde_json::from_str(&info).unwrap();
+    let (vinfo, data) = if table {
+        let p = &info["partitions"][0];
+        (&p["volume"], &p["data_offset_bytes"])
+    } else {
+        (&info["volume"], &info["data_offset_bytes"])
+    };
+    assert_eq!(vinfo["cluster_bytes"], v["cluster_bytes"], "{info}");
+    if !v["data_offset_bytes"].is_null() {
+        assert_eq!(*data, v["data_offset_bytes"], "data area: {info}");
+        assert_eq!(data.as_u64().unwrap() % align, 0, "data area aligned");
+    }
+    checker(want_fs, &vol);
+    mounts(want_fs, &vol, image, start);
+}
+
+/// The checker, read-only, from the registry's own data.
+fn checker(fs: &str, dev: &str) {
+    let Some(c) = ::fsfit::fs::by_name(fs).unwrap().checker() else {
+        return;
+    };
+    let out = Command::new(c.program)
+        .args(c.check_args)
+        .arg(dev)
+        .output()
+        .unwrap();
+    assert_eq!(
+        (c.verdict)(out.status.code().unwrap_or(-1)),
+        ::fsfit::fs::Verdict::Clean,
+        "{} on {fs}: {}",
+        c.program,
+        text(&out)
+    );
+}
+
+/// Write a file on the new volume and read it back, with whatever driver
+/// this host has for it.
+fn mounts(fs: &str, dev: &str, image: &Path, start: u64) {
+    let data = common::contents(7, 100_000);
+    let m = match fs {
+        "ext4" | "xfs" | "btrfs" => common::Mount::kernel(dev, fs, None),
+        "exfat" => common::Mount::fuse("mount.exfat-fuse", &[], dev),
+        "ntfs" => common::Mount::fuse("ntfs-3g", &[], dev),
+        "fat12" | "fat16" | "fat32" => {
+            // mtools reads the partition inside the image itself.
+            let src = image.with_extension("src");
+            std::fs::write(&src, &data).unwrap();
+            let img = format!("{}@@{start}", image.display());
+            common::run("mcopy", &["-i", &img, src.to_str().unwrap(), "::/T.BIN"]);
+            let back = image.with_extension("back");
+            common::run("mcopy", &["-i", &img, "::/T.BIN", back.to_str().unwrap()]);
+            assert_eq!(std::fs::read(&back).unwrap(), data, "{fs} read back");
+            return;
+        }
+        // No driver on this kernel (UDF, F2FS): tests/it/lab.rs mounts those.
+        _ => return,
+    };
+    let f = m.path().join("t.bin");
+    std::fs::write(&f, &data).unwrap();
+    assert_eq!(std::fs::read(&f).unwrap(), data, "{fs} read back");
+}
+
+#[test]
+fn every_filesystem_formats_as_planned() {
+    if !(tools() && common::can_fuse()) {
+        return;
+    }
+    let all = [
+        ("fat16", "mkfs.fat"),
+        ("fat32", "mkfs.fat"),
+        ("exfat", "mkfs.exfat"),
+        ("ntfs", "mkntfs"),
+        ("ext4", "mkfs.ext4"),
+        ("xfs", "mkfs.xfs"),
+        ("btrfs", "mkfs.btrfs"),
+        ("f2fs", "mkfs.f2fs"),
+        ("udf", "mkudffs"),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    for (fs, tool) in all {
+        if !common::have(&[tool, "mcopy", "mount.exfat-fuse", "ntfs-3g"]) {
+            return;
+        }
+        let img = dir.path().join(format!("{fs}.img"));
+        let label = if fs.starts_with("fat") {
+            "MY DISK"
+        } else {
+            "My Disk"
+        };
+        let (out, v) = format(&img, &["--size", "600M", "--fs", fs, "--label", "My Disk"]);
+        assert!(out.status.success(), "format {fs}: {}", text(&out));
+        check_volume(&img, &v, fs, Some(label));
+        if fs == "udf" {
+            assert_eq!(v["table"], "none", "UDF goes on the whole device");
+        }
+        std::fs::remove_file(&img).unwrap();
+    }
+}
+
+#[test]
+fn gpt_and_ext4_for_data() {
+    if !(tools() && common::have(&["mkfs.ext4", "dumpe2fs"])) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let img = dir.path().join("gpt.img");
+    let (out, v) = format(
+        &img,
+        &[
+            "--size", "300M", "--fs", "ext4", "--table", "gpt", "--align", "1M",
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(v["partition_type"], "0FC63DAF-8483-4772-8E79-3D69D8477DE4");
+    assert_eq!(v["partition_start_bytes"], MIB);
+    check_volume(&img, &v, "ext4", None);
+    // -m 0 and the root folder's owner: what mkfs wrote.
+    let a = Attached::new(&img, 300 * MIB);
+    let dump = common::run("dumpe2fs", &["-h", &a.volume(true)]);
+    assert!(dump.contains("Reserved block count:     0"), "{dump}");
+    if common::have(&["debugfs"]) {
+        let root = common::run("debugfs", &["-R", "stat /", &a.volume(true)]);
+        assert!(root.contains("User:  1234   Group:  5678"), "{root}");
+    }
+}
+
+#[test]
+fn sd_layouts_follow_the_spec_table() {
+    let need = ["mkfs.fat", "mkfs.exfat", "mcopy", "mount.exfat-fuse"];
+    if !(tools() && common::have(&need) && common::can_fuse()) {
+        return;
+    }
+    // (capacity, fs, cluster, boundary unit) from the SD specification.
+    let cases = [
+        (GIB, "fat16", 16 << 10, 64 << 10),
+        (2 * GIB, "fat16", 32 << 10, 64 << 10),
+        (16 * GIB, "fat32", 32 << 10, 4 * MIB),
+        (64 * GIB, "exfat", 128 << 10, 16 * MIB),
+        (256 * GIB, "exfat", 256 << 10, 32 * MIB),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    for (size, fs, cluster, bu) in cases {
+        let img = dir.path().join(format!("sd{size}.img"));
+        let (out, v) = format(
+            &img,
+            &["--size", &size.to_string(), "--sd", "--label", "CARD"],
+        );
+        assert!(out.status.success(), "--sd {size}: {}", text(&out));
+        assert_eq!(v["fs"], fs, "{v}");
+        assert_eq!(v["cluster_bytes"], cluster, "{v}");
+        assert_eq!(v["alignment_bytes"], bu, "{v}");
+        assert_eq!(v["partition_start_bytes"], bu, "partition at one BU: {v}");
+        let data = v["data_offset_bytes"].as_u64().unwrap();
+        assert_eq!(data % bu, 0, "data area on a BU: {v}");
+        if fs == "exfat" {
+            // FAT at BU/2, cluster heap at BU from the partition start.
+            assert_eq!(data, 2 * bu, "{v}");
+            assert!(v["commands"]
+                .to_string()
+                .contains(&format!("\"{}\"", bu / 2)));
+        }
+        check_volume(&img, &v, fs, Some("CARD"));
+        std::fs::remove_file(&img).unwrap();
+    }
+}
+
+#[test]
+fn sd_says_what_the_spec_uses_when_fs_names_another() {
+    let dir = tempfile::tempdir().unwrap();
+    let img = dir.path().join("x.img");
+    let out = fsfit()
+        .args([
+            "format",
+            img.to_str().unwrap(),
+            "--size",
+            "64G",
+            "--sd",
+            "--fs",
+            "fat32",
+        ])
+        .arg("--dry-run")
+        .output()
+        .unwrap();
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert!(
+        t.contains("the SD specification uses exfat with 128K clusters"),
+        "{t}"
+    );
+    assert!(!img.exists(), "a dry run made the image");
+}
+
+#[test]
+fn labels_that_would_break_a_shell_are_refused_or_kept_whole() {
+    if !(tools() && common::have(&["mkfs.ext4"])) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let img = dir.path().join("l.img");
+    let long = "x".repeat(300);
+    // Refused with the rule, before anything is written.
+    for (fs, label, rule) in [
+        ("fat32", "x; rm -rf ~", "may not hold ';'"),
+        ("exfat", "$(id)xxxxxxxxxx", "at most 11 UTF-16 units"),
+        ("ext4", "a\nb", "control characters"),
+        ("ext4", long.as_str(), "at most 16 bytes"),
+        ("btrfs", long.as_str(), "at most 254 bytes"),
+    ] {
+        let (out, _) = format(&img, &["--size", "300M", "--fs", fs, "--label", label]);
+        assert_eq!(out.status.code(), Some(2), "{fs} {label:?}: {}", text(&out));
+        assert!(text(&out).contains(rule), "{fs} {label:?}: {}", text(&out));
+        assert!(!img.exists() || std::fs::metadata(&img).unwrap().len() <= 300 * MIB + 4096);
+    }
+    // Passed intact as one argument: the label on disk is the label given.
+    for label in ["x; rm -rf ~", "$(id)", "it's \"q\"", "`id`"] {
+        let (out, v) = format(&img, &["--size", "300M", "--fs", "ext4", "--label", label]);
+        assert!(out.status.success(), "{label:?}: {}", text(&out));
+        let a = Attached::new(&img, 300 * MIB);
+        assert_eq!(blkid(&a.volume(true), "LABEL"), label);
+        assert_eq!(v["label"], label);
+    }
+}
+
+#[test]
+fn an_unconfirmed_or_mounted_device_is_never_written() {
+    if !(tools() && common::have(&["mkfs.ext4"])) {
+        return;
+    }
+    let img = common::Image::new(64 * MIB);
+    common::run("mkfs.ext4", &["-q", "-L", "KEEP", img.path_str()]);
+    let lp = common::Loop::attach(&img.path);
+    let before = blkid(&lp.dev, "UUID");
+    let run = |extra: &[&str]| {
+        fsfit()
+            .args(["format", &lp.dev, "--fs", "ext4", "--allow-fixed"])
+            .args(extra)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let out = run(&[]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("--yes-erase"), "{}", text(&out));
+    let out = run(&["--yes-erase", "/dev/loop-control"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert_eq!(blkid(&lp.dev, "UUID"), before, "nothing written");
+    // Mounted: refused even when confirmed.
+    let m = common::Mount::kernel(&lp.dev, "ext4", None);
+    let out = run(&["--yes-erase", &lp.dev]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("mounted"), "{}", text(&out));
+    drop(m);
+    assert_eq!(blkid(&lp.dev, "UUID"), before, "nothing written");
+    assert_eq!(blkid(&lp.dev, "LABEL"), "KEEP");
+}
+
+#[test]
+fn a_file_fsfit_did_not_make_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("video.mp4");
+    std::fs::write(&f, b"not an image of fsfit's").unwrap();
+    let out = fsfit()
+        .args(["format", f.to_str().unwrap(), "--fs", "ext4"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert_eq!(std::fs::read(&f).unwrap(), b"not an image of fsfit's");
+}
+
+/// The words a POSIX shell makes of `line` (after `sudo `, before the
+/// comment), by running `set --` on it: nothing in a correctly quoted line
+/// runs, and the marker file proves it.
+fn shell_words(line: &str) -> Vec<String> {
+    let cmd = line.split("   # ").next().unwrap();
+    let cmd = cmd.strip_prefix("sudo ").unwrap_or(cmd);
+    let script = format!("set -- {cmd}; printf '%s\\0' \"$@\"");
+    let out = Command::new("sh").args(["-c", &script]).output().unwrap();
+    assert!(out.status.success(), "{line}: {}", text(&out));
+    out.stdout
+        .split(|&b| b == 0)
+        .filter(|w| !w.is_empty())
+        .map(|w| String::from_utf8_lossy(w).into_owned())
+        .collect()
+}
+
+#[test]
+fn printed_commands_are_safe_to_paste() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), b"hello").unwrap();
+    let mark = dir.path().join("RAN");
+    let m = mark.to_str().unwrap();
+    let labels = [
+        format!("x; touch {m}"),
+        format!("$(touch {m})"),
+        format!("`touch {m}`"),
+        "it's \"q\"".to_string(),
+        "My Holiday Photos 2024".to_string(),
+    ];
+    for label in &labels {
+        let out = fsfit()
+            .args([
+                "advise", "-q", "--for", "linux", "--volume", "8G", "--json", "-",
+            ])
+            .arg(dir.path().join("a.txt"))
+            .args(["--label", label])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out));
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let c = &v["commands"];
+        let mut lines: Vec<String> = c["linux_steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| l.as_str().unwrap().to_string())
+            .collect();
+        assert!(lines
+            .iter()
+            .any(|l| l.starts_with("lsblk -o NAME,SIZE,MODEL,TRAN")));
+        assert!(lines.iter().any(|l| l.contains("umount")));
+        assert!(lines.iter().any(|l| l.contains("sfdisk")));
+        lines.push(c["fsfit"].as_str().unwrap().to_string());
+        for l in &lines {
+            let n = Command::new("sh").args(["-n", "-c", l]).output().unwrap();
+            assert!(n.status.success(), "sh -n {l:?}: {}", text(&n));
+        }
+        let labelled =
+            |l: &&String| !l.contains('|') && (l.contains(" -L ") || l.contains("--label"));
+        assert!(lines.iter().filter(labelled).count() >= 2, "{lines:?}");
+        for l in lines.iter().filter(labelled) {
+            let words = shell_words(l);
+            assert!(
+                words.contains(label),
+                "{label:?} is not one argument of {l:?}: {words:?}"
+            );
+        }
+        assert!(
+            !mark.exists(),
+            "a printed command ran part of the label {label:?}"
+        );
+    }
+}
+
+#[test]
+fn advise_formats_its_choice_through_format() {
+    if !(tools() && common::have(&["mkfs.btrfs", "mkfs.ext4"])) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), b"hello").unwrap();
+    let img = common::Image::new(400 * MIB);
+    let lp = common::Loop::attach(&img.path);
+    let out = fsfit()
+        .args([
+            "advise", "-q", "--for", "linux", "--volume", "400M", "--json",
+        ])
+        .arg(dir.path().join("advice.json"))
+        .arg(dir.path().join("a.txt"))
+        .args(["--label", "Stick", "--format", &lp.dev, "--allow-fixed"])
+        .args(["--yes-erase", &lp.dev])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let advice: Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("advice.json")).unwrap()).unwrap();
+    let fs = advice["choice"]["fs"].as_str().unwrap();
+    let part = format!("{}p1", lp.dev);
+    let want = ::fsfit::fs::by_name(fs).unwrap().blkid_type();
+    assert_eq!(blkid(&part, "TYPE"), want, "{}", text(&out));
+    assert_eq!(blkid(&part, "LABEL"), "Stick");
+    assert!(text(&out).contains("Verification:"), "{}", text(&out));
+    forget_partitions(&lp.dev);
+}
+
+/// A device served by fsfit's own FUSE server (src/device/served.rs) under
+/// a loop device: `real` bytes that claim to be `claims`, wrapping past them.
+fn served(real: u64, claims: u64) -> ::fsfit::device::served::Served {
+    use ::fsfit::device::served::{start, Memory, Wrap};
+    let backend: Box<dyn ::fsfit::device::served::Backend> = if real == claims {
+        Box::new(Memory(vec![0; real as usize]))
+    } else {
+        Box::new(Wrap::in_memory(real, claims))
+    };
+    start(backend).expect("serve the device")
+}
+
+/// A loop device without partition scanning keeps partitions partx added
+/// after it is detached: drop them so the next user of the number starts clean.
+fn forget_partitions(dev: &str) {
+    let _ = Command::new("partx").args(["-d", dev]).status();
+}
+
+fn check_capacity(dev: &str) -> Output {
+    fsfit()
+        .args([
+            "format",
+            dev,
+            "--fs",
+            "ext4",
+            "--check-capacity",
+            "--allow-fixed",
+        ])
+        .args(["--yes-erase", dev])
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn check_capacity_stops_a_fake_drive_with_its_real_size() {
+    if !(tools() && common::can_fuse() && common::have(&["mkfs.ext4"])) {
+        return;
+    }
+    // Claims 1 GiB, holds 96 MiB: writes past 96 MiB land on the start.
+    let fake = served(96 * MIB, GIB);
+    let out = check_capacity(fake.loop_dev());
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert!(t.contains("fake-capacity drive"), "{t}");
+    assert!(
+        t.contains(&format!("stores only 96.0 MiB ({} bytes)", 96 * MIB)),
+        "{t}"
+    );
+    assert!(t.contains("f3fix --last-sec=196607"), "{t}");
+    assert!(!t.contains("[1/"), "a format step ran: {t}");
+    drop(fake);
+    // An honest device passes and is formatted.
+    let honest = served(256 * MIB, 256 * MIB);
+    let out = check_capacity(honest.loop_dev());
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert!(t.contains("every test block read back as written"), "{t}");
+    assert!(t.contains("checker: ok"), "{t}");
+    forget_partitions(honest.loop_dev());
+}
+
+#[test]
+fn ctrl_c_between_steps_leaves_a_complete_table_and_says_which_step() {
+    use std::io::{BufRead, BufReader};
+    if !(tools() && common::have(&["mkfs.ext4"])) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let img = dir.path().join("c.img");
+    let mut child = fsfit()
+        .args([
+            "format",
+            img.to_str().unwrap(),
+            "--size",
+            "1G",
+            "--fs",
+            "ext4",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut said = String::new();
+    let mut line = String::new();
+    while err.read_line(&mut line).unwrap() > 0 {
+        said += &line;
+        if line.starts_with("[2/") {
+            // Ctrl-C while the partition table is being written.
+            unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+        }
+        line.clear();
+    }
+    let status = child.wait().unwrap();
+    eprintln!("{said}");
+    let table = common::run("sfdisk", &["--dump", img.to_str().unwrap()]);
+    // Whatever the timing, the table is the whole planned one.
+    assert!(
+        table.contains("start=        8192, size=     2088960, type=83"),
+        "{table}"
+    );
+    if status.code() == Some(130) {
+        assert!(said.contains("interrupted before step"), "{said}");
+        assert!(said.contains("complete partition table"), "{said}");
+    } else {
+        assert!(status.success(), "{said}");
+    }
+    assert!(
+        !common::run("losetup", &["-a"]).contains(img.to_str().unwrap()),
+        "the loop device was left attached"
+    );
+}
+
+#[test]
+fn labels_at_each_filesystems_limit_are_stored_whole() {
+    if !tools() {
+        return;
+    }
+    let x = |n: usize| "x".repeat(n);
+    let cases = [
+        ("fat32", "mkfs.fat", "ABCDEFGHI-K".to_string()),
+        ("exfat", "mkfs.exfat", "ÄÄÄÄÄÄÄÄÄÄÄ".to_string()),
+        ("ntfs", "mkntfs", x(32)),
+        ("ext4", "mkfs.ext4", "0123456789abcdef".to_string()),
+        ("xfs", "mkfs.xfs", "0123456789ab".to_string()),
+        ("btrfs", "mkfs.btrfs", x(254)),
+        ("f2fs", "mkfs.f2fs", x(512)),
+        ("udf", "mkudffs", x(30)),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    for (fs, tool, label) in cases {
+        if !common::have(&[tool]) {
+            return;
+        }
+        let img = dir.path().join(format!("{fs}.img"));
+        let (out, v) = format(&img, &["--size", "400M", "--fs", fs, "--label", &label]);
+        assert!(out.status.success(), "{fs}: {}", text(&out));
+        let a = Attached::new(&img, 400 * MIB);
+        assert_eq!(
+            blkid(&a.volume(v["table"] != "none"), "LABEL"),
+            label,
+            "{fs}"
+        );
+        drop(a);
+        std::fs::remove_file(&img).unwrap();
+    }
+}
+
+#[test]
+fn a_partition_target_gets_its_filesystem_counted_from_its_start() {
+    if !(tools() && common::have(&["mkfs.fat", "mkfs.ext4", "fsck.fat"])) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let img = dir.path().join("p.img");
+    let (out, _) = format(&img, &["--size", "1G", "--fs", "ext4"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let a = Attached::new(&img, GIB);
+    let part = a.volume(true);
+    let (out, v) = format_to(
+        Path::new(&part),
+        &dir.path().join("p.json"),
+        &[
+            "--fs",
+            "fat32",
+            "--label",
+            "PART",
+            "--allow-fixed",
+            "--yes-erase",
+            &part,
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(v["table"], "none");
+    assert_eq!(
+        v["partition_start_bytes"],
+        4 * MIB,
+        "the partition's start on its disk"
+    );
+    assert_eq!(
+        v["data_offset_bytes"].as_u64().unwrap() % (4 * MIB),
+        0,
+        "{v}"
+    );
+    assert_eq!(blkid(&part, "TYPE"), "vfat");
+    // The boot sector's hidden sectors are the partition's start.
+    let info = common::run(env!("CARGO_BIN_EXE_fsfit"), &["info", "--json", &a.dev]);
+    let info: Value = serde_json::from_str(&info).unwrap();
+    assert_eq!(
+        info["partitions"][0]["data_offset_bytes"],
+        v["data_offset_bytes"]
+    );
+    checker("fat32", &part);
+}
+
+#[test]
+fn a_missing_device_is_not_taken_for_an_image() {
+    let out = fsfit()
+        .args([
+            "format",
+            "/dev/fsfit-no-such-disk",
+            "--fs",
+            "ext4",
+            "--size",
+            "1G",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("no such block device"),
+        "{}",
+        text(&out)
+    );
+    assert!(!Path::new("/dev/fsfit-no-such-disk").exists());
+}
+
+#[test]
+fn check_capacity_agrees_with_f3probe() {
+    if !(tools() && common::can_fuse() && common::have(&["f3probe"])) {
+        return;
+    }
+    // Counterfeits drop address bits: they wrap at a power of two. (f3probe
+    // 8.0 calls a 1 GiB device holding 128 MiB "damaged", usable 0: it
+    // wants more real room; 512 MiB it names.)
+    let fake = served(512 * MIB, GIB);
+    let f3 = Command::new("f3probe")
+        .args(["--destructive", "--time-ops", fake.loop_dev()])
+        .output()
+        .unwrap();
+    let t3 = text(&f3);
+    assert!(
+        t3.contains("counterfeit of type wraparound"),
+        "f3probe: {t3}"
+    );
+    assert!(t3.contains("(1048576 blocks)"), "f3probe: {t3}");
+    let ours = text(&check_capacity(fake.loop_dev()));
+    assert!(ours.contains(&format!("({} bytes)", 512 * MIB)), "{ours}");
+}
+
+#[test]
+fn stale_kernel_partitions_are_updated_before_mkfs() {
+    if !(tools() && common::have(&["mkfs.ext4"])) {
+        return;
+    }
+    // A loop device without partition scanning, whose kernel partition 1
+    // (added by partx) starts at 1 MiB: the old table's, not the new one's.
+    let img = common::Image::new(256 * MIB);
+    let lp = common::Loop::attach(&img.path);
+    let sfdisk = Command::new("sh")
+        .args([
+            "-c",
+            &format!("echo 'start=2048, type=83' | sfdisk -q {}", lp.dev),
+        ])
+        .output()
+        .unwrap();
+    assert!(sfdisk.status.success(), "{}", text(&sfdisk));
+    let _ = Command::new("partx").args(["-a", &lp.dev]).status();
+    let out = fsfit()
+        .args([
+            "format",
+            &lp.dev,
+            "--fs",
+            "ext4",
+            "--allow-fixed",
+            "--yes-erase",
+            &lp.dev,
+        ])
+        .output()
+        .unwrap();
+    let part = format!("{}p1", lp.dev);
+    let offset = blkid(&part, "PART_ENTRY_OFFSET");
+    forget_partitions(&lp.dev);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(offset, "8192");
+}
+
+#[test]
+fn the_json_has_every_field_design_md_names() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let shared = root.join("../shared/DESIGN.md");
+    let doc = std::fs::read_to_string(&shared)
+        .or_else(|_| std::fs::read_to_string(root.join("docs/contracts/DESIGN.md")))
+        .unwrap();
+    let section = doc.split("### `fsfit format`").nth(1).unwrap();
+    let section = section.split("\n### ").next().unwrap();
+    let json_part = section.split("(`fsfit.format/1`)").nth(1).unwrap();
+    let names: Vec<&str> = json_part
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|w| w.chars().all(|c| c.is_ascii_lowercase() || c == '_'))
+        .collect();
+    assert!(names.len() >= 11, "{names:?}");
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("f.json");
+    let out = fsfit()
+        .args([
+            "format",
+            dir.path().join("x.img").to_str().unwrap(),
+            "--size",
+            "1G",
+        ])
+        .args([
+            "--fs",
+            "exfat",
+            "--dry-run",
+            "--json",
+            json.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let v: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(v["schema"], "fsfit.format/1");
+    for n in names {
+        assert!(v.get(n).is_some(), "the JSON lacks {n}: {v}");
+    }
+    for k in ["info", "checker", "blkid"] {
+        assert!(v["verified"][k].is_boolean(), "verified.{k}: {v}");
+    }
+}
