@@ -197,9 +197,28 @@ pub struct CrashArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1000))]
     pub states: Option<u64>,
 
-    /// honest: the device keeps its flush promises; lying: it ignores most flushes.
+    /// honest: the device keeps its flush promises; lying: it ignores most
+    /// flushes; torn: the write in flight persists in part (sectors, or
+    /// flash pages with --flash); no-flush: the host sends no flush
+    /// (write-through USB stick, see --cache); flash-gc: a cut during an
+    /// allocation unit's copy loses its pages not yet copied, old data too.
     #[arg(long, value_enum, default_value = "honest")]
     pub device_model: DeviceModel,
+
+    /// no-flush: the stick's write cache; any subset of the last SIZE of
+    /// writes may be lost at the cut [default: 1M].
+    #[arg(long, value_name = "SIZE", value_parser = size)]
+    pub cache: Option<u64>,
+
+    /// The flash geometry for flash-gc and torn (allocation unit, page):
+    /// a flash profile [default for flash-gc: 4 MiB AU, 16 KiB pages].
+    #[arg(long, value_name = "PROFILE")]
+    pub flash: Option<String>,
+
+    /// The fewest crash states per filesystem × workload: more are made
+    /// inside flush epochs when flushes are rare [default: 40].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=100000))]
+    pub min_states: Option<u64>,
 
     /// Seed for the workloads' data and the random states (same seed, same states).
     #[arg(long, default_value = "1")]
@@ -248,6 +267,9 @@ pub struct CrashArgs {
 pub enum DeviceModel {
     Honest,
     Lying,
+    Torn,
+    NoFlush,
+    FlashGc,
 }
 
 #[derive(Args, Debug)]

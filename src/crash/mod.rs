@@ -4,6 +4,7 @@
 //! checked, mounted and compared with the workload's oracle.
 
 pub mod check;
+pub mod faults;
 pub mod log;
 pub mod oracle;
 pub mod recorder;
@@ -39,7 +40,12 @@ pub struct Options {
     pub workloads: Vec<String>,
     /// Random states per flush epoch.
     pub states: usize,
-    pub lying: bool,
+    /// The fewest states per config × workload (more inside epochs if the
+    /// flushes and random subsets give fewer).
+    pub min_states: usize,
+    pub model: faults::Model,
+    /// The flash geometry (flash-gc, or torn at page granularity).
+    pub flash: Option<faults::Geometry>,
     pub seed: u64,
     pub jobs: usize,
     pub quick: bool,
@@ -60,6 +66,11 @@ pub struct Outcomes {
     pub durable_lost: u64,
     pub inflight_lost: u64,
     pub inflight_garbage: u64,
+    /// Added: states that lost or damaged data (or no longer mount) only
+    /// because of the device's own damage (torn, flash-gc): the same writes
+    /// without that damage were judged too and lost nothing.
+    #[serde(default)]
+    pub device_fault: u64,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -99,6 +110,12 @@ pub struct CrashResult {
     /// image are mounted and checked once, judged each against the oracle).
     #[serde(default)]
     pub images: u64,
+    /// Added: how the states were chosen.
+    #[serde(default)]
+    pub selection: faults::Selection,
+    /// Added: seconds per distinct image spent in each step, averaged.
+    #[serde(default)]
+    pub step_seconds: check::Steps,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -115,6 +132,9 @@ pub struct Report {
     pub command: String,
     pub kernel: String,
     pub device_model: String,
+    /// Added: the device model's parameters (cache, geometry) and meaning.
+    #[serde(default)]
+    pub device: faults::Params,
     pub seed: u64,
     pub quick: bool,
     pub results: Vec<CrashResult>,
@@ -186,7 +206,8 @@ pub fn run(o: &Options) -> Result<Report, String> {
             .unwrap_or_default()
             .trim()
             .into(),
-        device_model: if o.lying { "lying" } else { "honest" }.into(),
+        device_model: o.model.name().into(),
+        device: o.model.params(o.flash.as_ref()),
         seed: o.seed,
         quick: o.quick,
         results: Vec::new(),
@@ -383,7 +404,15 @@ fn explore(
         .position(|r| r.kind == log::Kind::Mark)
         .ok_or("the log has no workload mark")?;
     let mut rng = states::Rng::new(seed.rotate_left(17));
-    let all = states::generate(&log.records, mark + 1, o.states, o.lying, &mut rng);
+    let all = faults::generate(
+        &log.records,
+        mark + 1,
+        o.states,
+        o.min_states,
+        &o.model,
+        &mut rng,
+    );
+    res.selection = faults::selection(&o.model, &all, o.min_states, o.states);
     let text = serde_json::to_vec(&all).map_err(|e| e.to_string())?;
     crate::atomic::write_atomic(&dir.join("states.json"), &text).map_err(|e| e.to_string())?;
     let checker = fs.checker();
@@ -413,20 +442,24 @@ fn explore(
     });
     res.seconds = t0.elapsed().as_secs_f64();
     let mut judged = Vec::new();
+    let mut steps = check::Steps::default();
     for r in outcomes {
-        let (j, images) = r?;
+        let (j, images, t) = r?;
         judged.extend(j);
         res.images += images as u64;
+        steps.add(&t);
     }
     res.states = judged.len() as u64;
     res.states_per_s = res.states as f64 / res.seconds.max(1e-9);
+    res.step_seconds = steps.per(res.states);
     tally(&all, &judged, checker.is_some(), dir, res);
+    res.outcomes.device_fault = device_fault(&log.records, &all, &judged, checker.is_some());
     Ok(())
 }
 
-/// A worker's states (by index) with their outcomes, and how many distinct
-/// images it mounted.
-type Judged = (Vec<(usize, check::Outcome)>, usize);
+/// A worker's states (by index) with their outcomes, how many distinct
+/// images it judged, and the time each step took.
+type Judged = (Vec<(usize, check::Outcome)>, usize, check::Steps);
 
 /// One worker: build its states in order into one scratch image, judge each.
 fn worker(
@@ -459,8 +492,9 @@ fn worker(
     // insists on a block device, and the loop's counters show every write.
     let lo = Some(LoopDev::attach(&path)?);
     let m = check::Mounter::new(ro, &path, lo.as_ref().map(|l| l.dev.as_str()))?;
-    let mut seen: std::collections::HashMap<(usize, Vec<u32>), check::Looked> = Default::default();
+    let mut seen: std::collections::HashMap<check::Key, check::Looked> = Default::default();
     let mut out = Vec::new();
+    let mut t = check::Steps::default();
     let img_len = base.len() as u64;
     for (i, s) in part.iter().enumerate() {
         interrupted()?;
@@ -471,27 +505,33 @@ fn worker(
             out.push((first + i, check::outcome(l, oracle, s.cut as u64)));
             continue;
         }
+        let t0 = Instant::now();
         let changed = b.build(s)?;
         let img = b.image();
+        let t1 = Instant::now();
         for blk in changed {
             let start = blk * states::BLOCK;
             let end = (start + states::BLOCK).min(img_len);
             file.write_all_at(&img[start as usize..end as usize], start)
                 .map_err(|e| e.to_string())?;
         }
-        let (looked, wrote) = check::judge(checker, &m, oracle);
+        t.build += (t1 - t0).as_secs_f64();
+        t.load += t1.elapsed().as_secs_f64();
+        let (looked, wrote) = check::judge(checker, &m, oracle, &mut t);
         out.push((first + i, check::outcome(&looked, oracle, s.cut as u64)));
         seen.insert(key, looked);
         // The repair or a journal replay wrote to the scratch image: put
         // back the blocks that differ so it is this state again.
         if wrote {
+            let t0 = Instant::now();
             resync(&file, img)?;
+            t.restore += t0.elapsed().as_secs_f64();
         }
     }
     drop(m);
     drop(lo);
     drop(guard);
-    Ok((out, seen.len()))
+    Ok((out, seen.len(), t))
 }
 
 fn resync(file: &std::fs::File, img: &[u8]) -> Result<(), String> {
@@ -586,6 +626,51 @@ fn tally(
             }
         })
         .collect();
+}
+
+/// Whether a state lost anything a user would miss: a durable or old
+/// file, or the volume itself.
+fn lost(oc: &check::Outcome, has_checker: bool) -> bool {
+    let l = &oc.looked;
+    !oc.findings.old_damaged.is_empty()
+        || !oc.findings.durable_lost.is_empty()
+        || l.repaired == Some(false)
+        || (!has_checker && !l.mountable)
+}
+
+/// States with the device's damage (torn, flash-gc) that lost something
+/// their undamaged twin, judged in the same run, did not.
+fn device_fault(
+    records: &[log::Record],
+    all: &[states::State],
+    judged: &[(usize, check::Outcome)],
+    has_checker: bool,
+) -> u64 {
+    let mut twin: std::collections::HashMap<check::Key, bool> = Default::default();
+    for (i, oc) in judged {
+        let s = &all[*i];
+        if s.tear.is_none() && s.gc.is_none() {
+            twin.insert(check::image_key(records, s), lost(oc, has_checker));
+        }
+    }
+    let undamaged = |s: &states::State| {
+        let mut u = s.clone();
+        // A torn write's twin has the whole write.
+        if let Some(t) = u.tear.take() {
+            u.extra.push(t.record);
+        }
+        u.gc = None;
+        check::image_key(records, &u)
+    };
+    judged
+        .iter()
+        .filter(|(i, oc)| {
+            let s = &all[*i];
+            (s.tear.is_some() || s.gc.is_some())
+                && lost(oc, has_checker)
+                && twin.get(&undamaged(s)) == Some(&false)
+        })
+        .count() as u64
 }
 
 /// `fsfit crash --replay RUN_DIR --state ID -o IMAGE`: write one state's image.

@@ -25,6 +25,44 @@ pub struct State {
     pub extra: Vec<u32>,
     /// The crash point: the workload had seen log positions up to here.
     pub cut: usize,
+    /// `torn`: the write in flight at the cut, persisted only in part.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tear: Option<Tear>,
+    /// `flash-gc`: the pages of an allocation unit the device had not yet
+    /// copied when the power went, lost or scrambled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gc: Option<Gc>,
+}
+
+impl State {
+    pub fn new(id: String, prefix: usize, extra: Vec<u32>, cut: usize) -> State {
+        State {
+            id,
+            prefix,
+            extra,
+            cut,
+            tear: None,
+            gc: None,
+        }
+    }
+}
+
+/// A write that persisted only its first `keep` bytes (a whole number of
+/// sectors or flash pages); the rest of its range keeps the old bytes.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Tear {
+    pub record: u32,
+    pub keep: u64,
+}
+
+/// Bytes `[offset, offset + len)` of the image damaged by the device: read
+/// back as zeros (`scramble` None: the pages were lost) or as noise from
+/// that seed (the pages were half programmed).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Gc {
+    pub offset: u64,
+    pub len: u64,
+    pub scramble: Option<u64>,
 }
 
 /// A small reproducible generator (SplitMix64): the same `--seed` gives the
@@ -78,12 +116,7 @@ pub fn generate(
             skip -= 1;
         }
     }
-    let mut states = vec![State {
-        id: "e0".into(),
-        prefix: start,
-        extra: Vec::new(),
-        cut: start,
-    }];
+    let mut states = vec![State::new("e0".into(), start, Vec::new(), start)];
     let mut from = start;
     // Each epoch ends at an honoured flush; the last may end at the log's end.
     let mut ends: Vec<Option<usize>> = honoured.iter().map(|&f| Some(f)).collect();
@@ -102,24 +135,88 @@ pub fn generate(
                 .filter(|_| rng.below(2) == 1)
                 .map(|&i| i as u32)
                 .collect();
-            states.push(State {
-                id: format!("e{}-r{r}", k + 1),
-                prefix: from,
+            states.push(State::new(
+                format!("e{}-r{r}", k + 1),
+                from,
                 extra,
-                cut: writes[upto - 1] + 1,
-            });
+                writes[upto - 1] + 1,
+            ));
         }
         if let Some(f) = end {
-            states.push(State {
-                id: format!("e{}", k + 1),
-                prefix: f + 1,
-                extra: Vec::new(),
-                cut: f + 1,
-            });
+            states.push(State::new(format!("e{}", k + 1), f + 1, Vec::new(), f + 1));
             from = f + 1;
         }
     }
     states
+}
+
+/// The writes of each epoch after `start` that the generated `states` cover:
+/// (the epoch's first record, its writes), from the flush states' prefixes.
+fn epochs(records: &[Record], start: usize, states: &[State]) -> Vec<(usize, Vec<usize>)> {
+    let mut bounds: Vec<usize> = states
+        .iter()
+        .filter(|s| s.extra.is_empty() && s.tear.is_none())
+        .map(|s| s.prefix)
+        .filter(|&p| p >= start)
+        .collect();
+    bounds.push(start);
+    bounds.push(records.len());
+    bounds.sort_unstable();
+    bounds.dedup();
+    bounds
+        .windows(2)
+        .map(|w| {
+            let writes = (w[0]..w[1]).filter(|&i| records[i].kind == Kind::Write);
+            (w[0], writes.collect())
+        })
+        .filter(|(_, w): &(usize, Vec<usize>)| !w.is_empty())
+        .collect()
+}
+
+/// At most this many writes are left out of an in-order prefix in a
+/// bounded subset (Chipmunk bounds its reorderings the same way).
+pub const SUBSET_BOUND: u64 = 2;
+
+/// More states inside the epochs until there are at least `min`: where a
+/// driver flushes rarely (exfat-fuse) the flush points and a few random
+/// subsets are too few to judge it by. Each epoch gets a share by its
+/// writes: in-order prefixes at evenly spaced write boundaries (`pN`) and,
+/// beside each, the same prefix missing up to [`SUBSET_BOUND`] random
+/// writes (`pN-bK`, as many as it takes). States stay in order of their
+/// prefix.
+pub fn top_up(
+    records: &[Record],
+    start: usize,
+    states: &mut Vec<State>,
+    min: usize,
+    rng: &mut Rng,
+) {
+    if states.len() >= min {
+        return;
+    }
+    let eps = epochs(records, start, states);
+    let total: usize = eps.iter().map(|(_, w)| w.len()).sum();
+    let need = min - states.len();
+    for (from, writes) in &eps {
+        let n = writes.len();
+        let share = (need * n).div_ceil(total.max(1));
+        let m = share.div_ceil(2).clamp(1, n);
+        let subsets = (share.div_ceil(m).saturating_sub(1)).clamp(1, 8);
+        for j in 1..=m {
+            let k = (j * n).div_ceil(m);
+            let cut = writes[k - 1] + 1;
+            let head: Vec<u32> = writes[..k].iter().map(|&i| i as u32).collect();
+            for b in 0..subsets {
+                let mut extra = head.clone();
+                for _ in 0..SUBSET_BOUND.min(k as u64) {
+                    extra.remove(rng.below(extra.len() as u64) as usize);
+                }
+                states.push(State::new(format!("p{cut}-b{b}"), *from, extra, cut));
+            }
+            states.push(State::new(format!("p{cut}"), *from, head, cut));
+        }
+    }
+    states.sort_by_key(|s| s.prefix);
 }
 
 fn blocks_of(r: &Record) -> std::ops::Range<u64> {
@@ -181,11 +278,42 @@ impl<'a> Builder<'a> {
                 .ok_or_else(|| format!("state {} names record {i}, past the log's end", s.id))?;
             apply(&mut self.image, r);
             self.dirty.extend(blocks_of(r));
-            changed.extend(blocks_of(r));
         }
+        self.damage(s)?;
+        changed.extend(self.dirty.iter().copied());
         changed.sort_unstable();
         changed.dedup();
         Ok(changed)
+    }
+
+    /// The device's own damage to the state: a torn write, lost pages.
+    fn damage(&mut self, s: &State) -> Result<(), String> {
+        if let Some(t) = &s.tear {
+            let r = self.records.get(t.record as usize).ok_or_else(|| {
+                format!(
+                    "state {} tears record {}, past the log's end",
+                    s.id, t.record
+                )
+            })?;
+            let keep = (t.keep as usize).min(r.data.len());
+            let at = r.offset as usize;
+            self.image[at..at + keep].copy_from_slice(&r.data[..keep]);
+            self.dirty
+                .extend(r.offset / BLOCK..(r.offset + keep as u64).div_ceil(BLOCK));
+        }
+        if let Some(g) = &s.gc {
+            let end = (g.offset + g.len).min(self.image.len() as u64);
+            if g.offset >= end {
+                return Err(format!("state {} damages bytes past the image's end", s.id));
+            }
+            let span = &mut self.image[g.offset as usize..end as usize];
+            match g.scramble {
+                Some(seed) => Rng::new(seed).fill(span),
+                None => span.fill(0),
+            }
+            self.dirty.extend(g.offset / BLOCK..end.div_ceil(BLOCK));
+        }
+        Ok(())
     }
 
     pub fn image(&self) -> &[u8] {

@@ -349,3 +349,147 @@ fn ntfs_fuse() {
 fn fat_fuse() {
     tiny("fat16", "fuse", &["mkfs.fat", "fsck.fat", "fusefat"]);
 }
+
+/// The sum of an outcome over a run's results.
+fn total(v: &Value, k: &str) -> u64 {
+    results(v)
+        .iter()
+        .map(|x| x["outcomes"][k].as_u64().unwrap())
+        .sum()
+}
+
+/// no-flush: with no flush sent, an fsync that returned promises nothing,
+/// and ext4 loses durable data in some state; the JSON says the cache.
+#[test]
+fn no_flush_stick_makes_ext4_lose_durable_data() {
+    if !ready() {
+        return;
+    }
+    let r = Run::new();
+    let v = r.json(&[
+        "--fs",
+        "ext4:4K",
+        "--quick",
+        "--workloads",
+        "save",
+        "--device-model",
+        "no-flush",
+        "--cache",
+        "256K",
+    ]);
+    assert_eq!(v["device_model"], "no-flush");
+    assert_eq!(v["device"]["cache_bytes"], 256 << 10);
+    assert!(total(&v, "durable_lost") > 0, "nothing durable lost: {v}");
+    assert_eq!(total(&v, "old_files_damaged"), 0, "{v}");
+    let res = &results(&v)[0];
+    assert!(
+        res["selection"]["counts"]["cache_subset"].as_u64() > Some(0),
+        "{res}"
+    );
+}
+
+/// flash-gc: old files synced long before are damaged even on ext4, and
+/// every such state is the device's fault: its undamaged twin, judged in
+/// the same run, kept them.
+#[test]
+fn flash_gc_damages_old_files_and_blames_the_device() {
+    if !ready() {
+        return;
+    }
+    let r = Run::new();
+    let v = r.json(&[
+        "--fs",
+        "ext4:4K",
+        "--quick",
+        "--workloads",
+        "save",
+        "--device-model",
+        "flash-gc",
+    ]);
+    assert_eq!(v["device_model"], "flash-gc");
+    assert_eq!(v["device"]["au_bytes"], 4 << 20);
+    assert_eq!(v["device"]["page_bytes"], 16 << 10);
+    let old = total(&v, "old_files_damaged");
+    assert!(old > 0, "flash-gc damaged no old file: {v}");
+    assert!(total(&v, "device_fault") >= old, "{v}");
+    let res = &results(&v)[0];
+    let counts = &res["selection"]["counts"];
+    assert!(counts["flash_gc"].as_u64() > Some(0), "{res}");
+    // The twins themselves (honest states) lose nothing on ext4.
+    let w = res["worst"].as_array().unwrap();
+    assert!(
+        w.iter()
+            .all(|x| x["state"].as_str().unwrap().ends_with("-g")),
+        "{res}"
+    );
+}
+
+/// torn: the write in flight persists in part. Torn states make images no
+/// whole-write state has (judged on their own), and whatever they lose on
+/// ext4 is the device's fault (a superblock torn between its two sectors
+/// fails its checksum: seen), never the filesystem's.
+#[test]
+fn torn_writes_are_built_and_judged_and_blamed_on_the_device() {
+    if !ready() {
+        return;
+    }
+    let r = Run::new();
+    let args = |m: &'static str| {
+        vec![
+            "--fs",
+            "ext4:4K",
+            "--quick",
+            "--workloads",
+            "append",
+            "--seed",
+            "3",
+            "--device-model",
+            m,
+        ]
+    };
+    let honest = r.json(&args("honest"));
+    let torn = r.json(&args("torn"));
+    assert_eq!(torn["device"]["tear_bytes"], 512);
+    let (h, t) = (&results(&honest)[0], &results(&torn)[0]);
+    let n = t["selection"]["counts"]["torn"].as_u64().unwrap();
+    assert!(n > 0, "{t}");
+    assert_eq!(
+        t["states"].as_u64(),
+        Some(h["states"].as_u64().unwrap() + n)
+    );
+    // A tear that keeps only sectors the write did not change leaves an
+    // image some other state may have: most torn images are new, not all.
+    assert!(
+        t["images"].as_u64() > h["images"].as_u64(),
+        "no torn state made an image of its own: {t}"
+    );
+    assert_eq!(total(&honest, "durable_lost"), 0, "{h}");
+    let lost = total(&torn, "durable_lost").max(total(&torn, "old_files_damaged"));
+    assert!(total(&torn, "device_fault") >= lost, "{t}");
+}
+
+/// A driver that flushes rarely still gets enough states to judge it by.
+#[test]
+fn every_run_has_min_states() {
+    if !ready() || !have(&["mkfs.exfat", "fsck.exfat", "mount.exfat-fuse"]) {
+        return;
+    }
+    let r = Run::new();
+    let v = r.json(&[
+        "--fs",
+        "exfat",
+        "--driver",
+        "fuse",
+        "--quick",
+        "--workloads",
+        "copy",
+    ]);
+    let res = &results(&v)[0];
+    assert!(res["error"].is_null(), "{res}");
+    assert!(res["states"].as_u64() >= Some(40), "{res}");
+    assert_eq!(res["selection"]["min_states"], 40);
+    assert!(
+        res["selection"]["counts"]["write_prefix"].as_u64() > Some(0),
+        "{res}"
+    );
+}
