@@ -15,7 +15,6 @@ pub mod workload;
 use crate::bench::drivers::{self, Choice};
 use crate::device::loopdev::LoopDev;
 use crate::device::mount::{self, Driver};
-use crate::device::state;
 use crate::fs::Filesystem;
 use crate::usage::FsSpec;
 use serde::{Deserialize, Serialize};
@@ -364,16 +363,6 @@ fn record(
     Ok(Recording { oracle })
 }
 
-/// A scratch copy of a state for one worker: on tmpfs when there is one.
-fn scratch_dir() -> PathBuf {
-    let shm = Path::new("/dev/shm");
-    if shm.is_dir() {
-        shm.to_path_buf()
-    } else {
-        std::env::temp_dir()
-    }
-}
-
 /// The states of a recorded log and the log itself.
 fn load(dir: &Path) -> Result<(log::Log, Vec<u8>), String> {
     let log = log::read(&dir.join("log"))?;
@@ -461,7 +450,9 @@ fn explore(
 /// images it judged, and the time each step took.
 type Judged = (Vec<(usize, check::Outcome)>, usize, check::Steps);
 
-/// One worker: build its states in order into one scratch image, judge each.
+/// One worker: build its states in order, serve each from memory (the
+/// state server, a recorder in overlay mode, under one loop device for all
+/// of the worker's states) and judge it.
 fn worker(
     base: &[u8],
     records: &[log::Record],
@@ -471,31 +462,19 @@ fn worker(
     ro: &Driver,
     oracle: &oracle::Oracle,
 ) -> Result<Judged, String> {
-    use std::os::unix::fs::FileExt;
-    let path = scratch_dir().join(format!(
-        "fsfit-crash-{}-{}.img",
-        std::process::id(),
-        unique()
-    ));
-    state::add_file(&path);
-    let guard = Scratch(path.clone());
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(true)
-        .read(true)
-        .write(true)
-        .open(&path)
-        .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
     let mut b = states::Builder::new(base.to_vec(), records);
-    file.write_all_at(base, 0).map_err(|e| e.to_string())?;
+    let server = recorder::Recorder::serve(base.to_vec())?;
     // FUSE drivers too mount the state through a loop device: exfat-fuse
-    // insists on a block device, and the loop's counters show every write.
-    let lo = Some(LoopDev::attach(&path)?);
-    let m = check::Mounter::new(ro, &path, lo.as_ref().map(|l| l.dev.as_str()))?;
+    // insists on a block device. The checker reads it there too.
+    let lo = LoopDev::attach(&server.image_path())?;
+    let dev = PathBuf::from(&lo.dev);
+    let m = check::Mounter::new(ro, &dev, Some(lo.dev.as_str()))?;
+    // Dropped first: the cleanup of the mount and loop device on the
+    // server is watched (recorder.rs, CLEANUP_LIMIT).
+    let _watch = server.arm_on_drop();
     let mut seen: std::collections::HashMap<check::Key, check::Looked> = Default::default();
     let mut out = Vec::new();
     let mut t = check::Steps::default();
-    let img_len = base.len() as u64;
     for (i, s) in part.iter().enumerate() {
         interrupted()?;
         // A crash point that leaves an image already judged: only the
@@ -507,63 +486,16 @@ fn worker(
         }
         let t0 = Instant::now();
         let changed = b.build(s)?;
-        let img = b.image();
         let t1 = Instant::now();
-        for blk in changed {
-            let start = blk * states::BLOCK;
-            let end = (start + states::BLOCK).min(img_len);
-            file.write_all_at(&img[start as usize..end as usize], start)
-                .map_err(|e| e.to_string())?;
-        }
+        // What the last state's mount, check or repair wrote is dropped here.
+        server.load(&changed, b.image());
         t.build += (t1 - t0).as_secs_f64();
         t.load += t1.elapsed().as_secs_f64();
-        let (looked, wrote) = check::judge(checker, &m, oracle, &mut t);
+        let (looked, _) = check::judge(checker, &m, oracle, &mut t);
         out.push((first + i, check::outcome(&looked, oracle, s.cut as u64)));
         seen.insert(key, looked);
-        // The repair or a journal replay wrote to the scratch image: put
-        // back the blocks that differ so it is this state again.
-        if wrote {
-            let t0 = Instant::now();
-            resync(&file, img)?;
-            t.restore += t0.elapsed().as_secs_f64();
-        }
     }
-    drop(m);
-    drop(lo);
-    drop(guard);
     Ok((out, seen.len(), t))
-}
-
-fn resync(file: &std::fs::File, img: &[u8]) -> Result<(), String> {
-    use std::os::unix::fs::FileExt;
-    let mut buf = vec![0u8; 1 << 20];
-    for (n, want) in img.chunks(1 << 20).enumerate() {
-        let at = (n << 20) as u64;
-        let got = &mut buf[..want.len()];
-        file.read_exact_at(got, at).map_err(|e| e.to_string())?;
-        if got != want {
-            for (k, (g, w)) in got
-                .chunks(states::BLOCK as usize)
-                .zip(want.chunks(states::BLOCK as usize))
-                .enumerate()
-            {
-                if g != w {
-                    file.write_all_at(w, at + (k as u64) * states::BLOCK)
-                        .map_err(|e| e.to_string())?;
-                }
-            }
-        }
-    }
-    Ok(())
-}
-
-struct Scratch(PathBuf);
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-        state::remove_file(&self.0);
-    }
 }
 
 /// Count outcomes and pick the worst states.

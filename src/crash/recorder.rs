@@ -17,6 +17,7 @@ use fuser::{
     FileAttr, FileType, MountOption, ReplyAttr, ReplyData, ReplyDirectory, ReplyEmpty, ReplyEntry,
     ReplyOpen, ReplyWrite, Request,
 };
+use std::collections::HashMap;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -34,6 +35,10 @@ pub struct Shared {
     pub flushes: u64,
     /// The first error writing the log: the run is worthless after it.
     pub error: Option<String>,
+    /// Serving a crash state (see [`Recorder::serve`]): what is written to
+    /// the image lands here, by 4 KiB block, over `image`, unlogged, and
+    /// is dropped with the state.
+    pub overlay: Option<HashMap<u64, Vec<u8>>>,
 }
 
 impl Shared {
@@ -125,7 +130,10 @@ impl fuser::Filesystem for Fs {
         let s = lock(&self.s);
         let start = (offset.max(0) as usize).min(s.image.len());
         let end = (start + size as usize).min(s.image.len());
-        reply.data(&s.image[start..end]);
+        match &s.overlay {
+            Some(o) if !o.is_empty() => reply.data(&overlaid(&s.image, o, start, end)),
+            _ => reply.data(&s.image[start..end]),
+        }
     }
 
     fn write(
@@ -145,6 +153,11 @@ impl fuser::Filesystem for Fs {
         if start + data.len() > s.image.len() {
             // The image never grows: a device has a fixed size.
             reply.error(libc::ENOSPC);
+            return;
+        }
+        if let Some(o) = s.overlay.take() {
+            s.overlay = Some(write_over(&s.image, o, start, data));
+            reply.written(data.len() as u32);
             return;
         }
         s.image[start..start + data.len()].copy_from_slice(data);
@@ -197,6 +210,41 @@ impl fuser::Filesystem for Fs {
         }
         reply.ok();
     }
+}
+
+/// The overlay's block size.
+const OVER: usize = 4096;
+
+/// Bytes `[start, end)` of `image` with the overlay's blocks over it.
+fn overlaid(image: &[u8], o: &HashMap<u64, Vec<u8>>, start: usize, end: usize) -> Vec<u8> {
+    let mut out = image[start..end].to_vec();
+    for b in start / OVER..end.div_ceil(OVER) {
+        if let Some(blk) = o.get(&(b as u64)) {
+            let (bs, be) = ((b * OVER).max(start), ((b + 1) * OVER).min(end));
+            out[bs - start..be - start].copy_from_slice(&blk[bs - b * OVER..be - b * OVER]);
+        }
+    }
+    out
+}
+
+/// `data` written at `start` into the overlay, whole blocks copied up
+/// from `image` first.
+fn write_over(
+    image: &[u8],
+    mut o: HashMap<u64, Vec<u8>>,
+    start: usize,
+    data: &[u8],
+) -> HashMap<u64, Vec<u8>> {
+    let end = start + data.len();
+    for b in start / OVER..end.div_ceil(OVER) {
+        let blk = o.entry(b as u64).or_insert_with(|| {
+            let r = b * OVER..((b + 1) * OVER).min(image.len());
+            image[r].to_vec()
+        });
+        let (bs, be) = ((b * OVER).max(start), ((b + 1) * OVER).min(end));
+        blk[bs - b * OVER..be - b * OVER].copy_from_slice(&data[bs - start..be - start]);
+    }
+    o
 }
 
 /// How long the cleanup of what sits on the recorder (the filesystem under
@@ -381,6 +429,39 @@ impl Recorder {
     /// `start` with the watchdog's limit given (tests use a short one).
     pub fn start_with(image: Vec<u8>, log: &Path, limit: Duration) -> Result<Recorder, String> {
         let writer = Writer::create(log, image.len() as u64)?;
+        Recorder::mount(image, Some(writer), None, limit)
+    }
+
+    /// Serve crash states instead of recording: `image` is the first, and
+    /// what the filesystem, its checker or its repair write lands in an
+    /// overlay that [`Recorder::load`] drops. A journal replay's writes
+    /// are thrown away with the state instead of copied back.
+    pub fn serve(image: Vec<u8>) -> Result<Recorder, String> {
+        Recorder::mount(image, None, Some(HashMap::new()), CLEANUP_LIMIT)
+    }
+
+    /// Make the served image the next state: `img`'s `blocks` (4 KiB, the
+    /// blocks that differ from the state before) copied in, the overlay
+    /// dropped. Returns how many blocks the overlay held.
+    pub fn load(&self, blocks: &[u64], img: &[u8]) -> usize {
+        let mut s = lock(&self.shared);
+        for &b in blocks {
+            let r = (b as usize * OVER).min(img.len())..((b as usize + 1) * OVER).min(img.len());
+            s.image[r.clone()].copy_from_slice(&img[r]);
+        }
+        s.overlay.as_mut().map_or(0, |o| {
+            let n = o.len();
+            o.clear();
+            n
+        })
+    }
+
+    fn mount(
+        image: Vec<u8>,
+        writer: Option<Writer>,
+        overlay: Option<HashMap<u64, Vec<u8>>>,
+        limit: Duration,
+    ) -> Result<Recorder, String> {
         let dir = crate::device::state::dir().join(format!(
             "rec-{}-{}",
             std::process::id(),
@@ -390,10 +471,11 @@ impl Recorder {
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         let shared = Arc::new(Mutex::new(Shared {
             image,
-            log: Some(writer),
+            log: writer,
             writes: 0,
             flushes: 0,
             error: None,
+            overlay,
         }));
         let fs = Fs { s: shared.clone() };
         let opts = [
