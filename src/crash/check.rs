@@ -14,6 +14,9 @@ use std::time::Instant;
 /// the JSON gives them per state judged).
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Steps {
+    /// A worker's start: its copy of the base image, the server loaded.
+    #[serde(default)]
+    pub setup: f64,
     /// Building the state's image (the log's writes, the device's damage).
     pub build: f64,
     /// Handing the image to the loop device.
@@ -26,12 +29,15 @@ pub struct Steps {
     pub check: f64,
     /// Repair and the check after it (failing states only).
     pub repair: f64,
-    /// Putting back what a journal replay or repair wrote.
+    /// Putting back what a journal replay or repair wrote (0 since states
+    /// are served from memory: the overlay is dropped in `load`).
+    #[serde(default)]
     pub restore: f64,
 }
 
 impl Steps {
     pub fn add(&mut self, o: &Steps) {
+        self.setup += o.setup;
         self.build += o.build;
         self.load += o.load;
         self.mount += o.mount;
@@ -46,6 +52,7 @@ impl Steps {
         let d = n.max(1) as f64;
         let r = |v: f64| (v / d * 1e6).round() / 1e6;
         Steps {
+            setup: r(self.setup),
             build: r(self.build),
             load: r(self.load),
             mount: r(self.mount),

@@ -213,6 +213,9 @@ pub fn run(o: &Options) -> Result<Report, String> {
         skipped: Vec::new(),
         lab: crate::bench::lab(),
     };
+    // The workers' state servers, kept from one config × workload to the
+    // next while the image size stays (dropped before the report returns).
+    let mut pool: Vec<Slot> = Vec::new();
     for spec in &o.specs {
         let fs = spec.fs;
         let (driver, label) = match drivers::choose(fs, o.driver) {
@@ -282,7 +285,7 @@ pub fn run(o: &Options) -> Result<Report, String> {
                     seed,
                     &mut res,
                 )
-                .and_then(|rec| explore(fs, &driver, &dir, &rec, o, seed, &mut res));
+                .and_then(|rec| explore(fs, &driver, &dir, &rec, o, seed, &mut pool, &mut res));
                 match got {
                     Err(e) if e == "interrupted" => return Err(e),
                     Err(e) => res.error = Some(e),
@@ -377,6 +380,53 @@ fn load(dir: &Path) -> Result<(log::Log, Vec<u8>), String> {
     Ok((log, base))
 }
 
+/// A worker's state server (the recorder in overlay mode) and the loop
+/// device on it, set up once per job and image size for the whole run:
+/// a FUSE mount, a losetup and their teardown cost more than dozens of
+/// states.
+pub struct Slot {
+    lo: Option<LoopDev>,
+    server: recorder::Recorder,
+    size: u64,
+}
+
+impl Slot {
+    fn new(base: &[u8]) -> Result<Slot, String> {
+        let server = recorder::Recorder::serve(base.to_vec())?;
+        // FUSE drivers too mount the state through a loop device:
+        // exfat-fuse insists on a block device. The checker reads it there.
+        let lo = Some(LoopDev::attach(&server.image_path())?);
+        Ok(Slot {
+            lo,
+            server,
+            size: base.len() as u64,
+        })
+    }
+
+    fn dev(&self) -> &str {
+        self.lo.as_ref().map_or("", |l| l.dev.as_str())
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        // The loop device's release is watched (recorder.rs, CLEANUP_LIMIT);
+        // the server goes after it.
+        drop(self.server.arm_on_drop());
+        drop(self.lo.take());
+    }
+}
+
+/// `jobs` slots for images of `size` bytes in `pool`, made as needed.
+fn slots(pool: &mut Vec<Slot>, base: &[u8], jobs: usize) -> Result<(), String> {
+    pool.retain(|s| s.size == base.len() as u64);
+    while pool.len() < jobs {
+        pool.push(Slot::new(base)?);
+    }
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
 fn explore(
     fs: &dyn Filesystem,
     driver: &Driver,
@@ -384,6 +434,7 @@ fn explore(
     rec: &Recording,
     o: &Options,
     seed: u64,
+    pool: &mut Vec<Slot>,
     res: &mut CrashResult,
 ) -> Result<(), String> {
     let (log, base) = load(dir)?;
@@ -414,14 +465,24 @@ fn explore(
     };
     let chunk = all.len().div_ceil(jobs).max(1);
     let t0 = Instant::now();
+    slots(pool, &base, all.len().div_ceil(chunk))?;
     let outcomes: Vec<Result<Judged, String>> = std::thread::scope(|s| {
         let handles: Vec<_> = all
             .chunks(chunk)
+            .zip(pool.iter_mut())
             .enumerate()
-            .map(|(n, part)| {
+            .map(|(n, (part, slot))| {
                 let (base, log, checker, ro, oracle) =
                     (&base, &log, checker.as_ref(), &ro, &rec.oracle);
-                s.spawn(move || worker(base, &log.records, part, n * chunk, checker, ro, oracle))
+                let w = Work {
+                    base,
+                    records: &log.records,
+                    first: n * chunk,
+                    checker,
+                    ro,
+                    oracle,
+                };
+                s.spawn(move || worker(&w, part, slot))
             })
             .collect();
         handles
@@ -450,49 +511,49 @@ fn explore(
 /// images it judged, and the time each step took.
 type Judged = (Vec<(usize, check::Outcome)>, usize, check::Steps);
 
-/// One worker: build its states in order, serve each from memory (the
-/// state server, a recorder in overlay mode, under one loop device for all
-/// of the worker's states) and judge it.
-fn worker(
-    base: &[u8],
-    records: &[log::Record],
-    part: &[states::State],
+/// What every worker of a config × workload shares.
+struct Work<'a> {
+    base: &'a [u8],
+    records: &'a [log::Record],
+    /// The index of the worker's first state.
     first: usize,
-    checker: Option<&crate::fs::Checker>,
-    ro: &Driver,
-    oracle: &oracle::Oracle,
-) -> Result<Judged, String> {
-    let mut b = states::Builder::new(base.to_vec(), records);
-    let server = recorder::Recorder::serve(base.to_vec())?;
-    // FUSE drivers too mount the state through a loop device: exfat-fuse
-    // insists on a block device. The checker reads it there too.
-    let lo = LoopDev::attach(&server.image_path())?;
-    let dev = PathBuf::from(&lo.dev);
-    let m = check::Mounter::new(ro, &dev, Some(lo.dev.as_str()))?;
-    // Dropped first: the cleanup of the mount and loop device on the
-    // server is watched (recorder.rs, CLEANUP_LIMIT).
-    let _watch = server.arm_on_drop();
+    checker: Option<&'a crate::fs::Checker>,
+    ro: &'a Driver,
+    oracle: &'a oracle::Oracle,
+}
+
+/// One worker: build its states in order, serve each from memory (its
+/// slot's state server, under the slot's loop device) and judge it.
+fn worker(w: &Work, part: &[states::State], slot: &mut Slot) -> Result<Judged, String> {
+    let t0 = Instant::now();
+    let mut b = states::Builder::new(w.base.to_vec(), w.records);
+    slot.server.load_all(w.base);
+    let dev = PathBuf::from(slot.dev());
+    let m = check::Mounter::new(w.ro, &dev, Some(slot.dev()))?;
     let mut seen: std::collections::HashMap<check::Key, check::Looked> = Default::default();
     let mut out = Vec::new();
-    let mut t = check::Steps::default();
+    let mut t = check::Steps {
+        setup: t0.elapsed().as_secs_f64(),
+        ..Default::default()
+    };
     for (i, s) in part.iter().enumerate() {
         interrupted()?;
         // A crash point that leaves an image already judged: only the
         // oracle's verdict differs (it depends on the crash point).
-        let key = check::image_key(records, s);
+        let key = check::image_key(w.records, s);
         if let Some(l) = seen.get(&key) {
-            out.push((first + i, check::outcome(l, oracle, s.cut as u64)));
+            out.push((w.first + i, check::outcome(l, w.oracle, s.cut as u64)));
             continue;
         }
         let t0 = Instant::now();
         let changed = b.build(s)?;
         let t1 = Instant::now();
         // What the last state's mount, check or repair wrote is dropped here.
-        server.load(&changed, b.image());
+        slot.server.load(&changed, b.image());
         t.build += (t1 - t0).as_secs_f64();
         t.load += t1.elapsed().as_secs_f64();
-        let (looked, _) = check::judge(checker, &m, oracle, &mut t);
-        out.push((first + i, check::outcome(&looked, oracle, s.cut as u64)));
+        let (looked, _) = check::judge(w.checker, &m, w.oracle, &mut t);
+        out.push((w.first + i, check::outcome(&looked, w.oracle, s.cut as u64)));
         seen.insert(key, looked);
     }
     Ok((out, seen.len(), t))

@@ -456,6 +456,17 @@ impl Recorder {
         })
     }
 
+    /// Serve `img` whole (a new workload's base image), the overlay dropped.
+    pub fn load_all(&self, img: &[u8]) {
+        let mut s = lock(&self.shared);
+        if s.image.len() == img.len() {
+            s.image.copy_from_slice(img);
+        }
+        if let Some(o) = s.overlay.as_mut() {
+            o.clear();
+        }
+    }
+
     fn mount(
         image: Vec<u8>,
         writer: Option<Writer>,
