@@ -493,3 +493,67 @@ fn every_run_has_min_states() {
         "{res}"
     );
 }
+
+/// advise weighs crash results per device model: a flash-gc run's damage
+/// counts (it is what removable flash does) and the reason line says which
+/// model the states came from; a lying device's still does not count.
+#[test]
+fn advise_names_the_device_model_of_crash_results() {
+    let t = tempfile::tempdir().unwrap();
+    let tree = t.path().join("tree");
+    std::fs::create_dir_all(&tree).unwrap();
+    for i in 0..10 {
+        std::fs::write(tree.join(format!("f{i}.dat")), vec![7u8; 50_000 + i * 999]).unwrap();
+    }
+    let advise = |crash: Option<&Path>| -> Value {
+        let mut c = fsfit();
+        c.args([
+            "advise", "--json", "-", "--quiet", "--for", "linux", "--volume", "8G",
+        ])
+        .arg(&tree);
+        if let Some(p) = crash {
+            c.arg("--crash").arg(p);
+        }
+        let out = c.output().unwrap();
+        serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)))
+    };
+    let v = advise(None);
+    let fs = v["choice"]["fs"].as_str().unwrap().to_string();
+    let cluster = v["choice"]["cluster_bytes"].as_u64().unwrap();
+    let file = |model: &str| {
+        let v = serde_json::json!({
+            "schema": "fsfit.crash/1", "fsfit": "test", "date": "2026-11-25T00:00:00Z",
+            "command": "fsfit crash", "kernel": "test", "device_model": model, "seed": 1,
+            "quick": true, "skipped": [],
+            "results": [{
+                "fs": fs, "cluster_bytes": cluster, "driver": "kernel:test", "mount_options": "",
+                "checker": null, "workload": "save", "writes": 100, "flushes": 10,
+                "log_bytes": 4096, "states": 40, "seconds": 1.0, "states_per_s": 40.0,
+                "outcomes": {"mountable_as_is": 40, "checker_clean": 40, "checker_repaired": 0,
+                    "unrepairable": 0, "no_checker": 0, "old_files_damaged": 2,
+                    "durable_lost": 0, "inflight_lost": 0, "inflight_garbage": 0},
+                "worst": [], "error": null
+            }]
+        });
+        let p = t.path().join(format!("{model}.json"));
+        std::fs::write(&p, serde_json::to_vec(&v).unwrap()).unwrap();
+        p
+    };
+    let note = |v: &Value| {
+        v["candidates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["fs"] == fs.as_str() && c["cluster_bytes"] == cluster)
+            .and_then(|c| c["crash"].as_str().map(String::from))
+    };
+    let gc = advise(Some(&file("flash-gc")));
+    let said = note(&gc).expect("flash-gc results count");
+    assert!(
+        said.contains("flash-gc") && said.contains("removable flash"),
+        "{said}"
+    );
+    assert!(said.contains("2 of 40"), "{said}");
+    assert_eq!(note(&advise(Some(&file("lying")))), None);
+}
