@@ -183,6 +183,11 @@ impl Mounter {
         })
     }
 
+    /// Mount the next states with `driver` (the mount folder is kept).
+    pub fn set_driver(&mut self, driver: &Driver) {
+        self.driver = driver.clone();
+    }
+
     /// Writes the loop device has passed to the image so far.
     pub fn device_writes(&self) -> u64 {
         let Some(d) = &self.dev else { return 0 };

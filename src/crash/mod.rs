@@ -20,6 +20,7 @@ use crate::usage::FsSpec;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// The `schema` of the results `--json` writes.
@@ -385,26 +386,30 @@ fn load(dir: &Path) -> Result<(log::Log, Vec<u8>), String> {
 /// a FUSE mount, a losetup and their teardown cost more than dozens of
 /// states.
 pub struct Slot {
+    /// Its mount folder, kept too (each one is written to the state file).
+    mnt: Option<check::Mounter>,
     lo: Option<LoopDev>,
     server: recorder::Recorder,
     size: u64,
 }
 
 impl Slot {
-    fn new(base: &[u8]) -> Result<Slot, String> {
-        let server = recorder::Recorder::serve(base.to_vec())?;
+    fn new(base: &Arc<Vec<u8>>) -> Result<Slot, String> {
+        let server = recorder::Recorder::serve(base.clone())?;
         // FUSE drivers too mount the state through a loop device:
         // exfat-fuse insists on a block device. The checker reads it there.
-        let lo = Some(LoopDev::attach(&server.image_path())?);
+        let lo = LoopDev::attach(&server.image_path())?;
+        let none = Driver::Kernel {
+            fstype: String::new(),
+            opts: String::new(),
+        };
+        let mnt = check::Mounter::new(&none, Path::new(&lo.dev), Some(&lo.dev))?;
         Ok(Slot {
-            lo,
+            mnt: Some(mnt),
+            lo: Some(lo),
             server,
             size: base.len() as u64,
         })
-    }
-
-    fn dev(&self) -> &str {
-        self.lo.as_ref().map_or("", |l| l.dev.as_str())
     }
 }
 
@@ -413,12 +418,13 @@ impl Drop for Slot {
         // The loop device's release is watched (recorder.rs, CLEANUP_LIMIT);
         // the server goes after it.
         drop(self.server.arm_on_drop());
+        drop(self.mnt.take());
         drop(self.lo.take());
     }
 }
 
 /// `jobs` slots for images of `size` bytes in `pool`, made as needed.
-fn slots(pool: &mut Vec<Slot>, base: &[u8], jobs: usize) -> Result<(), String> {
+fn slots(pool: &mut Vec<Slot>, base: &Arc<Vec<u8>>, jobs: usize) -> Result<(), String> {
     pool.retain(|s| s.size == base.len() as u64);
     while pool.len() < jobs {
         pool.push(Slot::new(base)?);
@@ -438,6 +444,7 @@ fn explore(
     res: &mut CrashResult,
 ) -> Result<(), String> {
     let (log, base) = load(dir)?;
+    let base = Arc::new(base);
     let mark = log
         .records
         .iter()
@@ -513,7 +520,7 @@ type Judged = (Vec<(usize, check::Outcome)>, usize, check::Steps);
 
 /// What every worker of a config × workload shares.
 struct Work<'a> {
-    base: &'a [u8],
+    base: &'a Arc<Vec<u8>>,
     records: &'a [log::Record],
     /// The index of the worker's first state.
     first: usize,
@@ -526,10 +533,14 @@ struct Work<'a> {
 /// slot's state server, under the slot's loop device) and judge it.
 fn worker(w: &Work, part: &[states::State], slot: &mut Slot) -> Result<Judged, String> {
     let t0 = Instant::now();
-    let mut b = states::Builder::new(w.base.to_vec(), w.records);
-    slot.server.load_all(w.base);
-    let dev = PathBuf::from(slot.dev());
-    let m = check::Mounter::new(w.ro, &dev, Some(slot.dev()))?;
+    let mut b = states::Builder::new(w.base, w.records);
+    slot.server.load_base(w.base.clone());
+    let m = slot
+        .mnt
+        .as_mut()
+        .ok_or("the worker's mount folder is gone")?;
+    m.set_driver(w.ro);
+    let m = &*m;
     let mut seen: std::collections::HashMap<check::Key, check::Looked> = Default::default();
     let mut out = Vec::new();
     let mut t = check::Steps {
@@ -549,10 +560,10 @@ fn worker(w: &Work, part: &[states::State], slot: &mut Slot) -> Result<Judged, S
         let changed = b.build(s)?;
         let t1 = Instant::now();
         // What the last state's mount, check or repair wrote is dropped here.
-        slot.server.load(&changed, b.image());
+        slot.server.load(&changed, |k| b.block(k));
         t.build += (t1 - t0).as_secs_f64();
         t.load += t1.elapsed().as_secs_f64();
-        let (looked, _) = check::judge(w.checker, &m, w.oracle, &mut t);
+        let (looked, _) = check::judge(w.checker, m, w.oracle, &mut t);
         out.push((w.first + i, check::outcome(&looked, w.oracle, s.cut as u64)));
         seen.insert(key, looked);
     }
@@ -684,7 +695,7 @@ pub fn replay(dir: &Path, id: &str, out: &Path) -> Result<(), String> {
         )
     })?;
     let (log, base) = load(dir)?;
-    let mut b = states::Builder::new(base, &log.records);
+    let mut b = states::Builder::new(&base, &log.records);
     b.build(s)?;
-    crate::atomic::write_atomic(out, b.image()).map_err(|e| e.to_string())
+    crate::atomic::write_atomic(out, &b.image()).map_err(|e| e.to_string())
 }

@@ -35,10 +35,65 @@ pub struct Shared {
     pub flushes: u64,
     /// The first error writing the log: the run is worthless after it.
     pub error: Option<String>,
-    /// Serving a crash state (see [`Recorder::serve`]): what is written to
-    /// the image lands here, by 4 KiB block, over `image`, unlogged, and
-    /// is dropped with the state.
-    pub overlay: Option<HashMap<u64, Vec<u8>>>,
+    /// Serving crash states (see [`Recorder::serve`]) instead of `image`.
+    pub layers: Option<Layers>,
+}
+
+/// A crash state served from memory, copy-on-write, by 4 KiB block: the
+/// base image (shared, never written), the state's own blocks over it, and
+/// over those what was written while it was served (a journal replay, a
+/// repair), dropped with the state.
+pub struct Layers {
+    pub base: Arc<Vec<u8>>,
+    pub state: HashMap<u64, Vec<u8>>,
+    pub scratch: HashMap<u64, Vec<u8>>,
+}
+
+impl Layers {
+    fn block(&self, b: u64) -> &[u8] {
+        if let Some(x) = self.scratch.get(&b).or_else(|| self.state.get(&b)) {
+            return x;
+        }
+        let r = (b as usize * OVER).min(self.base.len())
+            ..((b as usize + 1) * OVER).min(self.base.len());
+        &self.base[r]
+    }
+
+    /// Bytes `[start, end)` as served.
+    fn read(&self, start: usize, end: usize) -> Vec<u8> {
+        let mut out = self.base[start..end].to_vec();
+        if self.state.is_empty() && self.scratch.is_empty() {
+            return out;
+        }
+        for b in start / OVER..end.div_ceil(OVER) {
+            let (bs, be) = ((b * OVER).max(start), ((b + 1) * OVER).min(end));
+            let blk = self.block(b as u64);
+            out[bs - start..be - start].copy_from_slice(&blk[bs - b * OVER..be - b * OVER]);
+        }
+        out
+    }
+
+    /// `data` written at `start`, into the scratch layer.
+    fn write(&mut self, start: usize, data: &[u8]) {
+        let end = start + data.len();
+        for b in start / OVER..end.div_ceil(OVER) {
+            if !self.scratch.contains_key(&(b as u64)) {
+                let copy = self.block(b as u64).to_vec();
+                self.scratch.insert(b as u64, copy);
+            }
+            let blk = self.scratch.get_mut(&(b as u64)).expect("inserted above");
+            let (bs, be) = ((b * OVER).max(start), ((b + 1) * OVER).min(end));
+            blk[bs - b * OVER..be - b * OVER].copy_from_slice(&data[bs - start..be - start]);
+        }
+    }
+}
+
+impl Shared {
+    fn len(&self) -> usize {
+        self.layers
+            .as_ref()
+            .map_or(self.image.len(), |l| l.base.len())
+    }
 }
 
 impl Shared {
@@ -88,7 +143,7 @@ fn attr(ino: u64, size: u64) -> FileAttr {
 
 impl Fs {
     fn size(&self) -> u64 {
-        lock(&self.s).image.len() as u64
+        lock(&self.s).len() as u64
     }
 }
 
@@ -128,11 +183,11 @@ impl fuser::Filesystem for Fs {
         reply: ReplyData,
     ) {
         let s = lock(&self.s);
-        let start = (offset.max(0) as usize).min(s.image.len());
-        let end = (start + size as usize).min(s.image.len());
-        match &s.overlay {
-            Some(o) if !o.is_empty() => reply.data(&overlaid(&s.image, o, start, end)),
-            _ => reply.data(&s.image[start..end]),
+        let start = (offset.max(0) as usize).min(s.len());
+        let end = (start + size as usize).min(s.len());
+        match &s.layers {
+            Some(l) => reply.data(&l.read(start, end)),
+            None => reply.data(&s.image[start..end]),
         }
     }
 
@@ -150,13 +205,13 @@ impl fuser::Filesystem for Fs {
     ) {
         let mut s = lock(&self.s);
         let start = offset.max(0) as usize;
-        if start + data.len() > s.image.len() {
+        if start + data.len() > s.len() {
             // The image never grows: a device has a fixed size.
             reply.error(libc::ENOSPC);
             return;
         }
-        if let Some(o) = s.overlay.take() {
-            s.overlay = Some(write_over(&s.image, o, start, data));
+        if let Some(l) = s.layers.as_mut() {
+            l.write(start, data);
             reply.written(data.len() as u32);
             return;
         }
@@ -214,38 +269,6 @@ impl fuser::Filesystem for Fs {
 
 /// The overlay's block size.
 const OVER: usize = 4096;
-
-/// Bytes `[start, end)` of `image` with the overlay's blocks over it.
-fn overlaid(image: &[u8], o: &HashMap<u64, Vec<u8>>, start: usize, end: usize) -> Vec<u8> {
-    let mut out = image[start..end].to_vec();
-    for b in start / OVER..end.div_ceil(OVER) {
-        if let Some(blk) = o.get(&(b as u64)) {
-            let (bs, be) = ((b * OVER).max(start), ((b + 1) * OVER).min(end));
-            out[bs - start..be - start].copy_from_slice(&blk[bs - b * OVER..be - b * OVER]);
-        }
-    }
-    out
-}
-
-/// `data` written at `start` into the overlay, whole blocks copied up
-/// from `image` first.
-fn write_over(
-    image: &[u8],
-    mut o: HashMap<u64, Vec<u8>>,
-    start: usize,
-    data: &[u8],
-) -> HashMap<u64, Vec<u8>> {
-    let end = start + data.len();
-    for b in start / OVER..end.div_ceil(OVER) {
-        let blk = o.entry(b as u64).or_insert_with(|| {
-            let r = b * OVER..((b + 1) * OVER).min(image.len());
-            image[r].to_vec()
-        });
-        let (bs, be) = ((b * OVER).max(start), ((b + 1) * OVER).min(end));
-        blk[bs - b * OVER..be - b * OVER].copy_from_slice(&data[bs - start..be - start]);
-    }
-    o
-}
 
 /// How long the cleanup of what sits on the recorder (the filesystem under
 /// test, its loop device) may take before the recorder's FUSE connection is
@@ -432,45 +455,48 @@ impl Recorder {
         Recorder::mount(image, Some(writer), None, limit)
     }
 
-    /// Serve crash states instead of recording: `image` is the first, and
-    /// what the filesystem, its checker or its repair write lands in an
-    /// overlay that [`Recorder::load`] drops. A journal replay's writes
-    /// are thrown away with the state instead of copied back.
-    pub fn serve(image: Vec<u8>) -> Result<Recorder, String> {
-        Recorder::mount(image, None, Some(HashMap::new()), CLEANUP_LIMIT)
+    /// Serve crash states instead of recording: `base` at first, then
+    /// each state [`Recorder::load`] sets. What the filesystem, its checker
+    /// or its repair write lands in a scratch layer dropped with the state:
+    /// a journal replay's writes are never copied back.
+    pub fn serve(base: Arc<Vec<u8>>) -> Result<Recorder, String> {
+        let layers = Layers {
+            base,
+            state: HashMap::new(),
+            scratch: HashMap::new(),
+        };
+        Recorder::mount(Vec::new(), None, Some(layers), CLEANUP_LIMIT)
     }
 
-    /// Make the served image the next state: `img`'s `blocks` (4 KiB, the
-    /// blocks that differ from the state before) copied in, the overlay
-    /// dropped. Returns how many blocks the overlay held.
-    pub fn load(&self, blocks: &[u64], img: &[u8]) -> usize {
+    /// Serve the next state: each of `blocks` (4 KiB) set to what `block`
+    /// gives for it (the blocks that differ from the state before), the
+    /// scratch layer dropped.
+    pub fn load<'b>(&self, blocks: &[u64], block: impl Fn(u64) -> &'b [u8]) {
         let mut s = lock(&self.shared);
-        for &b in blocks {
-            let r = (b as usize * OVER).min(img.len())..((b as usize + 1) * OVER).min(img.len());
-            s.image[r.clone()].copy_from_slice(&img[r]);
+        if let Some(l) = s.layers.as_mut() {
+            for &b in blocks {
+                l.state.insert(b, block(b).to_vec());
+            }
+            l.scratch.clear();
         }
-        s.overlay.as_mut().map_or(0, |o| {
-            let n = o.len();
-            o.clear();
-            n
-        })
     }
 
-    /// Serve `img` whole (a new workload's base image), the overlay dropped.
-    pub fn load_all(&self, img: &[u8]) {
+    /// Serve `base` (a new workload's base image; same size), no state.
+    pub fn load_base(&self, base: Arc<Vec<u8>>) {
         let mut s = lock(&self.shared);
-        if s.image.len() == img.len() {
-            s.image.copy_from_slice(img);
-        }
-        if let Some(o) = s.overlay.as_mut() {
-            o.clear();
+        if let Some(l) = s.layers.as_mut() {
+            if l.base.len() == base.len() {
+                l.base = base;
+            }
+            l.state.clear();
+            l.scratch.clear();
         }
     }
 
     fn mount(
         image: Vec<u8>,
         writer: Option<Writer>,
-        overlay: Option<HashMap<u64, Vec<u8>>>,
+        layers: Option<Layers>,
         limit: Duration,
     ) -> Result<Recorder, String> {
         let dir = crate::device::state::dir().join(format!(
@@ -486,7 +512,7 @@ impl Recorder {
             writes: 0,
             flushes: 0,
             error: None,
-            overlay,
+            layers,
         }));
         let fs = Fs { s: shared.clone() };
         let opts = [

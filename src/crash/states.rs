@@ -223,50 +223,98 @@ fn blocks_of(r: &Record) -> std::ops::Range<u64> {
     r.offset / BLOCK..(r.offset + r.data.len() as u64).div_ceil(BLOCK)
 }
 
+#[cfg(test)]
 fn apply(img: &mut [u8], r: &Record) {
     let s = r.offset as usize;
     img[s..s + r.data.len()].copy_from_slice(&r.data);
 }
 
-/// Builds state images in log order, incrementally.
+/// Blocks (4 KiB) that differ from a lower layer.
+type Layer = std::collections::HashMap<u64, Vec<u8>>;
+
+/// Builds state images in log order, incrementally and sparsely: the base
+/// image is shared, never copied; the prefix's blocks and the state's own
+/// (its extra writes, the device's damage) are kept apart over it, so a
+/// state costs what it changes, not a copy of the image.
 pub struct Builder<'a> {
     records: &'a [Record],
-    /// The image with records `[0, pos)` applied.
-    prefix: Vec<u8>,
+    base: &'a [u8],
+    /// Blocks where the image with records `[0, pos)` differs from `base`.
+    prefix: Layer,
     pos: usize,
-    /// The current state's image.
-    image: Vec<u8>,
-    /// Blocks where `image` differs from `prefix`.
-    dirty: Vec<u64>,
+    /// Blocks where the current state differs from the prefix.
+    own: Layer,
 }
 
 impl<'a> Builder<'a> {
-    pub fn new(base: Vec<u8>, records: &'a [Record]) -> Builder<'a> {
+    pub fn new(base: &'a [u8], records: &'a [Record]) -> Builder<'a> {
         Builder {
             records,
-            image: base.clone(),
-            prefix: base,
+            base,
+            prefix: Layer::new(),
             pos: 0,
-            dirty: Vec::new(),
+            own: Layer::new(),
         }
     }
 
-    /// Make the image that of `s`; returns the blocks that changed (sorted,
+    /// Block `b` of the current state.
+    pub fn block(&self, b: u64) -> &[u8] {
+        if let Some(x) = self.own.get(&b).or_else(|| self.prefix.get(&b)) {
+            return x;
+        }
+        let len = self.base.len();
+        &self.base[(b * BLOCK) as usize..(((b + 1) * BLOCK) as usize).min(len)]
+    }
+
+    fn below_own(&self, b: u64) -> Vec<u8> {
+        match self.prefix.get(&b) {
+            Some(x) => x.clone(),
+            None => {
+                let len = self.base.len();
+                self.base[(b * BLOCK) as usize..(((b + 1) * BLOCK) as usize).min(len)].to_vec()
+            }
+        }
+    }
+
+    /// Write `data` at `offset` into the prefix (`own` false) or the
+    /// state's own layer.
+    fn put(&mut self, offset: u64, data: &[u8], own: bool) {
+        let end = offset + data.len() as u64;
+        for b in offset / BLOCK..end.div_ceil(BLOCK) {
+            let fresh = if own {
+                !self.own.contains_key(&b)
+            } else {
+                !self.prefix.contains_key(&b)
+            };
+            if fresh {
+                let lower = if own {
+                    self.below_own(b)
+                } else {
+                    let len = self.base.len();
+                    self.base[(b * BLOCK) as usize..(((b + 1) * BLOCK) as usize).min(len)].to_vec()
+                };
+                let layer = if own { &mut self.own } else { &mut self.prefix };
+                layer.insert(b, lower);
+            }
+            let layer = if own { &mut self.own } else { &mut self.prefix };
+            let blk = layer.get_mut(&b).expect("inserted above");
+            let (s, e) = ((b * BLOCK).max(offset), ((b + 1) * BLOCK).min(end));
+            blk[(s - b * BLOCK) as usize..(e - b * BLOCK) as usize]
+                .copy_from_slice(&data[(s - offset) as usize..(e - offset) as usize]);
+        }
+    }
+
+    /// Make the current state `s`; returns the blocks that changed (sorted,
     /// deduplicated). States must come in order of their prefix.
     pub fn build(&mut self, s: &State) -> Result<Vec<u64>, String> {
         if s.prefix < self.pos {
             return Err(format!("state {} is out of order", s.id));
         }
-        let mut changed = std::mem::take(&mut self.dirty);
-        for &b in &changed {
-            let r = (b * BLOCK) as usize..((b + 1) * BLOCK) as usize;
-            let r = r.start..r.end.min(self.image.len());
-            self.image[r.clone()].copy_from_slice(&self.prefix[r]);
-        }
-        for r in &self.records[self.pos..s.prefix] {
+        let mut changed: Vec<u64> = self.own.drain().map(|(b, _)| b).collect();
+        for i in self.pos..s.prefix {
+            let r = &self.records[i];
             if r.kind == Kind::Write {
-                apply(&mut self.prefix, r);
-                apply(&mut self.image, r);
+                self.put(r.offset, &r.data, false);
                 changed.extend(blocks_of(r));
             }
         }
@@ -276,11 +324,10 @@ impl<'a> Builder<'a> {
                 .records
                 .get(i as usize)
                 .ok_or_else(|| format!("state {} names record {i}, past the log's end", s.id))?;
-            apply(&mut self.image, r);
-            self.dirty.extend(blocks_of(r));
+            self.put(r.offset, &r.data, true);
         }
         self.damage(s)?;
-        changed.extend(self.dirty.iter().copied());
+        changed.extend(self.own.keys().copied());
         changed.sort_unstable();
         changed.dedup();
         Ok(changed)
@@ -296,28 +343,32 @@ impl<'a> Builder<'a> {
                 )
             })?;
             let keep = (t.keep as usize).min(r.data.len());
-            let at = r.offset as usize;
-            self.image[at..at + keep].copy_from_slice(&r.data[..keep]);
-            self.dirty
-                .extend(r.offset / BLOCK..(r.offset + keep as u64).div_ceil(BLOCK));
+            self.put(r.offset, &r.data[..keep], true);
         }
         if let Some(g) = &s.gc {
-            let end = (g.offset + g.len).min(self.image.len() as u64);
+            let end = (g.offset + g.len).min(self.base.len() as u64);
             if g.offset >= end {
                 return Err(format!("state {} damages bytes past the image's end", s.id));
             }
-            let span = &mut self.image[g.offset as usize..end as usize];
-            match g.scramble {
-                Some(seed) => Rng::new(seed).fill(span),
-                None => span.fill(0),
+            let mut span = vec![0u8; (end - g.offset) as usize];
+            if let Some(seed) = g.scramble {
+                Rng::new(seed).fill(&mut span);
             }
-            self.dirty.extend(g.offset / BLOCK..end.div_ceil(BLOCK));
+            self.put(g.offset, &span, true);
         }
         Ok(())
     }
 
-    pub fn image(&self) -> &[u8] {
-        &self.image
+    /// The current state's whole image.
+    pub fn image(&self) -> Vec<u8> {
+        let mut img = self.base.to_vec();
+        for layer in [&self.prefix, &self.own] {
+            for (b, x) in layer {
+                let at = (b * BLOCK) as usize;
+                img[at..at + x.len()].copy_from_slice(x);
+            }
+        }
+        img
     }
 }
 
@@ -354,7 +405,8 @@ mod tests {
         let states = generate(&recs, 0, 5, false, &mut Rng::new(7));
         // e0, 5 random + e1, 5 random + e2, 5 random in the unflushed tail.
         assert_eq!(states.len(), 18);
-        let mut b = Builder::new(vec![0; 4 * BLOCK as usize], &recs);
+        let zero = vec![0; 4 * BLOCK as usize];
+        let mut b = Builder::new(&zero, &recs);
         for s in &states {
             b.build(s).unwrap();
             let mut want = vec![0; 4 * BLOCK as usize];
@@ -364,7 +416,7 @@ mod tests {
             for &i in &s.extra {
                 apply(&mut want, &recs[i as usize]);
             }
-            assert_eq!(b.image(), &want[..], "state {}", s.id);
+            assert_eq!(b.image(), want, "state {}", s.id);
         }
     }
 

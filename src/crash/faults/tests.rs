@@ -65,10 +65,15 @@ fn naive(recs: &[Record], s: &State) -> Vec<u8> {
 }
 
 fn check_images(recs: &[Record], all: &[State]) {
-    let mut b = Builder::new(vec![0u8; IMG], recs);
+    let zero = vec![0u8; IMG];
+    let mut b = Builder::new(&zero, recs);
     for s in all {
         b.build(s).unwrap();
-        assert!(b.image() == &naive(recs, s)[..], "state {}", s.id);
+        let want = naive(recs, s);
+        assert!(b.image() == want, "state {}", s.id);
+        for (k, blk) in want.chunks(4096).enumerate() {
+            assert!(b.block(k as u64) == blk, "state {} block {k}", s.id);
+        }
     }
 }
 
