@@ -470,21 +470,21 @@ fn explore(
     } else {
         o.jobs.max(1)
     };
-    let chunk = all.len().div_ceil(jobs).max(1);
+    // Identical images are judged once, whichever worker would meet them.
+    let (distinct, rep) = distinct_images(&log.records, &all);
+    let chunk = distinct.len().div_ceil(jobs).max(1);
     let t0 = Instant::now();
-    slots(pool, &base, all.len().div_ceil(chunk))?;
+    slots(pool, &base, distinct.len().div_ceil(chunk))?;
     let outcomes: Vec<Result<Judged, String>> = std::thread::scope(|s| {
-        let handles: Vec<_> = all
+        let handles: Vec<_> = distinct
             .chunks(chunk)
             .zip(pool.iter_mut())
-            .enumerate()
-            .map(|(n, (part, slot))| {
+            .map(|(part, slot)| {
                 let (base, log, checker, ro, oracle) =
                     (&base, &log, checker.as_ref(), &ro, &rec.oracle);
                 let w = Work {
                     base,
                     records: &log.records,
-                    first: n * chunk,
                     checker,
                     ro,
                     oracle,
@@ -498,14 +498,25 @@ fn explore(
             .collect()
     });
     res.seconds = t0.elapsed().as_secs_f64();
-    let mut judged = Vec::new();
+    let mut looked = Vec::new();
     let mut steps = check::Steps::default();
     for r in outcomes {
-        let (j, images, t) = r?;
-        judged.extend(j);
-        res.images += images as u64;
+        let (l, t) = r?;
+        looked.extend(l);
         steps.add(&t);
     }
+    // Each state judged against the oracle at its own crash point.
+    let judged: Vec<(usize, check::Outcome)> = all
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            (
+                i,
+                check::outcome(&looked[rep[i]], &rec.oracle, s.cut as u64),
+            )
+        })
+        .collect();
+    res.images = distinct.len() as u64;
     res.states = judged.len() as u64;
     res.states_per_s = res.states as f64 / res.seconds.max(1e-9);
     res.step_seconds = steps.per(res.states);
@@ -514,16 +525,36 @@ fn explore(
     Ok(())
 }
 
-/// A worker's states (by index) with their outcomes, how many distinct
-/// images it judged, and the time each step took.
-type Judged = (Vec<(usize, check::Outcome)>, usize, check::Steps);
+/// What a worker saw of each of its images, in order, and the time each
+/// step took.
+type Judged = (Vec<check::Looked>, check::Steps);
+
+/// The states whose images are distinct (the first of each, in order) and,
+/// for every state, the index among those of the one with its image.
+fn distinct_images<'s>(
+    records: &[log::Record],
+    all: &'s [states::State],
+) -> (Vec<&'s states::State>, Vec<usize>) {
+    let mut first: std::collections::HashMap<check::Key, usize> = Default::default();
+    let mut distinct = Vec::new();
+    let rep = all
+        .iter()
+        .map(|s| {
+            *first
+                .entry(check::image_key(records, s))
+                .or_insert_with(|| {
+                    distinct.push(s);
+                    distinct.len() - 1
+                })
+        })
+        .collect();
+    (distinct, rep)
+}
 
 /// What every worker of a config × workload shares.
 struct Work<'a> {
     base: &'a Arc<Vec<u8>>,
     records: &'a [log::Record],
-    /// The index of the worker's first state.
-    first: usize,
     checker: Option<&'a crate::fs::Checker>,
     ro: &'a Driver,
     oracle: &'a oracle::Oracle,
@@ -531,7 +562,7 @@ struct Work<'a> {
 
 /// One worker: build its states in order, serve each from memory (its
 /// slot's state server, under the slot's loop device) and judge it.
-fn worker(w: &Work, part: &[states::State], slot: &mut Slot) -> Result<Judged, String> {
+fn worker(w: &Work, part: &[&states::State], slot: &mut Slot) -> Result<Judged, String> {
     let t0 = Instant::now();
     let mut b = states::Builder::new(w.base, w.records);
     slot.server.load_base(w.base.clone());
@@ -541,21 +572,13 @@ fn worker(w: &Work, part: &[states::State], slot: &mut Slot) -> Result<Judged, S
         .ok_or("the worker's mount folder is gone")?;
     m.set_driver(w.ro);
     let m = &*m;
-    let mut seen: std::collections::HashMap<check::Key, check::Looked> = Default::default();
     let mut out = Vec::new();
     let mut t = check::Steps {
         setup: t0.elapsed().as_secs_f64(),
         ..Default::default()
     };
-    for (i, s) in part.iter().enumerate() {
+    for s in part {
         interrupted()?;
-        // A crash point that leaves an image already judged: only the
-        // oracle's verdict differs (it depends on the crash point).
-        let key = check::image_key(w.records, s);
-        if let Some(l) = seen.get(&key) {
-            out.push((w.first + i, check::outcome(l, w.oracle, s.cut as u64)));
-            continue;
-        }
         let t0 = Instant::now();
         let changed = b.build(s)?;
         let t1 = Instant::now();
@@ -563,11 +586,9 @@ fn worker(w: &Work, part: &[states::State], slot: &mut Slot) -> Result<Judged, S
         slot.server.load(&changed, |k| b.block(k));
         t.build += (t1 - t0).as_secs_f64();
         t.load += t1.elapsed().as_secs_f64();
-        let (looked, _) = check::judge(w.checker, m, w.oracle, &mut t);
-        out.push((w.first + i, check::outcome(&looked, w.oracle, s.cut as u64)));
-        seen.insert(key, looked);
+        out.push(check::judge(w.checker, m, w.oracle, &mut t).0);
     }
-    Ok((out, seen.len(), t))
+    Ok((out, t))
 }
 
 /// Count outcomes and pick the worst states.
