@@ -324,6 +324,12 @@ pub struct AdviseArgs {
     #[arg(long, value_name = "FILE.json")]
     pub bench: Option<PathBuf>,
 
+    /// Without a measurement, rank by the speed simulated on this flash
+    /// profile (see fsfit bench --list-profiles) [default: chosen from
+    /// --volume and --for, and said].
+    #[arg(long, value_name = "PROFILE", conflicts_with_all = ["device", "image", "bench"])]
+    pub drive: Option<String>,
+
     /// Results of `fsfit crash --json` (repeatable): configs whose crash
     /// states damaged durable or older files rank after clean ones.
     #[arg(long, value_name = "FILE.json")]
@@ -424,8 +430,9 @@ pub struct BenchArgs {
     #[arg(long, value_name = "FS[:CLUSTER]")]
     pub baseline: Option<String>,
 
-    /// Write the fsfit.bench/1 JSON results to FILE (atomically).
-    #[arg(long, value_name = "FILE")]
+    /// Write the fsfit.bench/1 JSON results to FILE (atomically); with
+    /// --list-profiles and no FILE, print the profiles as JSON.
+    #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "-")]
     pub json: Option<PathBuf>,
 
     /// Also write an HTML report with charts of this run (see fsfit report).
@@ -435,6 +442,23 @@ pub struct BenchArgs {
     /// Print every workload's definition at the chosen scale and exit.
     #[arg(long)]
     pub list: bool,
+
+    /// Also give each workload's simulated speed on these flash profiles
+    /// (a class of stick or card each): every run's block requests are
+    /// traced and replayed through the model. The table then shows the
+    /// simulated figures; the host's stay in the JSON. See --list-profiles.
+    #[arg(long, value_name = "PROFILE,...", conflicts_with = "dir")]
+    pub flash: Option<String>,
+
+    /// Where the simulated volume starts on the flash: alignment matters
+    /// (default 1M, where fdisk puts the first partition).
+    #[arg(long, value_name = "SIZE", requires = "flash", value_parser = size)]
+    pub partition_offset: Option<u64>,
+
+    /// Print the flash profiles, each parameter with the public measurement
+    /// it comes from, and exit (with --json: as JSON).
+    #[arg(long)]
+    pub list_profiles: bool,
 }
 
 fn min_time(s: &str) -> Result<f64, String> {

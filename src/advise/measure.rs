@@ -151,6 +151,7 @@ fn options(
         quiet: true,
         baseline: None,
         command: m.command.clone(),
+        flash: None,
     })
 }
 

@@ -25,6 +25,9 @@ pub enum SpeedKind {
     Assumed,
     /// Others were measured, this one was not (budget, or it failed).
     Unmeasured,
+    /// Nothing measured: the tree's copy simulated on a flash profile
+    /// (`--drive`, or a default), see src/flash/synth.rs.
+    Simulated,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -53,6 +56,11 @@ pub struct Candidate {
     /// Assumed: write speed relative to 128 KiB clusters on flash.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub assumed_relative_speed: Option<f64>,
+    /// Simulated: the flash profile and your tree's write speed on it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub simulated_mb_per_s: Option<f64>,
     /// Which bench workloads the estimate used.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub speed_from: Vec<String>,
@@ -79,6 +87,7 @@ impl Candidate {
         match self.speed {
             SpeedKind::Measured => self.write_mb_per_s.map(|s| 1.0 / s),
             SpeedKind::Assumed => self.assumed_relative_speed.map(|s| 1.0 / s),
+            SpeedKind::Simulated => self.simulated_mb_per_s.map(|s| 1.0 / s),
             SpeedKind::Unmeasured => None,
         }
     }
@@ -111,6 +120,9 @@ pub struct Options<'a> {
     /// Where the measurements come from, for the reasons.
     pub measured_on: String,
     pub crash: &'a [Robustness],
+    /// Nothing measured: simulate on this flash profile (`--drive`, or the
+    /// default for the volume), with how it was chosen.
+    pub drive: Option<(crate::flash::Profile, String)>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -171,6 +183,8 @@ fn candidate(c: &ConfigReport, tree: &TreeCounts) -> Candidate {
         est_copy_seconds: None,
         fill_seconds: None,
         assumed_relative_speed: None,
+        profile: None,
+        simulated_mb_per_s: None,
         speed_from: Vec::new(),
         round: None,
         mb_per_s_by_round: Vec::new(),
@@ -239,6 +253,14 @@ fn pref(fs: &str) -> u8 {
 /// with no measurements at all, assumed from the prior.
 fn speeds(good: &mut [Candidate], tree: &TreeCounts, opts: &Options, volume: u64) {
     for c in good.iter_mut() {
+        if let (true, Some((p, _))) = (opts.measured.is_empty(), &opts.drive) {
+            let offset = crate::bench::flash::DEFAULT_PARTITION_OFFSET;
+            let mbps = crate::flash::synth::tree_write_mb_s(tree, c.cluster_bytes, p, offset);
+            c.speed = SpeedKind::Simulated;
+            c.profile = Some(p.name.clone());
+            c.simulated_mb_per_s = mbps.map(|m| (m * 1000.0).round() / 1000.0);
+            continue;
+        }
         if opts.measured.is_empty() {
             let default = fs::by_name(&c.fs).map_or(c.cluster_bytes, |f| f.default_cluster(volume));
             c.speed = SpeedKind::Assumed;
@@ -441,11 +463,18 @@ pub fn advise(usage: &UsageReport, opts: &Options) -> Advice {
             }
         }
     }
-    if !measured {
+    if let (false, Some((p, how))) = (measured, &opts.drive) {
+        assumptions.push(format!(
+            "write speed is simulated, not measured: your files copied onto a fresh volume, one after another, through flash profile {how}: {}; a profile is a class of device, not your drive",
+            p.summary
+        ));
+    } else if !measured {
         assumptions.push(format!(
             "write speed against cluster size is assumed, not measured: {} (clusters above the mkfs default are assumed no faster than it)",
             prior::SOURCE
         ));
+    }
+    if !measured {
         assumptions.push(format!(
             "the drive is flash (USB stick, SD card, SSD): clusters below {} are written slower, so none is chosen where {} or more stores the tree",
             short(prior::FLASH_MIN_CLUSTER),
@@ -569,6 +598,11 @@ fn why_lines(
         SpeedKind::Unmeasured => why.push(
             "not measured (the budget ran out or its bench failed): ranked by space".into(),
         ),
+        SpeedKind::Simulated => why.push(format!(
+            "simulated, not measured: your mix of file sizes writes at {:.2} MB/s on flash profile {} (give --device, --image or --bench to measure)",
+            c.simulated_mb_per_s.unwrap_or(0.0),
+            c.profile.as_deref().unwrap_or("?")
+        )),
     }
     if let Some(f) = fs::by_name(&c.fs) {
         why.push(format!("{}: {}", c.fs, f.info().robustness));
@@ -625,6 +659,13 @@ pub fn compare(c: &Candidate, o: &Candidate, fill: u64) -> String {
             .cost()
             .zip(o.cost())
             .map(|(a, b)| (a, b, "assumed".to_string())),
+        (SpeedKind::Simulated, SpeedKind::Simulated) => c.cost().zip(o.cost()).map(|(a, b)| {
+            (
+                a,
+                b,
+                format!("simulated on {}", c.profile.as_deref().unwrap_or("?")),
+            )
+        }),
         _ => None,
     };
     match pair {

@@ -4,6 +4,7 @@
 pub mod cache;
 pub mod counters;
 pub mod drivers;
+pub mod flash;
 pub mod results;
 mod runner;
 pub(crate) use runner::lab;

@@ -27,6 +27,67 @@ pub struct BenchReport {
     /// Why the run stopped before its end (what was measured is above).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// `--flash`: the trace, the partition offset and the profiles.
+    #[serde(flatten)]
+    pub sim: SimInfo,
+}
+
+/// The top-level fields `--flash` adds to a bench result.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct SimInfo {
+    /// Where the block traces came from (`blktrace`: the kernel's block
+    /// tracepoints through tracefs; `recorder`: fsfit's write recorder).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<String>,
+    /// Where the simulated volume starts on the flash.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partition_offset_bytes: Option<u64>,
+    /// The profiles and the request size limit the traces had.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flash: Option<FlashInfo>,
+}
+
+/// What `--flash` simulated, and with which request sizes.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct FlashInfo {
+    pub profiles: Vec<String>,
+    /// The loop device's max_sectors_kb while tracing (the smallest largest
+    /// transfer of the profiles, as far as the device allowed); None when it
+    /// could not be set.
+    #[serde(default)]
+    pub max_sectors_kb: Option<u64>,
+    /// The model's figures are simulated, never a device's measurement.
+    pub note: String,
+}
+
+/// One workload on one flash profile (`--flash`): simulated figures.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct SimWorkload {
+    pub profile: String,
+    pub median_seconds: f64,
+    pub mb_per_s: f64,
+    pub files_per_s: f64,
+    /// The model's service time alone (median over the runs).
+    pub device_seconds: f64,
+    /// Bytes the flash wrote / bytes the host wrote (median run; 0: no writes).
+    pub flash_write_amplification: f64,
+    /// Allocation-unit copies (median run).
+    pub au_copies: u64,
+}
+
+/// One run on one flash profile.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct SimRun {
+    pub profile: String,
+    /// Simulated run time: device time plus host CPU time as the workload
+    /// lets them overlap.
+    pub seconds: f64,
+    pub device_seconds: f64,
+    pub flash_write_amplification: f64,
+    pub au_copies: u64,
+    /// Block requests in the run's trace.
+    #[serde(default)]
+    pub requests: u64,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -118,6 +179,9 @@ pub struct WorkloadResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     pub runs: Vec<Run>,
+    /// `--flash`: the simulated figures, one per profile.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub simulated: Vec<SimWorkload>,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -154,4 +218,7 @@ pub struct Run {
     /// Extents of the file written (FIEMAP), where the driver answers it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub extents: Option<u32>,
+    /// `--flash`: this run replayed on each profile.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub simulated: Vec<SimRun>,
 }

@@ -4,6 +4,7 @@
 
 use super::counters::{self, DiskStat};
 use super::drivers::{self, Choice};
+use super::flash::Sim;
 use super::results::*;
 use super::stats;
 use super::workloads::{self, Ctx, Data, Phase, Workload};
@@ -52,6 +53,8 @@ pub struct Options {
     /// "fs:cluster" or "fs"; default the first config.
     pub baseline: Option<String>,
     pub command: Vec<String>,
+    /// `--flash`: trace every run and replay it through these profiles.
+    pub flash: Option<super::flash::FlashOptions>,
 }
 
 const DEFAULT_IMAGE: u64 = 4 << 30;
@@ -432,7 +435,9 @@ fn measure(
     ctx: &mut Ctx,
     counters_path: Option<&Path>,
     daemon: Option<u32>,
+    sim: Option<&mut Sim>,
 ) -> Result<(Run, workloads::Outcome), String> {
+    let tracer = sim.as_ref().map(|s| s.start()).transpose()?;
     let disk0 = counters_path.and_then(counters::read_stat);
     let ru0 = counters::rusage();
     let d0 = daemon.and_then(counters::process_cpu);
@@ -471,9 +476,16 @@ fn measure(
             daemon_cpu_s,
             mount_read_bytes: None,
             extents: out.extents,
+            simulated: Vec::new(),
         },
         out,
     ))
+    .and_then(|(mut run, out)| {
+        if let (Some(s), Some(t)) = (sim, tracer) {
+            s.finish(t, &mut run, w.name())?;
+        }
+        Ok((run, out))
+    })
 }
 
 /// The honesty checks on a workload's runs.
@@ -600,8 +612,21 @@ impl ConfigRun<'_> {
         let label = format!("{}:{} ", p.fs.name(), short(p.cluster));
         let counters = self.prepared.counters.as_deref();
         let mut cold = Cold::Remount(m);
+        // A fresh flash device per config: what a card is after its format.
+        let dev = self.prepared.dev.as_deref().map(Path::new);
+        let mut sim = dev
+            .zip(self.opts.flash.as_ref())
+            .map(|(d, f)| Sim::new(d, f));
         run_workloads(
-            self.opts, self.data, counters, self.pb, &label, &root, &mut cold, res,
+            self.opts,
+            self.data,
+            counters,
+            self.pb,
+            &label,
+            &root,
+            &mut cold,
+            res,
+            sim.as_mut(),
         )
     }
 }
@@ -658,6 +683,7 @@ fn run_workloads(
     root: &Path,
     cold: &mut Cold,
     res: &mut ConfigResult,
+    mut sim: Option<&mut Sim>,
 ) -> Result<(), String> {
     let ctx_at = |scale: f64| Ctx {
         root,
@@ -690,7 +716,8 @@ fn run_workloads(
                 } else {
                     None
                 };
-                let (mut run, out) = measure(*w, &mut c, counters, cold.daemon())?;
+                let (mut run, out) =
+                    measure(*w, &mut c, counters, cold.daemon(), sim.as_deref_mut())?;
                 run.mount_read_bytes = remount_read;
                 Ok((run, out))
             };
@@ -802,6 +829,7 @@ fn summarize(
         cv_pct: 0.0,
     });
     let mut flags = flags_for(w.phase(), out.bytes, &runs, have_counters, s.cv_pct);
+    let simulated = super::flash::summarize(&runs, out.files, out.bytes);
     if error.is_some() {
         flags.push("failed".into());
     }
@@ -824,6 +852,7 @@ fn summarize(
         relative_pct: None,
         error,
         runs,
+        simulated,
     }
 }
 
@@ -862,6 +891,7 @@ fn run_dir(
         &root,
         &mut cold,
         &mut res,
+        None,
     );
     if std::fs::remove_dir_all(&root).is_ok() {
         crate::device::state::remove_dir(&root);
@@ -957,7 +987,23 @@ fn run_configs(opts: &Options) -> Result<BenchReport, String> {
         results: Vec::new(),
         skipped: Vec::new(),
         error: None,
+        sim: Default::default(),
     };
+    if let Some(f) = &opts.flash {
+        let dev = prepared.dev.as_deref().map(Path::new).ok_or_else(|| {
+            "--flash traces the block device fsfit formats: use --image or --device, not --dir"
+                .to_string()
+        })?;
+        // Only a loop device's queue is fsfit's to change.
+        let kb = if dev.to_string_lossy().starts_with("/dev/loop") {
+            super::flash::limit(dev, f)
+        } else {
+            None
+        };
+        report.sim.trace = Some("blktrace".into());
+        report.sim.partition_offset_bytes = Some(f.partition_offset);
+        report.sim.flash = Some(super::flash::info(f, kb));
+    }
     let mut baseline = 0;
     if let TargetSpec::Dir(_) = opts.target {
         if let Some(b) = &opts.baseline {

@@ -40,6 +40,8 @@ pub struct Options {
     pub json: Option<PathBuf>,
     /// Where measured figures come from, for the reasons.
     pub measured_on: String,
+    /// `--drive PROFILE`: simulate speeds on it when nothing is measured.
+    pub drive: Option<String>,
 }
 
 impl Options {
@@ -113,6 +115,7 @@ impl Options {
             label: a.label.clone(),
             json: a.json.clone(),
             measured_on,
+            drive: a.drive.clone(),
         })
     }
 
@@ -208,6 +211,22 @@ fn robustness(reports: &[crate::crash::Report]) -> Vec<advise::Robustness> {
     out
 }
 
+/// The flash profile speeds are simulated on when nothing is measured:
+/// `--drive`, else a default from the volume size and `--for`.
+fn drive(o: &Options) -> Result<Option<(crate::flash::Profile, String)>> {
+    if o.bench.is_some() || o.target.is_some() {
+        return Ok(None);
+    }
+    if let Some(name) = &o.drive {
+        let p = crate::flash::profile(name)?;
+        let how = format!("{name} (--drive)");
+        return Ok(Some((p, how)));
+    }
+    let systems: Vec<&str> = o.systems.iter().map(|s| s.name).collect();
+    let (name, how) = crate::flash::synth::default_drive(o.volume, &systems);
+    Ok(Some((crate::flash::profile(name)?, how)))
+}
+
 pub fn run(o: &Options, quiet: bool) -> Result<()> {
     let r = super::usage::walk(&o.walk, &[], o.volume, None, quiet)?;
     let measured: Vec<BenchReport> = o.bench.iter().cloned().collect();
@@ -218,6 +237,7 @@ pub fn run(o: &Options, quiet: bool) -> Result<()> {
         measured: &measured,
         measured_on: o.measured_on.clone(),
         crash: &o.crash,
+        drive: drive(o)?,
     };
     let make = || o.target_spec().expect("a target");
     let measure = o.target.as_ref().map(|_| Measure {

@@ -10,6 +10,8 @@ pub struct Options {
     pub bench: bench::Options,
     /// Print the workloads and stop.
     pub list: bool,
+    /// Print the flash profiles and stop.
+    pub list_profiles: bool,
     pub json: Option<PathBuf>,
     pub report: Option<PathBuf>,
 }
@@ -23,10 +25,17 @@ impl Options {
             )));
         }
         let target = target(a);
-        if !a.list && !matches!(target, TargetSpec::Dir(_)) && unsafe { libc::geteuid() } != 0 {
+        if !a.list
+            && !a.list_profiles
+            && !matches!(target, TargetSpec::Dir(_))
+            && unsafe { libc::geteuid() } != 0
+        {
             return Err(Error::input(
                 "fsfit bench formats and mounts volumes: run it as root (sudo), or use --dir on a mounted directory",
             ));
+        }
+        if a.json.as_deref() == Some(std::path::Path::new("-")) && !a.list_profiles {
+            return Err(Error::input("--json needs a FILE to write the results to"));
         }
         // Where the results go must exist before hours are spent measuring.
         super::output_folders_exist([&a.json, &a.report])?;
@@ -52,7 +61,9 @@ impl Options {
                 quiet,
                 baseline: a.baseline.clone(),
                 command: std::env::args().collect(),
+                flash: flash(a)?,
             },
+            list_profiles: a.list_profiles,
             list: a.list,
             json: a.json.clone(),
             report: a.report.clone(),
@@ -104,7 +115,44 @@ fn target(a: &BenchArgs) -> TargetSpec {
     }
 }
 
+/// `--flash a,b` and `--partition-offset`.
+fn flash(a: &BenchArgs) -> Result<Option<bench::flash::FlashOptions>> {
+    let Some(list) = &a.flash else {
+        return Ok(None);
+    };
+    let partition_offset = a
+        .partition_offset
+        .unwrap_or(bench::flash::DEFAULT_PARTITION_OFFSET);
+    if partition_offset % 512 != 0 {
+        return Err(Error::input(format!(
+            "--partition-offset {partition_offset}: give a multiple of 512 bytes"
+        )));
+    }
+    Ok(Some(bench::flash::FlashOptions {
+        profiles: crate::flash::profile::parse_list(list)?,
+        partition_offset,
+    }))
+}
+
+/// `--list-profiles [--json]`.
+fn list_profiles(json: Option<&std::path::Path>) -> Result<()> {
+    let all = crate::flash::profiles();
+    if let Some(path) = json {
+        let v: Vec<serde_json::Value> = all.iter().map(|p| p.listing()).collect();
+        let mut text = serde_json::to_string_pretty(&v).expect("profiles serialize");
+        text.push('\n');
+        if path == std::path::Path::new("-") {
+            return super::print(&text);
+        }
+        return report::write_atomic(path, text.as_bytes());
+    }
+    super::print(&report::text::flash::profiles(&all))
+}
+
 pub fn run(o: &Options) -> Result<()> {
+    if o.list_profiles {
+        return list_profiles(o.json.as_deref());
+    }
     if o.list {
         // Every workload, not only the selected ones.
         // Each with the unit its figure is in; print() survives `| head`.

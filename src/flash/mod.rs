@@ -48,3 +48,13 @@ pub trait Device: Send {
     /// Allocation-unit copies (garbage collection) so far.
     fn au_copies(&self) -> u64;
 }
+
+pub mod au;
+pub mod paged;
+pub mod profile;
+pub mod replay;
+pub mod synth;
+pub mod trace;
+
+pub use profile::{profile, profiles, Family, Params, Profile};
+pub use replay::{replay, simulated_seconds, Overlap, Replay};

@@ -51,6 +51,10 @@ pub struct CandidateDoc {
     #[serde(default)]
     pub assumed_relative_speed: Option<f64>,
     #[serde(default)]
+    pub simulated_mb_per_s: Option<f64>,
+    #[serde(default)]
+    pub profile: Option<String>,
+    #[serde(default)]
     pub round: Option<u32>,
     #[serde(default)]
     pub wasted_at_fill_bytes: u64,
@@ -127,6 +131,11 @@ pub fn section(id: &str, label: &str, source: &str, d: &AdviseDoc) -> String {
         let speed = match (c.write_mb_per_s, c.assumed_relative_speed) {
             (Some(m), _) => format!("{m:.1} MB/s measured (round {})", c.round.unwrap_or(1)),
             (None, Some(r)) => format!("{:.0} % of 128K, assumed", r * 100.0),
+            _ if c.simulated_mb_per_s.is_some() => format!(
+                "{:.2} MB/s simulated ({})",
+                c.simulated_mb_per_s.unwrap_or(0.0),
+                c.profile.as_deref().unwrap_or("")
+            ),
             _ => c.speed.clone(),
         };
         let _ = writeln!(

@@ -129,3 +129,84 @@ fn usage_json_round_trips_through_its_type() {
     let r: fsfit::usage::UsageReport = serde_json::from_value(printed.clone()).unwrap();
     assert_eq!(serde_json::to_value(&r).unwrap(), printed);
 }
+
+/// The fenced block after the heading `### \`fsfit NAME\``, `//` comments
+/// stripped (the `--flash` section shows a fragment with comments).
+fn fragment(doc: &str, heading: &str) -> String {
+    let at = doc
+        .find(heading)
+        .unwrap_or_else(|| panic!("DESIGN.md has no heading {heading}"));
+    let rest = &doc[at..];
+    // The second fence: the first shows the command line.
+    let blocks: Vec<&str> = rest.split("```").collect();
+    blocks[3]
+        .lines()
+        .map(|l| l.split("//").next().unwrap())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn bench_flash_fields_read_and_write_the_contract() {
+    let text = fragment(&design(), "### `fsfit bench --flash`");
+    let v: Value = serde_json::from_str(&format!("{{{text}}}")).unwrap_or_else(|e| {
+        panic!("DESIGN.md's --flash example is not a JSON fragment: {e}\n{text}")
+    });
+    let sim = &v["simulated"][0];
+    let w: fsfit::bench::results::SimWorkload = serde_json::from_value(sim.clone()).unwrap();
+    let (mut want, mut have) = (BTreeMap::new(), BTreeMap::new());
+    fields(sim, "", &mut want);
+    fields(&serde_json::to_value(&w).unwrap(), "", &mut have);
+    for (p, k) in &want {
+        assert_eq!(have.get(p), Some(k), "SimWorkload lacks {p}");
+    }
+    // Each run: the same per profile, with `seconds`.
+    let run = serde_json::to_value(fsfit::bench::results::SimRun::default()).unwrap();
+    for f in [
+        "profile",
+        "seconds",
+        "device_seconds",
+        "flash_write_amplification",
+        "au_copies",
+    ] {
+        assert!(run.get(f).is_some(), "runs[].simulated[] lacks {f}");
+    }
+}
+
+#[test]
+fn list_profiles_json_has_the_contract_fields() {
+    let out = crate::common::fsfit()
+        .args(["bench", "--list-profiles", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let all = v.as_array().expect("an array of profiles");
+    assert!(all.len() >= 6);
+    for p in all {
+        assert!(p["name"].is_string() && p["family"].is_string(), "{p}");
+        assert!(p["params"]["au_bytes"].as_u64().unwrap() > 0, "{p}");
+        let sources = p["sources"].as_array().unwrap();
+        assert!(
+            sources.len() >= p["params"].as_object().unwrap().len(),
+            "{p}"
+        );
+        assert!(sources
+            .iter()
+            .all(|s| s.as_str().is_some_and(|s| s.len() > 10)));
+    }
+    for name in [
+        "sd-2006-small-eb",
+        "sd-2011-1au",
+        "usb2-stick",
+        "usb3-stick",
+        "microsd-a1",
+        "nvme-usb-sn570",
+    ] {
+        assert!(all.iter().any(|p| p["name"] == name), "no profile {name}");
+    }
+}

@@ -944,6 +944,7 @@ mod tests {
             relative_pct: None,
             error: None,
             runs,
+            simulated: vec![],
         }
     }
 
@@ -1020,6 +1021,7 @@ mod tests {
             results,
             skipped: vec![],
             error: None,
+            sim: Default::default(),
         };
         let a = report(vec![
             cfg(

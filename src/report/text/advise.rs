@@ -97,6 +97,11 @@ pub fn text(a: &Advice) -> String {
                         c.est_copy_seconds.unwrap_or(0.0)
                     ),
                     (None, Some(r)) => format!(", {:.0} % speed assumed", r * 100.0),
+                    _ if c.simulated_mb_per_s.is_some() => format!(
+                        ", {:.2} MB/s simulated ({})",
+                        c.simulated_mb_per_s.unwrap_or(0.0),
+                        c.profile.as_deref().unwrap_or("")
+                    ),
                     _ if a.speed_measured => ", not measured".to_string(),
                     _ => String::new(),
                 };

@@ -26,11 +26,46 @@ const MARKS: [(&str, &str, &str); 4] = [
     ),
 ];
 
+/// The widest a table line may be: configs go on further pages beyond it.
+pub const WIDTH: usize = 100;
+
 pub fn bench(r: &BenchReport) -> String {
     let mut o = target(r);
-    let notes = table(&mut o, r);
+    let sources = sources(r);
+    let mut notes = Vec::new();
+    for src in &sources {
+        if let Source::Sim(p) = src {
+            let _ = writeln!(
+                o,
+                "\nsimulated ({p}): each run's block trace replayed through profile {p}"
+            );
+        }
+        table(&mut o, r, src, &mut notes);
+    }
     footer(&mut o, r, &notes);
+    if r.sim.flash.is_some() {
+        let _ = writeln!(
+            o,
+            "Simulated: a profile is a class of device, not your stick; the host's own figures are in\n\
+the JSON (--json). Each profile's parameters and their sources: fsfit bench --list-profiles"
+        );
+    }
     o
+}
+
+/// Where a table's figures come from.
+enum Source {
+    Host,
+    /// The simulated figures of this flash profile.
+    Sim(String),
+}
+
+/// The host's figures, or with --flash one table per profile instead.
+fn sources(r: &BenchReport) -> Vec<Source> {
+    match &r.sim.flash {
+        Some(f) if !f.profiles.is_empty() => f.profiles.iter().cloned().map(Source::Sim).collect(),
+        _ => vec![Source::Host],
+    }
 }
 
 /// The target, then each config with its driver and format time.
@@ -75,8 +110,9 @@ fn target(r: &BenchReport) -> String {
     o
 }
 
-/// One row per workload, one column per config; returns the numbered notes.
-fn table(o: &mut String, r: &BenchReport) -> Vec<String> {
+/// One row per workload, three columns per config (figure, % of the
+/// baseline, flags); configs that do not fit in WIDTH go on a next page.
+fn table(o: &mut String, r: &BenchReport, src: &Source, notes: &mut Vec<String>) {
     let mut names: Vec<&str> = Vec::new();
     for c in &r.results {
         for w in &c.workloads {
@@ -85,53 +121,126 @@ fn table(o: &mut String, r: &BenchReport) -> Vec<String> {
             }
         }
     }
-    // Each config takes three columns (figure, % of the baseline, flags) so
-    // that figures line up whether or not a cell carries a flag.
-    let mut rows: Vec<Vec<String>> = Vec::new();
-    let mut head = vec!["WORKLOAD".to_string()];
-    for c in &r.results {
-        head.extend([
-            format!("{}:{}", c.fs, short(c.cluster_bytes)),
-            String::new(),
-            String::new(),
-        ]);
-    }
-    rows.push(head);
-    let mut notes: Vec<String> = Vec::new();
-    for n in &names {
-        let mut row = vec![n.to_string()];
-        for c in &r.results {
-            let [v, rel, flag] = match c.workloads.iter().find(|w| w.name == *n) {
-                None => ["-".to_string(), String::new(), String::new()],
-                Some(w) if w.error.is_some() => {
-                    ["failed".to_string(), String::new(), String::new()]
-                }
-                Some(w) => cell(c, n, w, &mut notes),
-            };
-            row.extend([v, rel, flag]);
+    let base = r
+        .results
+        .iter()
+        .find(|c| format!("{}:{}", c.fs, short(c.cluster_bytes)) == r.baseline);
+    // Per config: its three columns, header first.
+    let cols: Vec<Vec<[String; 3]>> = r
+        .results
+        .iter()
+        .map(|c| {
+            let mut col = vec![[
+                format!("{}:{}", c.fs, short(c.cluster_bytes)),
+                String::new(),
+                String::new(),
+            ]];
+            col.extend(
+                names
+                    .iter()
+                    .map(|n| match c.workloads.iter().find(|w| w.name == *n) {
+                        None => ["-".to_string(), String::new(), String::new()],
+                        Some(w) if w.error.is_some() => {
+                            ["failed".to_string(), String::new(), String::new()]
+                        }
+                        Some(w) => cell(c, n, w, src, base, notes),
+                    }),
+            );
+            col
+        })
+        .collect();
+    for page in pages(&names, &cols) {
+        let mut rows: Vec<Vec<String>> = Vec::new();
+        for (i, n) in std::iter::once("WORKLOAD")
+            .chain(names.iter().copied())
+            .enumerate()
+        {
+            let mut row = vec![n.to_string()];
+            for c in &page {
+                row.extend(cols[*c][i].iter().cloned());
+            }
+            rows.push(row);
         }
-        rows.push(row);
+        let _ = writeln!(o);
+        // Left: the workload names and each config's flags.
+        o.push_str(&crate::report::columns(&rows, |i| i == 0 || i % 3 == 0));
     }
-    let _ = writeln!(o);
-    // Left: the workload names and each config's flags.
-    o.push_str(&crate::report::columns(&rows, |i| {
-        i == 0 || (i > 0 && i % 3 == 0)
-    }));
-    notes
+}
+
+/// Configs grouped into pages whose lines fit in WIDTH (at least one each).
+fn pages(names: &[&str], cols: &[Vec<[String; 3]>]) -> Vec<Vec<usize>> {
+    let first = names.iter().map(|n| n.len()).max().unwrap_or(0).max(8) + 2;
+    let width = |c: &Vec<[String; 3]>| -> usize {
+        (0..3)
+            .map(|k| {
+                c.iter()
+                    .map(|cell| cell[k].chars().count())
+                    .max()
+                    .unwrap_or(0)
+                    + 2
+            })
+            .sum()
+    };
+    let mut out: Vec<Vec<usize>> = Vec::new();
+    let mut used = first;
+    for (i, c) in cols.iter().enumerate() {
+        let w = width(c);
+        match out.last_mut() {
+            Some(page) if used + w <= WIDTH + 2 => page.push(i),
+            _ => {
+                out.push(vec![i]);
+                used = first;
+            }
+        }
+        used += w;
+    }
+    out
+}
+
+/// A workload's figure from `src`: MB/s, or files/s for those moving no bytes.
+fn figure(n: &str, w: &WorkloadResult, src: &Source) -> Option<f64> {
+    let (mb, files) = match src {
+        Source::Host => (w.mb_per_s, w.files_per_s),
+        Source::Sim(p) => {
+            let s = w.simulated.iter().find(|s| &s.profile == p)?;
+            (s.mb_per_s, s.files_per_s)
+        }
+    };
+    Some(match unit_of(n) {
+        Unit::FilesPerS => files,
+        Unit::MbPerS => mb,
+    })
 }
 
 /// A figure, its % of the baseline and its flags (common ones as marks,
 /// the rest as numbered notes).
-fn cell(c: &ConfigResult, n: &str, w: &WorkloadResult, notes: &mut Vec<String>) -> [String; 3] {
-    let v = match unit_of(n) {
-        Unit::FilesPerS => format!("{:.0} f/s", w.files_per_s),
-        Unit::MbPerS => format!("{:.1} MB/s", w.mb_per_s),
+fn cell(
+    c: &ConfigResult,
+    n: &str,
+    w: &WorkloadResult,
+    src: &Source,
+    base: Option<&ConfigResult>,
+    notes: &mut Vec<String>,
+) -> [String; 3] {
+    let Some(x) = figure(n, w, src) else {
+        return ["-".into(), String::new(), String::new()];
     };
-    let rel = w
-        .relative_pct
-        .map(|p| format!("{p:.0}%"))
-        .unwrap_or_default();
-    // Common flags as marks, the rest as numbered notes.
+    let v = match unit_of(n) {
+        Unit::FilesPerS => format!("{x:.0} f/s"),
+        Unit::MbPerS if x < 10.0 => format!("{x:.2} MB/s"),
+        Unit::MbPerS => format!("{x:.1} MB/s"),
+    };
+    let rel = match src {
+        Source::Host => w.relative_pct,
+        Source::Sim(_) => base
+            .and_then(|b| b.workloads.iter().find(|bw| bw.name == n))
+            .and_then(|bw| figure(n, bw, src))
+            .filter(|b| *b > 0.0)
+            .map(|b| x / b * 100.0),
+    };
+    let rel = rel.map(|p| format!("{p:.0}%")).unwrap_or_default();
+    // Common flags as marks, the rest as numbered notes (once per config
+    // and workload, however many tables show it).
     let mut flag = String::new();
     let mut other = Vec::new();
     for f in &w.flags {
@@ -141,14 +250,21 @@ fn cell(c: &ConfigResult, n: &str, w: &WorkloadResult, notes: &mut Vec<String>) 
         }
     }
     if !other.is_empty() {
-        notes.push(format!(
+        let note = format!(
             "{}:{} {}: {}",
             c.fs,
             short(c.cluster_bytes),
             n,
             other.join(", ")
-        ));
-        flag.push_str(&format!("[{}]", notes.len()));
+        );
+        let k = match notes.iter().position(|x| *x == note) {
+            Some(k) => k,
+            None => {
+                notes.push(note);
+                notes.len() - 1
+            }
+        };
+        flag.push_str(&format!("[{}]", k + 1));
     }
     [v, rel, flag]
 }

@@ -3,5 +3,6 @@
 
 pub mod advise;
 pub mod bench;
+pub mod flash;
 pub mod info;
 pub mod usage;

@@ -1,0 +1,125 @@
+//! `bench --flash`: each timed run is traced at the block layer and the
+//! trace replayed through every chosen flash profile; the simulated run
+//! time is the model's device time plus the run's host CPU time, as the
+//! workload lets them overlap (src/flash/replay.rs).
+
+use super::results::{FlashInfo, Run, SimRun, SimWorkload};
+use super::stats;
+use crate::flash::trace::{self, Tracer};
+use crate::flash::{self, Device, Overlap, Profile};
+use std::path::{Path, PathBuf};
+
+/// What the user asked for: profiles and where the volume starts.
+#[derive(Clone, Debug)]
+pub struct FlashOptions {
+    pub profiles: Vec<Profile>,
+    /// Bytes from the flash's start to the volume (default 1 MiB, as fdisk).
+    pub partition_offset: u64,
+}
+
+pub const DEFAULT_PARTITION_OFFSET: u64 = 1 << 20;
+
+/// Said wherever simulated figures are shown.
+pub const NOTE: &str = "simulated: the block trace of each run replayed through a flash profile \
+(a class of device, not your stick; see fsfit bench --list-profiles for each parameter's source)";
+
+/// The simulated devices of one config, fresh after its mkfs.
+pub struct Sim {
+    dev: PathBuf,
+    offset: u64,
+    profiles: Vec<Profile>,
+    devices: Vec<Box<dyn Device>>,
+}
+
+/// The request size limit for the traced device: the smallest largest
+/// transfer of the profiles (USB 2 sticks take 120 KiB a command).
+pub fn limit(dev: &Path, o: &FlashOptions) -> Option<u64> {
+    let bytes = o.profiles.iter().map(Profile::max_transfer_bytes).min()?;
+    trace::limit_requests(dev, bytes)
+}
+
+pub fn info(o: &FlashOptions, max_sectors_kb: Option<u64>) -> FlashInfo {
+    FlashInfo {
+        profiles: o.profiles.iter().map(|p| p.name.clone()).collect(),
+        max_sectors_kb,
+        note: NOTE.into(),
+    }
+}
+
+impl Sim {
+    pub fn new(dev: &Path, o: &FlashOptions) -> Sim {
+        Sim {
+            dev: dev.to_path_buf(),
+            offset: o.partition_offset,
+            profiles: o.profiles.clone(),
+            devices: o.profiles.iter().map(Profile::device).collect(),
+        }
+    }
+
+    pub fn start(&self) -> Result<Tracer, String> {
+        Tracer::start(&self.dev).map_err(|e| format!("block trace: {e}"))
+    }
+
+    /// Stop the trace of `run` and replay it on every profile.
+    pub fn finish(&mut self, t: Tracer, run: &mut Run, workload: &str) -> Result<(), String> {
+        let (mut reqs, tracer_cpu) = t
+            .stop_with_cost()
+            .map_err(|e| format!("block trace: {e}"))?;
+        trace::at_partition(&mut reqs, self.offset);
+        let host_cpu = (run.cpu_user_s + run.cpu_sys_s - tracer_cpu).max(0.0)
+            + run.daemon_cpu_s.unwrap_or(0.0);
+        let overlap = Overlap::of_workload(workload);
+        for (p, dev) in self.profiles.iter().zip(self.devices.iter_mut()) {
+            let r = flash::replay(&mut **dev, &reqs);
+            run.simulated.push(SimRun {
+                profile: p.name.clone(),
+                seconds: flash::simulated_seconds(r.device_seconds, host_cpu, overlap),
+                device_seconds: r.device_seconds,
+                flash_write_amplification: r.write_amplification(),
+                au_copies: r.au_copies,
+                requests: r.requests,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Per profile: the median simulated run, its rates and its counts.
+pub fn summarize(runs: &[Run], files: u64, bytes: u64) -> Vec<SimWorkload> {
+    let Some(first) = runs.first() else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (i, s) in first.simulated.iter().enumerate() {
+        let of_profile: Vec<&SimRun> = runs.iter().filter_map(|r| r.simulated.get(i)).collect();
+        let secs: Vec<f64> = of_profile.iter().map(|r| r.seconds).collect();
+        let Some(sum) = stats::summarize(&secs) else {
+            continue;
+        };
+        // The run nearest the median gives the write amplification and copies.
+        let mid = of_profile
+            .iter()
+            .min_by(|a, b| {
+                (a.seconds - sum.median)
+                    .abs()
+                    .total_cmp(&(b.seconds - sum.median).abs())
+            })
+            .expect("at least one run");
+        let dev: Vec<f64> = of_profile.iter().map(|r| r.device_seconds).collect();
+        out.push(SimWorkload {
+            profile: s.profile.clone(),
+            median_seconds: sum.median,
+            mb_per_s: stats::mb_per_s(bytes, sum.median),
+            files_per_s: if sum.median > 0.0 {
+                files as f64 / sum.median
+            } else {
+                0.0
+            },
+            // Median too: never above median_seconds, as in every run.
+            device_seconds: stats::summarize(&dev).map_or(0.0, |d| d.median),
+            flash_write_amplification: mid.flash_write_amplification,
+            au_copies: mid.au_copies,
+        });
+    }
+    out
+}

@@ -1,0 +1,269 @@
+//! The allocation-unit model of sticks and cards (Bergmann, LWN 428584;
+//! the SD specification's performance model).
+//!
+//! The device is cut into AUs. Only `open_aus_linear` of them can be open
+//! for writing at once, each written in order from its write pointer; of
+//! those, `open_aus_random` may take writes in any order. What a request
+//! costs:
+//! - a write continues an open AU: page-rounded bytes at Pw; skipped pages
+//!   between the write pointer and the write are copied at Pm first;
+//! - a write to an AU that is not open closes the least recently used one
+//!   when all are open, copying its unwritten rest at Pm (one AU copy), and
+//!   opens the new one, copying the pages before the write at Pm;
+//! - a write back into a linear AU without a random slot closes and reopens it.
+//!
+//! Writing the free N_RU − N_u recording units of an AU whose N_u units
+//! hold data therefore takes N_u·RU/Pm + (N_RU − N_u)·RU/Pw: exactly the SD
+//! specification's P(N_u) = (N_RU−N_u)·Pw·Pm / ((N_RU−N_u)·Pm + N_u·Pw).
+//! Writes into the FAT area cost their pages only (cards special-case it).
+
+use super::{profile::Params, Device, Op, Request};
+
+/// One open AU.
+#[derive(Clone, Copy, Debug)]
+struct Open {
+    index: u64,
+    /// Linear mode: bytes from the AU's start already written.
+    wp: u64,
+    /// Random mode: any order accepted; `written` counts its page bytes.
+    random: bool,
+    written: u64,
+    last_use: u64,
+}
+
+pub struct AuDevice {
+    au: u64,
+    page: u64,
+    open_max: usize,
+    random_max: usize,
+    fat_area: u64,
+    /// Seconds per byte.
+    write_s: f64,
+    move_s: f64,
+    read_s: f64,
+    switch_s: f64,
+    read_latency_s: f64,
+    command_s: f64,
+    max_transfer: u64,
+    flush_s: Option<f64>,
+    open: Vec<Open>,
+    tick: u64,
+    last_au: u64,
+    last_read_end: u64,
+    flash_written: u64,
+    au_copies: u64,
+}
+
+/// Seconds per byte at `mb_s` decimal MB/s.
+pub(crate) fn per_byte(mb_s: f64) -> f64 {
+    1.0 / (mb_s * 1e6)
+}
+
+/// Commands needed for `len` bytes at `max` bytes a command (at least one).
+pub(crate) fn commands(len: u64, max: u64) -> u64 {
+    len.div_ceil(max.max(512)).max(1)
+}
+
+/// Bytes of the whole pages `[off, off + len)` touches.
+pub(crate) fn page_span(off: u64, len: u64, page: u64) -> u64 {
+    let first = off / page;
+    let last = (off + len.max(1)).div_ceil(page);
+    (last - first) * page
+}
+
+/// The SD specification's write performance for an AU whose `n_u` of
+/// `n_ru` recording units are used: P(N_u) in the unit of `pw` and `pm`.
+pub fn sd_spec_speed(n_ru: u64, n_u: u64, pw: f64, pm: f64) -> f64 {
+    let free = (n_ru - n_u) as f64;
+    free * pw * pm / (free * pm + n_u as f64 * pw)
+}
+
+impl AuDevice {
+    pub fn new(p: &Params) -> AuDevice {
+        AuDevice {
+            au: p.au_bytes,
+            page: p.page_bytes,
+            open_max: p.open_aus_linear.max(1) as usize,
+            random_max: p.open_aus_random as usize,
+            fat_area: p.fat_area_bytes,
+            write_s: per_byte(p.write_mb_s),
+            move_s: per_byte(p.move_mb_s),
+            read_s: per_byte(p.read_mb_s),
+            switch_s: p.au_switch_us * 1e-6,
+            read_latency_s: p.read_latency_us * 1e-6,
+            command_s: p.command_overhead_us * 1e-6,
+            max_transfer: p.max_transfer_bytes,
+            flush_s: p
+                .host_flushes
+                .then_some((p.flush_us + p.command_overhead_us) * 1e-6),
+            open: Vec::with_capacity(p.open_aus_linear as usize + 1),
+            tick: 0,
+            last_au: u64::MAX,
+            last_read_end: u64::MAX,
+            flash_written: 0,
+            au_copies: 0,
+        }
+    }
+
+    fn read(&mut self, req: &Request) -> f64 {
+        let mut t = commands(req.len, self.max_transfer) as f64 * self.command_s;
+        if req.offset != self.last_read_end {
+            t += self.read_latency_s;
+        }
+        self.last_read_end = req.offset + req.len;
+        t + req.len as f64 * self.read_s
+    }
+
+    fn write(&mut self, req: &Request) -> f64 {
+        let mut t = commands(req.len, self.max_transfer) as f64 * self.command_s;
+        let (mut off, end) = (req.offset, req.offset + req.len.max(1));
+        while off < end {
+            let index = off / self.au;
+            let piece_end = end.min((index + 1) * self.au);
+            t += self.write_piece(index, off - index * self.au, piece_end - off);
+            off = piece_end;
+        }
+        t
+    }
+
+    /// Program the pages of `[off, off + len)` inside AU `index`.
+    fn program(&mut self, off: u64, len: u64) -> (f64, u64) {
+        let bytes = page_span(off, len, self.page);
+        self.flash_written += bytes;
+        (bytes as f64 * self.write_s, bytes)
+    }
+
+    /// Copy `bytes` inside the flash at Pm.
+    fn copy(&mut self, bytes: u64) -> f64 {
+        self.flash_written += bytes;
+        bytes as f64 * self.move_s
+    }
+
+    fn write_piece(&mut self, index: u64, off: u64, len: u64) -> f64 {
+        if (index * self.au + off) < self.fat_area {
+            return self.program(off, len).0;
+        }
+        self.tick += 1;
+        let mut t = 0.0;
+        if index != self.last_au {
+            t += self.switch_s;
+            self.last_au = index;
+        }
+        let slot = match self.open.iter().position(|o| o.index == index) {
+            Some(slot) => slot,
+            None => {
+                t += self.open_new(index);
+                self.open.len() - 1
+            }
+        };
+        t + self.write_open(slot, off, len)
+    }
+
+    /// Open AU `index`, closing the least recently used one if all are open.
+    fn open_new(&mut self, index: u64) -> f64 {
+        let mut t = 0.0;
+        if self.open.len() >= self.open_max {
+            let lru = (0..self.open.len())
+                .min_by_key(|&i| self.open[i].last_use)
+                .unwrap_or(0);
+            t += self.close(lru);
+        }
+        self.open.push(Open {
+            index,
+            wp: 0,
+            random: false,
+            written: 0,
+            last_use: self.tick,
+        });
+        t
+    }
+
+    /// Close slot `i`: copy what was not written in this cycle (one AU copy).
+    fn close(&mut self, i: usize) -> f64 {
+        let o = self.open.swap_remove(i);
+        let rest = if o.random {
+            self.au.saturating_sub(o.written)
+        } else {
+            self.au - o.wp.div_ceil(self.page) * self.page
+        };
+        if rest == 0 {
+            return 0.0;
+        }
+        self.au_copies += 1;
+        self.copy(rest)
+    }
+
+    fn write_open(&mut self, slot: usize, off: u64, len: u64) -> f64 {
+        self.open[slot].last_use = self.tick;
+        let o = self.open[slot];
+        if o.random {
+            let (t, bytes) = self.program(off, len);
+            self.open[slot].written = (o.written + bytes).min(self.au);
+            return t;
+        }
+        if off < o.wp {
+            return self.rewrite(slot, off, len);
+        }
+        // The card buffers a partly written last page: a write that
+        // continues inside it does not program that page again.
+        let page_start = (o.wp / self.page) * self.page;
+        let shared = o.wp % self.page != 0 && off < page_start + self.page;
+        let gap =
+            ((off / self.page) * self.page).saturating_sub(o.wp.div_ceil(self.page) * self.page);
+        let (mut t, _) = self.program(off, len);
+        if shared {
+            self.flash_written -= self.page;
+            t -= self.page as f64 * self.write_s;
+        }
+        t += self.copy(gap);
+        let wp = off + len;
+        self.open[slot].wp = wp.min(self.au);
+        if wp >= self.au {
+            self.open.swap_remove(slot);
+        }
+        t
+    }
+
+    /// A write behind the write pointer of a linear AU: switch it to random
+    /// mode if a random slot is free, else close and reopen it.
+    fn rewrite(&mut self, slot: usize, off: u64, len: u64) -> f64 {
+        let randoms = self.open.iter().filter(|o| o.random).count();
+        if randoms < self.random_max {
+            let o = &mut self.open[slot];
+            o.random = true;
+            o.written = o.wp;
+            return self.write_open(slot, off, len);
+        }
+        let index = self.open[slot].index;
+        let t = self.close(slot);
+        self.open.push(Open {
+            index,
+            wp: 0,
+            random: false,
+            written: 0,
+            last_use: self.tick,
+        });
+        let last = self.open.len() - 1;
+        t + self.write_open(last, off, len)
+    }
+}
+
+impl Device for AuDevice {
+    fn serve(&mut self, req: &Request) -> f64 {
+        match req.op {
+            Op::Read => self.read(req),
+            Op::Write => self.write(req),
+            Op::Flush => self.flush_s.unwrap_or(0.0),
+            // USB sticks and card readers take no discard: the host sends none.
+            Op::Discard => 0.0,
+        }
+    }
+
+    fn flash_bytes_written(&self) -> u64 {
+        self.flash_written
+    }
+
+    fn au_copies(&self) -> u64 {
+        self.au_copies
+    }
+}

@@ -1,0 +1,111 @@
+//! The page-mapped model with a write cache (external SSDs, A1/A2 cards).
+//!
+//! Any page can be written anywhere, so there are no AU copies; what a
+//! request costs is its commands, a latency when it does not continue the
+//! previous request of its kind (random I/O: the A1 class's IOPS floor),
+//! and its page-rounded bytes at Pw while the fast cache (SLC area) has
+//! room, at the sustained speed (`move_mb_s`) once it is full. The cache
+//! drains at the sustained speed while the device is idle (the gaps
+//! between the trace's issue times).
+
+use super::au::{commands, page_span, per_byte};
+use super::{profile::Params, Device, Op, Request};
+
+pub struct PagedDevice {
+    page: u64,
+    write_s: f64,
+    sustained_s: f64,
+    sustained_b_s: f64,
+    read_s: f64,
+    read_latency_s: f64,
+    write_latency_s: f64,
+    command_s: f64,
+    max_transfer: u64,
+    flush_s: Option<f64>,
+    cache: f64,
+    /// Bytes in the cache not yet moved to their final place.
+    fill: f64,
+    /// The device's clock: when it finishes its last request (seconds).
+    busy_until: f64,
+    last_read_end: u64,
+    last_write_end: u64,
+    flash_written: u64,
+}
+
+impl PagedDevice {
+    pub fn new(p: &Params) -> PagedDevice {
+        PagedDevice {
+            page: p.page_bytes,
+            write_s: per_byte(p.write_mb_s),
+            sustained_s: per_byte(p.move_mb_s),
+            sustained_b_s: p.move_mb_s * 1e6,
+            read_s: per_byte(p.read_mb_s),
+            read_latency_s: p.read_latency_us * 1e-6,
+            write_latency_s: p.write_latency_us * 1e-6,
+            command_s: p.command_overhead_us * 1e-6,
+            max_transfer: p.max_transfer_bytes,
+            flush_s: p
+                .host_flushes
+                .then_some((p.flush_us + p.command_overhead_us) * 1e-6),
+            cache: p.cache_bytes as f64,
+            fill: 0.0,
+            busy_until: 0.0,
+            last_read_end: u64::MAX,
+            last_write_end: u64::MAX,
+            flash_written: 0,
+        }
+    }
+
+    /// Let the cache drain over the idle time before a request issued at `t`.
+    fn idle_until(&mut self, t: f64) {
+        if t > self.busy_until {
+            self.fill = (self.fill - (t - self.busy_until) * self.sustained_b_s).max(0.0);
+            self.busy_until = t;
+        }
+    }
+
+    fn write(&mut self, req: &Request) -> f64 {
+        let bytes = page_span(req.offset, req.len, self.page);
+        self.flash_written += bytes;
+        let mut t = commands(req.len, self.max_transfer) as f64 * self.command_s;
+        if req.offset != self.last_write_end {
+            t += self.write_latency_s;
+        }
+        self.last_write_end = req.offset + req.len;
+        let room = (self.cache - self.fill).clamp(0.0, bytes as f64);
+        t += room * self.write_s + (bytes as f64 - room) * self.sustained_s;
+        self.fill += room;
+        t
+    }
+
+    fn read(&mut self, req: &Request) -> f64 {
+        let mut t = commands(req.len, self.max_transfer) as f64 * self.command_s;
+        if req.offset != self.last_read_end {
+            t += self.read_latency_s;
+        }
+        self.last_read_end = req.offset + req.len;
+        t + req.len as f64 * self.read_s
+    }
+}
+
+impl Device for PagedDevice {
+    fn serve(&mut self, req: &Request) -> f64 {
+        self.idle_until(req.t_ns as f64 * 1e-9);
+        let t = match req.op {
+            Op::Read => self.read(req),
+            Op::Write => self.write(req),
+            Op::Flush => self.flush_s.unwrap_or(0.0),
+            Op::Discard => self.command_s,
+        };
+        self.busy_until += t;
+        t
+    }
+
+    fn flash_bytes_written(&self) -> u64 {
+        self.flash_written
+    }
+
+    fn au_copies(&self) -> u64 {
+        0
+    }
+}

@@ -1,0 +1,211 @@
+//! Flash profiles: named classes of device (not a particular stick), read
+//! from `profiles.json`, embedded in the binary. Every parameter carries
+//! the public measurement it comes from.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::{au::AuDevice, paged::PagedDevice, Device};
+use crate::error::{Error, Result};
+
+const DATA: &str = include_str!("profiles.json");
+
+/// The model family a profile runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Family {
+    /// Allocation units with a few open at a time (sticks, older cards):
+    /// Bergmann's model and the SD specification's P(N_u).
+    Au,
+    /// Page-mapped with a fast write cache (SSDs, A1/A2 cards).
+    Paged,
+}
+
+/// The named parameters of a profile. Sizes in bytes, speeds in decimal
+/// MB/s, times in microseconds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Params {
+    /// Allocation unit (erase block group the card maps as one).
+    pub au_bytes: u64,
+    /// Effective write page: a smaller write costs a whole page.
+    pub page_bytes: u64,
+    /// AUs that can be open at once for linear (in-order) writes.
+    pub open_aus_linear: u32,
+    /// Of those, how many may take out-of-order writes.
+    pub open_aus_random: u32,
+    /// From the device's start: the FAT area where small random writes are cheap.
+    pub fat_area_bytes: u64,
+    /// Pw: write speed into an open AU / the cache.
+    pub write_mb_s: f64,
+    /// Pm: move (copy, garbage collection) speed; for the paged family the
+    /// sustained write speed once the cache is full.
+    pub move_mb_s: f64,
+    /// Cost of a write going to a different open AU than the one before.
+    pub au_switch_us: f64,
+    pub read_mb_s: f64,
+    /// Added to a read that does not continue the previous one.
+    pub read_latency_us: f64,
+    /// Added to a write that does not continue the previous one (paged family).
+    pub write_latency_us: f64,
+    /// Transport cost of every command (USB 2 bulk-only, UAS).
+    pub command_overhead_us: f64,
+    /// Largest transfer the host sends in one command (its max_sectors_kb).
+    pub max_transfer_bytes: u64,
+    /// Whether the host sends cache flushes to this class of device.
+    pub host_flushes: bool,
+    pub flush_us: f64,
+    /// Fast write cache (SLC area) of the paged family.
+    pub cache_bytes: u64,
+    /// `usb2-bot`, `usb3-uas`, ...
+    pub transport: String,
+}
+
+/// One profile: name, family, parameters and their sources.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Profile {
+    pub name: String,
+    pub family: Family,
+    pub summary: String,
+    pub params: Params,
+    /// Parameter name -> the public measurement it comes from.
+    pub sources: BTreeMap<String, String>,
+}
+
+#[derive(Deserialize)]
+struct File {
+    profiles: Vec<Profile>,
+}
+
+/// Every profile, in the data file's order.
+pub fn profiles() -> Vec<Profile> {
+    let file: File =
+        serde_json::from_str(DATA).expect("src/flash/profiles.json is checked by a test");
+    file.profiles
+}
+
+/// The profile called `name`, or an input error listing the names.
+pub fn profile(name: &str) -> Result<Profile> {
+    let all = profiles();
+    let names: Vec<&str> = all.iter().map(|p| p.name.as_str()).collect();
+    let message = format!(
+        "unknown flash profile '{name}' (known: {})",
+        names.join(", ")
+    );
+    all.iter()
+        .find(|p| p.name == name)
+        .cloned()
+        .ok_or_else(|| Error::input(message))
+}
+
+/// Parse `--flash a,b,c` into profiles (each must exist; no duplicates).
+pub fn parse_list(list: &str) -> Result<Vec<Profile>> {
+    let mut out: Vec<Profile> = Vec::new();
+    for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        if out.iter().any(|p| p.name == name) {
+            return Err(Error::input(format!("--flash names '{name}' twice")));
+        }
+        out.push(profile(name)?);
+    }
+    if out.is_empty() {
+        return Err(Error::input("--flash needs at least one profile name"));
+    }
+    Ok(out)
+}
+
+impl Profile {
+    /// A fresh simulated device of this profile (empty state).
+    pub fn device(&self) -> Box<dyn Device> {
+        match self.family {
+            Family::Au => Box::new(AuDevice::new(&self.params)),
+            Family::Paged => Box::new(PagedDevice::new(&self.params)),
+        }
+    }
+
+    pub fn au_bytes(&self) -> u64 {
+        self.params.au_bytes
+    }
+
+    pub fn page_bytes(&self) -> u64 {
+        self.params.page_bytes
+    }
+
+    pub fn max_transfer_bytes(&self) -> u64 {
+        self.params.max_transfer_bytes
+    }
+
+    /// `--list-profiles --json`: `{"name","family","params","sources":[..]}`,
+    /// each source as "param: where it comes from".
+    pub fn listing(&self) -> serde_json::Value {
+        let sources: Vec<String> = self
+            .sources
+            .iter()
+            .map(|(k, v)| format!("{k}: {v}"))
+            .collect();
+        serde_json::json!({
+            "name": self.name,
+            "family": self.family,
+            "summary": self.summary,
+            "params": self.params,
+            "sources": sources,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_parameter_has_a_source_and_sane_values() {
+        let all = profiles();
+        assert!(all.len() >= 6);
+        for p in &all {
+            let params = serde_json::to_value(&p.params).unwrap();
+            for key in params.as_object().unwrap().keys() {
+                let src = p.sources.get(key).map(String::as_str).unwrap_or("");
+                assert!(!src.trim().is_empty(), "{}: no source for {key}", p.name);
+            }
+            for key in p.sources.keys() {
+                assert!(
+                    params.get(key).is_some(),
+                    "{}: source for unknown {key}",
+                    p.name
+                );
+            }
+            let q = &p.params;
+            assert!(
+                q.au_bytes.is_power_of_two() && q.page_bytes.is_power_of_two(),
+                "{}",
+                p.name
+            );
+            assert!(
+                q.page_bytes <= q.au_bytes && q.open_aus_linear >= 1,
+                "{}",
+                p.name
+            );
+            assert!(q.open_aus_random <= q.open_aus_linear, "{}", p.name);
+            assert!(
+                q.write_mb_s > 0.0 && q.move_mb_s > 0.0 && q.read_mb_s > 0.0,
+                "{}",
+                p.name
+            );
+            assert!(q.max_transfer_bytes >= 4096, "{}", p.name);
+        }
+    }
+
+    #[test]
+    fn names_resolve_and_unknown_names_are_input_errors() {
+        for p in profiles() {
+            assert_eq!(profile(&p.name).unwrap().name, p.name);
+        }
+        let e = profile("no-such-card").unwrap_err();
+        assert_eq!(e.exit_code(), 2);
+        assert!(e.to_string().contains("usb2-stick"), "{e}");
+        assert_eq!(parse_list("usb2-stick,sd-2011-1au").unwrap().len(), 2);
+        assert!(parse_list("usb2-stick,usb2-stick").is_err());
+        assert!(parse_list(",").is_err());
+    }
+}

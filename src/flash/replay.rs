@@ -1,0 +1,74 @@
+//! Replaying a block trace through a simulated device, and turning device
+//! time plus the run's host CPU time into a simulated run time.
+
+use super::{Device, Op, Request};
+
+/// What one replay cost on the device (deltas: a device keeps its state
+/// across the workloads of a config, as a real stick does).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Replay {
+    pub device_seconds: f64,
+    pub requests: u64,
+    pub host_read_bytes: u64,
+    pub host_write_bytes: u64,
+    pub flash_bytes_written: u64,
+    pub au_copies: u64,
+}
+
+impl Replay {
+    /// Bytes the flash wrote / bytes the host wrote (0 when nothing was written).
+    pub fn write_amplification(&self) -> f64 {
+        if self.host_write_bytes == 0 {
+            return 0.0;
+        }
+        self.flash_bytes_written as f64 / self.host_write_bytes as f64
+    }
+}
+
+/// Serve every request of `trace` on `dev`, in order.
+pub fn replay(dev: &mut dyn Device, trace: &[Request]) -> Replay {
+    let (flash0, copies0) = (dev.flash_bytes_written(), dev.au_copies());
+    let mut r = Replay::default();
+    for req in trace {
+        r.device_seconds += dev.serve(req);
+        match req.op {
+            Op::Read => r.host_read_bytes += req.len,
+            Op::Write => r.host_write_bytes += req.len,
+            Op::Flush | Op::Discard => {}
+        }
+    }
+    r.requests = trace.len() as u64;
+    r.flash_bytes_written = dev.flash_bytes_written() - flash0;
+    r.au_copies = dev.au_copies() - copies0;
+    r
+}
+
+/// How much of the host's CPU time can hide behind the device's work.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Overlap {
+    /// The workload waits for the device (writes ending in sync / fsync,
+    /// deletes, metadata): host time and device time add up.
+    Wait,
+    /// Readahead keeps the device busy while the host works: the longer of
+    /// the two.
+    Readahead,
+}
+
+impl Overlap {
+    /// The overlap a bench workload allows, from its name.
+    pub fn of_workload(name: &str) -> Overlap {
+        if name.ends_with("-read") || name == "scan" || name == "dupsearch" {
+            Overlap::Readahead
+        } else {
+            Overlap::Wait
+        }
+    }
+}
+
+/// A run's simulated seconds: device time plus host CPU time as `overlap` allows.
+pub fn simulated_seconds(device_s: f64, host_cpu_s: f64, overlap: Overlap) -> f64 {
+    match overlap {
+        Overlap::Wait => device_s + host_cpu_s,
+        Overlap::Readahead => device_s.max(host_cpu_s),
+    }
+}

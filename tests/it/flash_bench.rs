@@ -1,0 +1,204 @@
+//! `fsfit bench --flash` on real images (#18): every workload and run gains
+//! simulated figures per profile, from block traces of the real drivers
+//! (ext4 in the kernel, exFAT through FUSE), in the fields DESIGN.md names.
+
+use crate::common::{can_fuse, can_mount, fsfit, have};
+use serde_json::Value;
+
+const PROFILES: [&str; 2] = ["usb2-stick", "sd-2011-1au"];
+
+fn flash_bench(args: &[&str]) -> (Value, String, u32) {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("out.json");
+    let image = dir.path().join("b.img");
+    let child = fsfit()
+        .env("FSFIT_STATE_DIR", dir.path())
+        .args([
+            "bench", "--quiet", "--size", "1G", "--repeat", "2", "--image",
+        ])
+        .arg(&image)
+        .arg("--json")
+        .arg(&json)
+        .args(["--flash", &PROFILES.join(",")])
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let out = child.wait_with_output().unwrap();
+    let table = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{}\n{table}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (
+        serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap(),
+        table,
+        pid,
+    )
+}
+
+#[test]
+fn bench_flash_gives_simulated_figures_per_profile_for_every_workload_and_run() {
+    if !can_mount() || !can_fuse() || !have(&["mkfs.ext4", "mkfs.exfat", "mount.exfat-fuse"]) {
+        return;
+    }
+    let (v, table, pid) = flash_bench(&[
+        "--fs",
+        "ext4",
+        "--fs",
+        "exfat:32K",
+        "--scale",
+        "0.02",
+        "--workloads",
+        "single-write,small-write,small-read",
+    ]);
+    assert_eq!(v["trace"], "blktrace");
+    assert_eq!(v["partition_offset_bytes"], 1 << 20);
+    assert_eq!(
+        v["flash"]["max_sectors_kb"], 120,
+        "the loop device took the USB 2 request size"
+    );
+    let results = v["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2);
+    for c in results {
+        for w in c["workloads"].as_array().unwrap() {
+            let sims = w["simulated"]
+                .as_array()
+                .unwrap_or_else(|| panic!("no simulated in {w}"));
+            let names: Vec<&str> = sims
+                .iter()
+                .map(|s| s["profile"].as_str().unwrap())
+                .collect();
+            assert_eq!(names, PROFILES, "{}", w["name"]);
+            for s in sims {
+                let secs = s["median_seconds"].as_f64().unwrap();
+                assert!(
+                    secs >= s["device_seconds"].as_f64().unwrap() * 0.999 && secs > 0.0,
+                    "{s}"
+                );
+                assert!(s["mb_per_s"].as_f64().unwrap() > 0.0, "{s}");
+            }
+            for r in w["runs"].as_array().unwrap() {
+                assert_eq!(r["simulated"].as_array().unwrap().len(), 2, "{r}");
+                assert!(r["simulated"][0]["seconds"].as_f64().unwrap() > 0.0);
+            }
+        }
+        let w = |n: &str| {
+            c["workloads"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|w| w["name"] == n)
+                .unwrap()
+                .clone()
+        };
+        let single = &w("single-write")["simulated"][0];
+        // A stick cannot beat its write speed (9.2 MB/s), nor a big
+        // sequential write fall far below it.
+        let mb = single["mb_per_s"].as_f64().unwrap();
+        assert!(
+            (3.0..9.2).contains(&mb),
+            "{}: single-write {mb} MB/s on usb2-stick",
+            c["fs"]
+        );
+        assert!(single["flash_write_amplification"].as_f64().unwrap() >= 1.0);
+        // Small files on the one-open-AU card: slower than one big file.
+        let small = w("small-write")["simulated"][1]["mb_per_s"]
+            .as_f64()
+            .unwrap();
+        assert!(
+            small
+                < w("single-write")["simulated"][1]["mb_per_s"]
+                    .as_f64()
+                    .unwrap(),
+            "{}",
+            c["fs"]
+        );
+    }
+    assert!(
+        table.contains("simulated (usb2-stick)") && table.contains("simulated (sd-2011-1au)"),
+        "{table}"
+    );
+    let wide: Vec<&str> = table
+        .lines()
+        .skip_while(|l| !l.starts_with("simulated"))
+        .filter(|l| l.len() > 100)
+        .collect();
+    assert!(wide.is_empty(), "lines over 100 columns: {wide:?}");
+    let instances = std::fs::read_dir("/sys/kernel/tracing/instances").unwrap();
+    let left: Vec<_> = instances
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with(&format!("fsfit-{pid}-"))
+        })
+        .collect();
+    assert!(left.is_empty(), "ftrace instances left: {left:?}");
+}
+
+#[test]
+fn bad_flash_arguments_are_refused_with_one_line() {
+    for args in [
+        vec!["bench", "--flash", "no-such-stick"],
+        vec![
+            "bench",
+            "--flash",
+            "usb2-stick",
+            "--partition-offset",
+            "1000",
+        ],
+        vec!["bench", "--flash", "usb2-stick", "--dir", "/tmp"],
+        vec!["bench", "--json"],
+    ] {
+        let out = fsfit().args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
+
+fn advise_json(args: &[&str]) -> (Value, Option<i32>) {
+    let out = fsfit()
+        .arg("advise")
+        .args(args)
+        .args(["--json", "-"])
+        .output()
+        .unwrap();
+    let v = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    (v, out.status.code())
+}
+
+#[test]
+fn advise_drive_ranks_by_the_speed_simulated_on_the_profile() {
+    let t = tempfile::tempdir().unwrap();
+    for i in 0..200u64 {
+        crate::common::write_file(&t.path().join(format!("d/f{i}")), 3000 + i * 97);
+    }
+    crate::common::write_file(&t.path().join("big.bin"), 20 << 20);
+    let path = t.path().to_str().unwrap();
+    let (v, code) = advise_json(&[path, "--volume", "16G", "--drive", "sd-2011-1au"]);
+    assert_eq!(code, Some(0));
+    let all = v["candidates"].as_array().unwrap();
+    assert!(all.len() > 3);
+    for c in all {
+        assert_eq!(c["speed"], "simulated", "{c}");
+        assert_eq!(c["profile"], "sd-2011-1au", "{c}");
+        let mb = c["simulated_mb_per_s"].as_f64().unwrap();
+        assert!(mb > 0.0 && mb <= 10.0, "a card of Pw 10 MB/s: {mb}");
+    }
+    let assumed = v["assumptions"].to_string();
+    assert!(assumed.contains("sd-2011-1au (--drive)"), "{assumed}");
+    // Without --drive the default is named, with how it was chosen.
+    let (v, _) = advise_json(&[path, "--volume", "1T"]);
+    assert_eq!(v["choice"]["profile"], "nvme-usb-sn570");
+    assert!(v["assumptions"].to_string().contains("no --drive given"));
+    // Measured speeds win: --drive cannot be combined with a measurement.
+    let (_, code) = advise_json(&[path, "--drive", "usb2-stick", "--bench", "x.json"]);
+    assert_eq!(code, Some(2));
+    let (_, code) = advise_json(&[path, "--drive", "no-such-card"]);
+    assert_eq!(code, Some(2));
+}

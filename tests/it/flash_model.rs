@@ -1,0 +1,197 @@
+//! The managed-flash model alone (#18, validation a): the behaviours its
+//! public sources describe, checked on the model's own arithmetic.
+
+use fsfit::flash::au::sd_spec_speed;
+use fsfit::flash::{profile, profiles, replay, Family, Op, Request};
+
+const MIB: u64 = 1 << 20;
+
+fn write(offset: u64, len: u64) -> Request {
+    Request {
+        op: Op::Write,
+        offset,
+        len,
+        t_ns: 0,
+    }
+}
+
+/// AU-aligned sequential writes of `n_aus` AUs past the FAT area, in
+/// requests of the profile's largest transfer.
+fn sequential(au: u64, first: u64, n_aus: u64, chunk: u64) -> Vec<Request> {
+    let (start, end) = (first * au, (first + n_aus) * au);
+    (start..end)
+        .step_by(chunk as usize)
+        .map(|o| write(o, chunk.min(end - o)))
+        .collect()
+}
+
+#[test]
+fn sequential_au_aligned_writes_run_at_pw() {
+    for p in profiles() {
+        let q = &p.params;
+        let first = q.fat_area_bytes.div_ceil(q.au_bytes) + 1;
+        let chunk = q.max_transfer_bytes;
+        let trace = sequential(q.au_bytes, first, 4, chunk);
+        let mut dev = p.device();
+        let r = replay(&mut *dev, &trace);
+        let bytes = 4 * q.au_bytes;
+        let commands = trace.len() as f64 * q.command_overhead_us * 1e-6;
+        let switches = 4.0 * q.au_switch_us * 1e-6;
+        let flash_s = r.device_seconds - commands - switches;
+        let mb_s = bytes as f64 / flash_s / 1e6;
+        assert!(
+            (mb_s / q.write_mb_s - 1.0).abs() < 0.01,
+            "{}: {mb_s} MB/s vs Pw {}",
+            p.name,
+            q.write_mb_s
+        );
+        assert_eq!(r.au_copies, 0, "{}", p.name);
+        assert!((r.write_amplification() - 1.0).abs() < 1e-9, "{}", p.name);
+    }
+}
+
+#[test]
+fn cycling_through_one_au_more_than_open_costs_an_au_copy_per_write() {
+    for p in profiles().into_iter().filter(|p| p.family == Family::Au) {
+        let q = &p.params;
+        let n = q.open_aus_linear as u64 + 1;
+        let first = q.fat_area_bytes.div_ceil(q.au_bytes) + 1;
+        let chunk = 4096;
+        let rounds = 16;
+        let mut trace = Vec::new();
+        for k in 0..rounds {
+            for a in 0..n {
+                trace.push(write((first + a) * q.au_bytes + k * chunk, chunk));
+            }
+        }
+        let mut dev = p.device();
+        // Warm up: the first round opens the AUs.
+        replay(&mut *dev, &trace[..n as usize]);
+        let r = replay(&mut *dev, &trace[n as usize..]);
+        assert_eq!(r.au_copies, (rounds - 1) * n, "{}", p.name);
+        // One fewer AU: they all stay open, no copies.
+        let fits: Vec<Request> = trace
+            .iter()
+            .filter(|w| w.offset / q.au_bytes < first + n - 1)
+            .copied()
+            .collect();
+        let mut dev = p.device();
+        assert_eq!(replay(&mut *dev, &fits).au_copies, 0, "{}", p.name);
+    }
+}
+
+#[test]
+fn a_write_below_a_page_costs_a_page() {
+    for p in profiles() {
+        let q = &p.params;
+        let at = (q.fat_area_bytes.div_ceil(q.au_bytes) + 1) * q.au_bytes;
+        let mut dev = p.device();
+        let small = replay(&mut *dev, &[write(at, 512)]);
+        let mut dev = p.device();
+        let page = replay(&mut *dev, &[write(at, q.page_bytes)]);
+        assert_eq!(small.flash_bytes_written, q.page_bytes, "{}", p.name);
+        assert!(
+            (small.device_seconds - page.device_seconds).abs() < 1e-12,
+            "{}",
+            p.name
+        );
+        assert!(
+            small.write_amplification() >= (q.page_bytes / 512) as f64 - 1e-9,
+            "{}",
+            p.name
+        );
+    }
+}
+
+#[test]
+fn filling_a_used_au_follows_the_sd_specifications_p_nu() {
+    let p = profile("sd-2011-1au").unwrap();
+    let q = &p.params;
+    let ru = q.page_bytes;
+    let n_ru = q.au_bytes / ru;
+    let base = (q.fat_area_bytes / q.au_bytes + 2) * q.au_bytes;
+    for n_u in [0, 1, n_ru / 4, n_ru / 2, n_ru - 1] {
+        let mut dev = p.device();
+        // Write the free RUs after the N_u used ones, in whole RUs; no
+        // transport overhead counted: P(N_u) is the card's own speed.
+        let trace: Vec<Request> = (n_u..n_ru).map(|k| write(base + k * ru, ru)).collect();
+        let r = replay(&mut *dev, &trace);
+        let card_s = r.device_seconds - trace.len() as f64 * q.command_overhead_us * 1e-6;
+        let mb_s = ((n_ru - n_u) * ru) as f64 / card_s / 1e6;
+        let spec = sd_spec_speed(n_ru, n_u, q.write_mb_s, q.move_mb_s);
+        assert!(
+            (mb_s / spec - 1.0).abs() < 1e-6,
+            "N_u={n_u}: model {mb_s} vs spec {spec}"
+        );
+    }
+}
+
+#[test]
+fn the_fat_area_takes_small_random_writes_without_copies() {
+    let p = profile("sd-2011-1au").unwrap();
+    let mut dev = p.device();
+    let trace: Vec<Request> = (0..200)
+        .map(|i| write((i * 7919 % 2000) * 4096 % (4 * MIB), 4096))
+        .collect();
+    let r = replay(&mut *dev, &trace);
+    assert_eq!(r.au_copies, 0);
+    // The same writes spread over the data area copy an AU each.
+    let far: Vec<Request> = trace
+        .iter()
+        .map(|w| write(w.offset * 64 + 64 * MIB, 4096))
+        .collect();
+    let r2 = replay(&mut *p.device(), &far);
+    assert!(r2.au_copies > 100, "{}", r2.au_copies);
+    assert!(r2.device_seconds > 20.0 * r.device_seconds);
+}
+
+#[test]
+fn the_paged_cache_fills_then_falls_to_the_sustained_speed() {
+    let p = profile("microsd-a1").unwrap();
+    let q = &p.params;
+    let chunk = q.max_transfer_bytes;
+    let n = 2 * q.cache_bytes / chunk;
+    let trace: Vec<Request> = (0..n).map(|i| write(i * chunk, chunk)).collect();
+    let mut dev = p.device();
+    let fast = replay(&mut *dev, &trace[..(n / 2) as usize]);
+    let slow = replay(&mut *dev, &trace[(n / 2) as usize..]);
+    let rate = |r: &fsfit::flash::Replay| (n / 2 * chunk) as f64 / r.device_seconds / 1e6;
+    assert!(
+        (rate(&fast) / q.write_mb_s - 1.0).abs() < 0.05,
+        "{}",
+        rate(&fast)
+    );
+    assert!(
+        (rate(&slow) / q.move_mb_s - 1.0).abs() < 0.05,
+        "{}",
+        rate(&slow)
+    );
+    assert_eq!(slow.au_copies, 0);
+}
+
+#[test]
+fn a1_random_writes_meet_the_a1_floor_of_500_iops() {
+    let p = profile("microsd-a1").unwrap();
+    let trace: Vec<Request> = (0..1000u64)
+        .map(|i| write((i * 104_729 % 50_000) * 8192 + 4096, 4096))
+        .collect();
+    let r = replay(&mut *p.device(), &trace);
+    let iops = 1000.0 / r.device_seconds;
+    assert!((500.0..600.0).contains(&iops), "{iops} IOPS");
+}
+
+#[test]
+fn a1_random_reads_meet_the_a1_floor_of_1500_iops() {
+    let p = profile("microsd-a1").unwrap();
+    let trace: Vec<Request> = (0..1000u64)
+        .map(|i| Request {
+            op: Op::Read,
+            offset: (i * 104_729 % 50_000) * 8192 + 4096,
+            len: 4096,
+            t_ns: 0,
+        })
+        .collect();
+    let r = replay(&mut *p.device(), &trace);
+    let iops = 1000.0 / r.device_seconds;
+    assert!((1500.0..1800.0).contains(&iops), "{iops} IOPS");
+}
