@@ -210,8 +210,9 @@ pub struct CrashArgs {
     #[arg(long, value_name = "SIZE", value_parser = size)]
     pub cache: Option<u64>,
 
-    /// The flash geometry for flash-gc and torn (allocation unit, page):
-    /// a flash profile [default for flash-gc: 4 MiB AU, 16 KiB pages].
+    /// The flash profile (`fsfit bench --list-profiles`) whose geometry
+    /// flash-gc uses (allocation unit, page) and torn tears at (pages)
+    /// [default for flash-gc: usb2-stick, 4 MiB AU, 16 KiB pages].
     #[arg(long, value_name = "PROFILE")]
     pub flash: Option<String>,
 

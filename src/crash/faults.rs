@@ -21,7 +21,8 @@ use serde::{Deserialize, Serialize};
 
 /// 512 bytes: the sector, the unit a disk tears a write at.
 pub const SECTOR: u64 = 512;
-/// The write cache a `no-flush` stick has by default: 1 MiB.
+/// The write cache a `no-flush` stick has without `--cache`: 1 MiB (the
+/// flash profiles' caches are SLC areas, flash themselves, not a window).
 pub const DEFAULT_CACHE: u64 = 1 << 20;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -46,25 +47,24 @@ pub enum Model {
 pub struct Geometry {
     pub au_bytes: u64,
     pub page_bytes: u64,
-    /// The flash profile's name, or `default` for the built-in geometry.
+    /// The flash profile's name.
     pub profile: String,
 }
 
-/// The geometry of a flash profile; None: fsfit's built-in default stick
-/// (4 MiB allocation units, 16 KiB pages: a common SD card / USB stick of
-/// the last decade, flashbench's typical finding). The one place to switch
-/// to the flash model's profiles (`crate::flash::profile`) when they land.
+/// The flash profile a stick is modelled by when `--flash` names none: a
+/// USB 2 stick of 4 MiB allocation units and 16 KiB pages.
+pub const DEFAULT_PROFILE: &str = "usb2-stick";
+
+/// The geometry of a flash profile (`fsfit bench --list-profiles`); None:
+/// [`DEFAULT_PROFILE`].
 pub fn geometry(profile: Option<&str>) -> Result<Geometry, String> {
-    match profile {
-        None | Some("default") => Ok(Geometry {
-            au_bytes: 4 << 20,
-            page_bytes: 16 << 10,
-            profile: "default".into(),
-        }),
-        Some(p) => Err(format!(
-            "unknown flash profile '{p}' (this build knows only 'default': 4 MiB allocation units, 16 KiB pages)"
-        )),
-    }
+    let name = profile.unwrap_or(DEFAULT_PROFILE);
+    let p = crate::flash::profile(name).map_err(|e| e.to_string())?;
+    Ok(Geometry {
+        au_bytes: p.au_bytes(),
+        page_bytes: p.page_bytes(),
+        profile: name.into(),
+    })
 }
 
 /// The model and its parameters, as the JSON reports them.

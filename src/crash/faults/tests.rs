@@ -210,4 +210,6 @@ fn flash_gc_damages_the_au_of_the_last_write_from_a_page_on() {
         );
     }
     assert!(geometry(Some("nonesuch")).is_err());
+    let stick = geometry(None).unwrap();
+    assert_eq!((stick.au_bytes, stick.page_bytes), (4 << 20, 16 << 10));
 }
