@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # fsfit crash, two builds side by side: the same command run alternately
-# with BEFORE and AFTER (twice each, interleaved), so that the ratio holds
+# with BEFORE and AFTER (ROUNDS times each, default 3, interleaved), so that the ratio holds
 # on a machine other builds share. Prints states/s and the mean seconds of
 # each step per state (the JSON's step_seconds; absent in builds without it).
 # Usage: sudo bash bench/crash-ab.sh BEFORE_BIN AFTER_BIN [CONFIG...]
@@ -29,7 +29,7 @@ print(f"{sys.argv[1]:<22} states={s} images={i} seconds={t:.1f} states/s={s/t if
 
 for cfg in "${CONFIGS[@]}"; do
   fs=${cfg%%/*} w=${cfg#*/}
-  for round in 1 2; do
+  for round in $(seq 1 "${ROUNDS:-3}"); do
     for which in before after; do
       bin=$BEFORE; [ $which = after ] && bin=$AFTER
       j=$OUT/$which-$round.json

@@ -261,6 +261,51 @@ fn ctrl_c_releases_everything() {
     assert_eq!(r.leftovers(), Vec::<String>::new());
 }
 
+/// Ctrl-C while states are judged (the state servers, their loop devices
+/// and mount folders up, kept across workloads) releases everything too.
+#[test]
+fn ctrl_c_while_judging_releases_everything() {
+    if !ready() {
+        return;
+    }
+    let r = Run::new();
+    let mut child = r
+        .cmd(&[
+            "--fs",
+            "ext4:4K",
+            "--workloads",
+            "append,save",
+            "--min-states",
+            "400",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // states.json is written when judging starts.
+    let judging = || {
+        std::fs::read_dir(r.runs())
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|d| d.path().join("states.json").exists())
+    };
+    let t0 = Instant::now();
+    while t0.elapsed() < Duration::from_secs(120) && !judging() {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(judging(), "the run never started judging");
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the run ended before Ctrl-C"
+    );
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    assert_eq!(r.leftovers(), Vec::<String>::new());
+}
+
 #[test]
 fn sigkill_then_cleanup_releases_everything() {
     if !ready() {
