@@ -307,12 +307,35 @@ struct Recording {
     oracle: oracle::Oracle,
 }
 
+/// A loop device on `path` that the kernel shows no partitions on. A free
+/// loop device can keep a stale partition (seen here: another program's
+/// partitioned loop device detached while a partition was open), and
+/// mkfs.fat refuses such a device; the next free one is tried instead.
+fn attach_unpartitioned(path: &Path) -> Result<LoopDev, String> {
+    let mut stale = Vec::new();
+    for _ in 0..4 {
+        let lo = LoopDev::attach(path)?;
+        let name = lo.name().to_string();
+        let parts = std::fs::read_dir(format!("/sys/block/{name}"))
+            .map(|d| {
+                d.flatten()
+                    .any(|e| e.file_name().to_string_lossy().starts_with(&name))
+            })
+            .unwrap_or(false);
+        if !parts {
+            return Ok(lo);
+        }
+        stale.push(lo);
+    }
+    Err("every loop device tried shows a stale partition".into())
+}
+
 fn mkfs_base(fs: &dyn Filesystem, cluster: u64, path: &Path, size: u64) -> Result<(), String> {
     let f = std::fs::File::create(path)
         .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
     f.set_len(size).map_err(|e| e.to_string())?;
     drop(f);
-    let lo = LoopDev::attach(path)?;
+    let lo = attach_unpartitioned(path)?;
     let mut argv = fs.mkfs(cluster).ok_or("fsfit cannot format it")?;
     argv.push(lo.dev.clone());
     let args: Vec<&str> = argv[1..].iter().map(|s| s.as_str()).collect();
@@ -472,39 +495,16 @@ fn explore(
     };
     // Identical images are judged once, whichever worker would meet them.
     let (distinct, rep) = distinct_images(&log.records, &all);
-    let chunk = distinct.len().div_ceil(jobs).max(1);
+    let work = Work {
+        base: &base,
+        records: &log.records,
+        checker: checker.as_ref(),
+        ro: &ro,
+        oracle: &rec.oracle,
+    };
     let t0 = Instant::now();
-    slots(pool, &base, distinct.len().div_ceil(chunk))?;
-    let outcomes: Vec<Result<Judged, String>> = std::thread::scope(|s| {
-        let handles: Vec<_> = distinct
-            .chunks(chunk)
-            .zip(pool.iter_mut())
-            .map(|(part, slot)| {
-                let (base, log, checker, ro, oracle) =
-                    (&base, &log, checker.as_ref(), &ro, &rec.oracle);
-                let w = Work {
-                    base,
-                    records: &log.records,
-                    checker,
-                    ro,
-                    oracle,
-                };
-                s.spawn(move || worker(&w, part, slot))
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_else(|_| Err("a worker panicked".into())))
-            .collect()
-    });
+    let (looked, steps) = judge_all(&distinct, jobs, pool, &work)?;
     res.seconds = t0.elapsed().as_secs_f64();
-    let mut looked = Vec::new();
-    let mut steps = check::Steps::default();
-    for r in outcomes {
-        let (l, t) = r?;
-        looked.extend(l);
-        steps.add(&t);
-    }
     // Each state judged against the oracle at its own crash point.
     let judged: Vec<(usize, check::Outcome)> = all
         .iter()
@@ -523,6 +523,37 @@ fn explore(
     tally(&all, &judged, checker.is_some(), dir, res);
     res.outcomes.device_fault = device_fault(&log.records, &all, &judged, checker.is_some());
     Ok(())
+}
+
+/// Judge the distinct images, split evenly over `jobs` workers (the
+/// pool's slots, made as needed); what each showed, in order.
+fn judge_all(
+    distinct: &[&states::State],
+    jobs: usize,
+    pool: &mut Vec<Slot>,
+    w: &Work,
+) -> Result<(Vec<check::Looked>, check::Steps), String> {
+    let chunk = distinct.len().div_ceil(jobs).max(1);
+    slots(pool, w.base, distinct.len().div_ceil(chunk))?;
+    let outcomes: Vec<Result<Judged, String>> = std::thread::scope(|s| {
+        let handles: Vec<_> = distinct
+            .chunks(chunk)
+            .zip(pool.iter_mut())
+            .map(|(part, slot)| s.spawn(move || worker(w, part, slot)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| Err("a worker panicked".into())))
+            .collect()
+    });
+    let mut looked = Vec::new();
+    let mut steps = check::Steps::default();
+    for r in outcomes {
+        let (l, t) = r?;
+        looked.extend(l);
+        steps.add(&t);
+    }
+    Ok((looked, steps))
 }
 
 /// What a worker saw of each of its images, in order, and the time each
