@@ -173,6 +173,12 @@ fn state_mount_extra(fs: &dyn Filesystem, d: &Driver) -> &'static str {
     }
 }
 
+/// fusefat: FAT through FUSE, which writes nothing to the device until
+/// unmount; crash runs use it only when asked (`--driver fuse`).
+fn is_fusefat(d: &Driver) -> bool {
+    matches!(d, Driver::Fuse { program, .. } if program.contains("fusefat"))
+}
+
 /// The run's driver with the user's mount options.
 fn with_options(d: &Driver, opts: &str) -> Driver {
     if opts.is_empty() {
@@ -220,6 +226,13 @@ pub fn run(o: &Options) -> Result<Report, String> {
     for spec in &o.specs {
         let fs = spec.fs;
         let (driver, label) = match drivers::choose(fs, o.driver) {
+            Ok((d, _)) if o.driver == Choice::Auto && is_fusefat(&d) => {
+                rep.skipped.push(Skipped {
+                    fs: fs.name().into(),
+                    reason: "no kernel vfat here: crash-test FAT in the lab (scripts/lab/uml -- fsfit crash --fs fat32 --driver kernel), or ask for fusefat with --driver fuse (it writes nothing until unmount, unlike the vfat users have)".into(),
+                });
+                continue;
+            }
             Ok(d) => d,
             Err(reason) => {
                 rep.skipped.push(Skipped {

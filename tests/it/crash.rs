@@ -602,3 +602,23 @@ fn advise_names_the_device_model_of_crash_results() {
     assert!(said.contains("2 of 40"), "{said}");
     assert_eq!(note(&advise(Some(&file("lying")))), None);
 }
+
+/// FAT is crash-tested with the kernel's vfat (the lab's, where the host has
+/// none); fusefat, which writes nothing until unmount, only when asked.
+#[test]
+fn fat_without_kernel_vfat_needs_asking_for_fusefat() {
+    let vfat = std::fs::read_to_string("/proc/filesystems")
+        .unwrap_or_default()
+        .contains("vfat");
+    if !ready() || vfat {
+        return;
+    }
+    let r = Run::new();
+    let v = r.json(&["--fs", "fat16", "--quick", "--workloads", "save"]);
+    assert!(results(&v).is_empty(), "{v}");
+    let why = v["skipped"][0]["reason"].as_str().unwrap();
+    assert!(
+        why.contains("--driver fuse") && why.contains("lab"),
+        "{why}"
+    );
+}
