@@ -188,16 +188,6 @@ impl Mounter {
         self.driver = driver.clone();
     }
 
-    /// Writes the loop device has passed to the image so far.
-    pub fn device_writes(&self) -> u64 {
-        let Some(d) = &self.dev else { return 0 };
-        let name = d.trim_start_matches("/dev/");
-        std::fs::read_to_string(format!("/sys/block/{name}/stat"))
-            .ok()
-            .and_then(|s| s.split_whitespace().nth(6).and_then(|v| v.parse().ok()))
-            .unwrap_or(0)
-    }
-
     fn mount(&self) -> Result<(), String> {
         match (&self.driver, &self.dev) {
             (Driver::Kernel { fstype, opts }, Some(dev)) => {
@@ -282,16 +272,10 @@ impl Drop for Mounter {
 /// Judge one state. The mount comes first, as when the stick is plugged
 /// back in: it replays a journal (ext4, XFS), and the read-only checks of
 /// e2fsck and xfs_repair skip that replay and would report the unreplayed
-/// metadata as errors no user ever meets. Returns the outcome and whether
-/// the image was written to (journal replay or repair).
-pub fn judge(
-    checker: Option<&Checker>,
-    m: &Mounter,
-    oracle: &Oracle,
-    t: &mut Steps,
-) -> (Looked, bool) {
+/// metadata as errors no user ever meets. What the replay or a repair
+/// writes lands in the state server's scratch layer, dropped with the state.
+pub fn judge(checker: Option<&Checker>, m: &Mounter, oracle: &Oracle, t: &mut Steps) -> Looked {
     let mut notes = Vec::new();
-    let writes = m.device_writes();
     let mut seen = None;
     match m.look(oracle, t) {
         Ok(f) => seen = Some(f),
@@ -325,14 +309,13 @@ pub fn judge(
             }
         }
     }
-    let looked = Looked {
+    Looked {
         mountable,
         clean,
         repaired,
         seen: seen.unwrap_or_else(|| oracle.nothing()),
         note: notes.join("; "),
-    };
-    (looked, repaired.is_some() || m.device_writes() != writes)
+    }
 }
 
 /// A state's findings from its image's fate.

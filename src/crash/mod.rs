@@ -1,7 +1,9 @@
 //! `fsfit crash`: what survives pulling the drive out. Each config ×
 //! workload is recorded once through fsfit's own write recorder (FUSE file
-//! under a loop device), then every crash state of the log is built,
-//! checked, mounted and compared with the workload's oracle.
+//! under a loop device), then the crash states of the log under the chosen
+//! device model (faults.rs) are built, served from memory by the same FUSE
+//! server in copy-on-write mode (one per job, kept for the run), mounted,
+//! compared with the workload's oracle and checked.
 
 pub mod check;
 pub mod faults;
@@ -630,7 +632,7 @@ fn worker(w: &Work, part: &[&states::State], slot: &mut Slot) -> Result<Judged, 
         slot.server.load(&changed, |k| b.block(k));
         t.build += (t1 - t0).as_secs_f64();
         t.load += t1.elapsed().as_secs_f64();
-        out.push(check::judge(w.checker, m, w.oracle, &mut t).0);
+        out.push(check::judge(w.checker, m, w.oracle, &mut t));
     }
     Ok((out, t))
 }

@@ -11,6 +11,12 @@
 //! have completed. So at a flush record, everything the filesystem wrote
 //! before it is already in the log. (FUA writes: the loop device declares
 //! no FUA, so the block layer turns them into write + flush.)
+//!
+//! The same server serves crash states ([`Recorder::serve`]): nothing is
+//! logged, the image is a shared base with the state's blocks over it, and
+//! what the mount, checker or repair write goes to a scratch layer that is
+//! dropped when the next state is loaded. The watchdog and guard below
+//! watch it as they watch the recorder.
 
 use super::log::{Kind, Record, Writer};
 use fuser::{
