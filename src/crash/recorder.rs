@@ -600,9 +600,17 @@ impl Recorder {
         // Dropping the session unmounts; its thread then ends on its own.
         // The watchdog stays up until then: the unmount may wait too.
         drop(self.session.take());
+        // The session's own unmount fails while the loop device on the
+        // image is still letting go of it (a detach finishes when its last
+        // user closes it): the mount would stay, dead, after fsfit exits
+        // (seen once in the crash tests). Retry it; if even that fails,
+        // it stays in the state file for `fsfit cleanup`.
+        let gone = crate::device::mount::unmount_path(&self.dir).is_ok();
         drop(self.watchdog.take());
-        crate::device::state::remove_fuse_mount(&self.dir);
-        let _ = std::fs::remove_dir(&self.dir);
+        if gone {
+            crate::device::state::remove_fuse_mount(&self.dir);
+            let _ = std::fs::remove_dir(&self.dir);
+        }
     }
 }
 
