@@ -680,6 +680,33 @@ mod tests {
         std::thread::sleep(Duration::from_secs(3600));
     }
 
+    /// A state served copy-on-write: reads see base < state < scratch,
+    /// unaligned writes land in the scratch layer only, and dropping it
+    /// gives the state back.
+    #[test]
+    fn layers_serve_a_state_and_drop_what_was_written() {
+        let base: Vec<u8> = (0..4 * OVER).map(|i| (i % 251) as u8).collect();
+        let mut l = Layers {
+            base: Arc::new(base.clone()),
+            state: HashMap::new(),
+            scratch: HashMap::new(),
+        };
+        l.state.insert(1, vec![7; OVER]);
+        let mut want = base.clone();
+        want[OVER..2 * OVER].fill(7);
+        assert_eq!(l.read(0, 4 * OVER), want);
+        // Across the state's block and a base block, unaligned.
+        l.write(OVER + 100, &[9; OVER + 50]);
+        want[OVER + 100..2 * OVER + 150].fill(9);
+        assert_eq!(l.read(0, 4 * OVER), want);
+        assert_eq!(l.read(OVER + 90, OVER + 120), want[OVER + 90..OVER + 120]);
+        assert_eq!(l.base[..], base[..], "the base is never written");
+        l.scratch.clear();
+        want[..].copy_from_slice(&base);
+        want[OVER..2 * OVER].fill(7);
+        assert_eq!(l.read(0, 4 * OVER), want);
+    }
+
     /// True when some thread of `pid` is in uninterruptible sleep.
     fn in_d_state(pid: u32) -> bool {
         let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
