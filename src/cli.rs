@@ -157,6 +157,39 @@ Exit status: 0 done, 1 could not write, 2 bad arguments or a file that is not fs
         long_about = "Records every write and flush a filesystem sends to its device while a workload runs (through fsfit's own FUSE write recorder under a loop device), then builds every crash state a drive could be left in (the image at each flush, plus random subsets of the writes since the last flush), runs the filesystem's checker read-only, mounts it read-only, compares it with what the workload had made durable, and repairs a copy. Images only, never a real device.\n\n  fsfit crash --fs ext4 --quick\n  fsfit crash --fs exfat --driver fuse --workloads save --json exfat.json\n  fsfit crash --fs ext4 --device-model lying --seed 7\n  fsfit crash --fs exfat --device-model flash-gc --flash usb2-stick\n  fsfit crash --fs ext4 --device-model no-flush --cache 512K\n  fsfit crash --replay RUN_DIR --state e12-r3 -o x.img\n\nExit status: 0 done (some configs may have failed: see the table), 1 failed, 2 bad arguments, 130 interrupted (everything fsfit mounted is released first)."
     )]
     Crash(CrashArgs),
+    /// Estimate a stick's or card's flash geometry (AU and page size) by
+    /// reading only: safe on a drive that holds data.
+    #[command(
+        long_about = "Times small reads just before, across and just after every power-of-two \
+boundary of DEV (the read-boundary test of flashbench -a, done by fsfit itself), and reads what \
+sysfs knows (preferred_erase_size on SD hosts, optimal_io_size, minimum_io_size, \
+discard_granularity, rotational, removable, max_sectors_kb). A read across a flash page or \
+allocation unit (AU) takes longer: the steps give the page and AU sizes, with a confidence \
+(high, low, none), and the closest flash profile (a class of device, not your stick).\n\n\
+It only reads: DEV is opened O_RDONLY|O_DIRECT, never for writing. A plain disk, an image file \
+or a loop device has no such steps: the probe then says confidence none and reports no AU \
+(0); it never invents one. Many sticks hide their geometry too.\n\n\
+  sudo fsfit probe /dev/sdb\n\
+  sudo fsfit probe /dev/mmcblk0 --json\n\n\
+Exit status: 0 done (even when nothing was found), 1 could not read, 2 bad arguments."
+    )]
+    Probe(ProbeArgs),
+    /// Serve an image file as a slow flash device (a profile's model), under
+    /// a loop device, until Ctrl-C.
+    #[command(
+        long_about = "Serves IMAGE through fsfit's own FUSE filesystem under a loop device, every \
+request delayed by the service time the flash PROFILE's model gives it (open AUs, AU copies, \
+page rounding, read latency, and reads across page and AU boundaries), so that fsfit bench \
+--device, fsfit probe, fio or dd run against a simulated stick. Prints the loop device and \
+serves until Ctrl-C (or SIGTERM), then detaches and unmounts everything it set up. IMAGE is \
+created sparse with --size if it does not exist. Timings measured on it are simulated (the \
+profile's), not any real device's.\n\n\
+  sudo fsfit emulate usb2-stick /tmp/stick.img --size 1G\n\
+  sudo dd if=/dev/zero of=/dev/loop7 bs=4M count=8 oflag=direct\n\
+  sudo fsfit probe /dev/loop7\n\n\
+Profiles: fsfit bench --list-profiles. Exit status: 0 stopped, 1 failed, 2 bad arguments."
+    )]
+    Emulate(EmulateArgs),
     /// Print a shell completion script: bash, zsh, fish, elvish or powershell.
     #[command(
         long_about = "Prints a completion script for SHELL, generated from fsfit's own \
@@ -413,13 +446,14 @@ pub struct BenchArgs {
     pub scale: f64,
 
     /// A small scale, each workload grown until one run takes --min-time
-    /// (0.5 s), as far as the volume allows.
+    /// (0.5 s), as far as the volume allows (with --flash: not grown, the
+    /// simulated runs last seconds already).
     #[arg(long)]
     pub quick: bool,
 
     /// Grow each workload until one run takes at least this many seconds,
-    /// as far as the volume allows [default: 0.5 with --quick, else 0: sized
-    /// by --scale alone].
+    /// as far as the volume allows [default: 0.5 with --quick and no
+    /// --flash, else 0: sized by --scale alone].
     #[arg(long, value_name = "SECONDS", value_parser = min_time)]
     pub min_time: Option<f64>,
 
@@ -552,4 +586,36 @@ pub struct InfoArgs {
     /// Use the one of the system that wrote the label (Western Europe: 850).
     #[arg(long, value_name = "CP", default_value = "437")]
     pub codepage: String,
+}
+
+#[derive(Args, Debug)]
+pub struct ProbeArgs {
+    /// A block device (a stick, a card) or an image file; read only.
+    #[arg(value_name = "DEV|IMAGE")]
+    pub target: PathBuf,
+
+    /// Print the fsfit.probe/1 JSON object.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Bytes per timed read [default: twice the logical block, at least 1K].
+    #[arg(long, value_name = "SIZE", value_parser = size)]
+    pub read_size: Option<u64>,
+
+    /// Tries per place; each place keeps its fastest read.
+    #[arg(long, value_name = "N", default_value = "8")]
+    pub tries: u32,
+}
+
+#[derive(Args, Debug)]
+pub struct EmulateArgs {
+    /// The flash profile to behave like (fsfit bench --list-profiles).
+    pub profile: String,
+
+    /// The image file that holds the device's bytes (made sparse if new).
+    pub image: PathBuf,
+
+    /// The device's size (needed for a new IMAGE; a larger one grows it).
+    #[arg(long, value_name = "SIZE", value_parser = size)]
+    pub size: Option<u64>,
 }

@@ -66,6 +66,7 @@ impl Sim {
             .stop_with_cost()
             .map_err(|e| format!("block trace: {e}"))?;
         trace::at_partition(&mut reqs, self.offset);
+        run.trace_cpu_s = Some(tracer_cpu);
         let host_cpu = (run.cpu_user_s + run.cpu_sys_s - tracer_cpu).max(0.0)
             + run.daemon_cpu_s.unwrap_or(0.0);
         let overlap = Overlap::of_workload(workload);

@@ -51,9 +51,9 @@ pub struct SimInfo {
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct FlashInfo {
     pub profiles: Vec<String>,
-    /// The loop device's max_sectors_kb while tracing (the smallest largest
-    /// transfer of the profiles, as far as the device allowed); None when it
-    /// could not be set.
+    /// The traced device's max_sectors_kb: for fsfit's loop device, set to
+    /// the smallest largest transfer of the profiles (as far as the device
+    /// allowed); a real device's is left as it is and recorded.
     #[serde(default)]
     pub max_sectors_kb: Option<u64>,
     /// The model's figures are simulated, never a device's measurement.
@@ -218,6 +218,10 @@ pub struct Run {
     /// Extents of the file written (FIEMAP), where the driver answers it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub extents: Option<u32>,
+    /// `--flash`: CPU seconds the trace reader thread took during the run
+    /// (counted in cpu_*_s, taken out of the simulated host time).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace_cpu_s: Option<f64>,
     /// `--flash`: this run replayed on each profile.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub simulated: Vec<SimRun>,

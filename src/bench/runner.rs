@@ -476,6 +476,7 @@ fn measure(
             daemon_cpu_s,
             mount_read_bytes: None,
             extents: out.extents,
+            trace_cpu_s: None,
             simulated: Vec::new(),
         },
         out,
@@ -994,12 +995,13 @@ fn run_configs(opts: &Options) -> Result<BenchReport, String> {
             "--flash traces the block device fsfit formats: use --image or --device, not --dir"
                 .to_string()
         })?;
-        // Only a loop device's queue is fsfit's to change.
-        let kb = if dev.to_string_lossy().starts_with("/dev/loop") {
+        // Only the loop device fsfit attached is fsfit's to change.
+        let kb = if prepared._loop.is_some() {
             super::flash::limit(dev, f)
         } else {
-            None
+            crate::flash::trace::max_sectors_kb(dev)
         };
+        crate::flash::trace::ensure_tracefs().map_err(|e| format!("--flash: {e}"))?;
         report.sim.trace = Some("blktrace".into());
         report.sim.partition_offset_bytes = Some(f.partition_offset);
         report.sim.flash = Some(super::flash::info(f, kb));

@@ -7,7 +7,9 @@ pub mod advise;
 pub mod bench;
 pub mod cleanup;
 pub mod crash;
+pub mod emulate;
 pub mod info;
+pub mod probe;
 pub mod report;
 pub mod usage;
 
@@ -27,6 +29,8 @@ pub fn run(cli: &Cli) -> Result<()> {
         Command::Info(a) => info::run(&info::Options::new(a)?),
         Command::Report(a) => report::run(&report::Options::new(a)?),
         Command::Crash(a) => crash::run(a, cli.quiet),
+        Command::Probe(a) => probe::run(a, cli.quiet),
+        Command::Emulate(a) => emulate::run(a),
         Command::Completions { shell } => print(&completions(*shell)),
         Command::Man => print(&man()?),
     }

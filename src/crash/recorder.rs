@@ -288,7 +288,7 @@ const CLEANUP_LIMIT: Duration = Duration::from_secs(60);
 /// connection through fusectl, so every pending and later request fails
 /// with an error instead of waiting. The unmount then finishes (with I/O
 /// errors, on an image that is thrown away anyway) and nothing stays stuck.
-struct Watchdog {
+pub(crate) struct Watchdog {
     armed: Arc<Mutex<Option<Instant>>>,
     stop: Arc<AtomicBool>,
     thread: Option<std::thread::JoinHandle<()>>,
@@ -297,7 +297,7 @@ struct Watchdog {
 impl Watchdog {
     /// `mount`: the recorder's folder, which the guard checks is still
     /// connection `conn` before it aborts (connection numbers are reused).
-    fn start(conn: Option<u32>, mount: PathBuf, limit: Duration) -> Watchdog {
+    pub(crate) fn start(conn: Option<u32>, mount: PathBuf, limit: Duration) -> Watchdog {
         let armed: Arc<Mutex<Option<Instant>>> = Arc::default();
         let stop = Arc::new(AtomicBool::new(false));
         let (a, st) = (armed.clone(), stop.clone());
@@ -323,6 +323,13 @@ impl Watchdog {
             stop,
             thread: Some(thread),
         }
+    }
+}
+
+impl Watchdog {
+    /// Start the clock: cleanup begins (the served device uses this too).
+    pub(crate) fn arm(&self) {
+        self.armed.lock().unwrap().get_or_insert_with(Instant::now);
     }
 }
 
@@ -407,7 +414,7 @@ fn ensure_fusectl(conn: u32) -> Option<PathBuf> {
 
 /// The FUSE connection number of the mount at `dir`: the minor of its
 /// st_dev, the name of its folder under /sys/fs/fuse/connections.
-fn connection_of(dir: &Path) -> Option<u32> {
+pub(crate) fn connection_of(dir: &Path) -> Option<u32> {
     use std::os::unix::fs::MetadataExt;
     let dev = std::fs::metadata(dir).ok()?.dev();
     Some(libc::minor(dev))

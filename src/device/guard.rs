@@ -1,12 +1,10 @@
-//! The safety guard between `fsfit bench --device DEV --yes-erase DEV` and mkfs.
+//! The safety guard between `--device DEV --yes-erase DEV` (bench's runner) and mkfs.
 //!
 //! `inspect` reads what the kernel says about a block device (sysfs, the mount
 //! table, the swap list), `check` lists every reason not to erase it, and
 //! `open_exclusive` asks the kernel itself, right before formatting, whether
 //! anything holds the device. All host state is read below `Host::root`, so
 //! tests run against fake hosts in tests/fixtures/guard/.
-
-// Nothing calls the guard until `bench --device` is wired in.
 
 use serde::Serialize;
 use std::collections::BTreeSet;

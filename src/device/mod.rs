@@ -7,6 +7,7 @@ pub mod identity;
 pub mod image;
 pub mod loopdev;
 pub mod mount;
+pub mod served;
 pub mod state;
 
 use std::process::{Command, Output};

@@ -11,6 +11,10 @@
 //!   emulated device (`fsfit emulate`), the read-only probe (`fsfit probe`),
 //!   and the crash faults that need a flash geometry (`--device-model flash-gc`).
 
+pub mod emulate;
+pub mod flashbench;
+pub mod probe;
+
 /// What a block request asks of the device.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Op {

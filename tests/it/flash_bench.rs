@@ -7,7 +7,7 @@ use serde_json::Value;
 
 const PROFILES: [&str; 2] = ["usb2-stick", "sd-2011-1au"];
 
-fn flash_bench(args: &[&str]) -> (Value, String, u32) {
+fn flash_bench(args: &[&str]) -> (Value, String, u32, String) {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("out.json");
     let image = dir.path().join("b.img");
@@ -19,6 +19,8 @@ fn flash_bench(args: &[&str]) -> (Value, String, u32) {
         .arg(&image)
         .arg("--json")
         .arg(&json)
+        .arg("--report")
+        .arg(dir.path().join("r.html"))
         .args(["--flash", &PROFILES.join(",")])
         .args(args)
         .stdout(std::process::Stdio::piped())
@@ -33,11 +35,9 @@ fn flash_bench(args: &[&str]) -> (Value, String, u32) {
         "{}\n{table}",
         String::from_utf8_lossy(&out.stderr)
     );
-    (
-        serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap(),
-        table,
-        pid,
-    )
+    let html = std::fs::read_to_string(dir.path().join("r.html")).unwrap();
+    let v = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    (v, table, pid, html)
 }
 
 #[test]
@@ -45,7 +45,7 @@ fn bench_flash_gives_simulated_figures_per_profile_for_every_workload_and_run() 
     if !can_mount() || !can_fuse() || !have(&["mkfs.ext4", "mkfs.exfat", "mount.exfat-fuse"]) {
         return;
     }
-    let (v, table, pid) = flash_bench(&[
+    let (v, table, pid, html) = flash_bench(&[
         "--fs",
         "ext4",
         "--fs",
@@ -122,6 +122,8 @@ fn bench_flash_gives_simulated_figures_per_profile_for_every_workload_and_run() 
         table.contains("simulated (usb2-stick)") && table.contains("simulated (sd-2011-1au)"),
         "{table}"
     );
+    // The report: a panel per profile, labelled simulated.
+    assert!(html.contains("Simulated on usb2-stick") && html.contains("Simulated on sd-2011-1au"));
     let wide: Vec<&str> = table
         .lines()
         .skip_while(|l| !l.starts_with("simulated"))

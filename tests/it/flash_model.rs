@@ -195,3 +195,67 @@ fn a1_random_reads_meet_the_a1_floor_of_1500_iops() {
     let iops = 1000.0 / r.device_seconds;
     assert!((1500.0..1800.0).contains(&iops), "{iops} IOPS");
 }
+
+#[test]
+fn a_misaligned_partition_costs_pages_and_copies() {
+    use fsfit::flash::trace::at_partition;
+    let p = profile("usb2-stick").unwrap();
+    let q = &p.params;
+    // Page-sized random writes of a filesystem, 64 MiB into the volume.
+    let volume: Vec<Request> = (0..500u64)
+        .map(|i| write((64 << 20) + (i * 7919 % 4096) * q.page_bytes, q.page_bytes))
+        .collect();
+    let cost = |offset: u64| {
+        let mut t = volume.clone();
+        at_partition(&mut t, offset);
+        replay(&mut *p.device(), &t)
+    };
+    let aligned = cost(1 << 20);
+    let shifted = cost((1 << 20) + 512);
+    assert!(
+        shifted.flash_bytes_written > aligned.flash_bytes_written,
+        "{shifted:?} vs {aligned:?}"
+    );
+    assert!(shifted.device_seconds > aligned.device_seconds);
+}
+
+/// flashbench --open-au's pattern as its README describes it: `n` AUs
+/// written round-robin in `chunk`-byte pieces (each piece in the host's
+/// largest transfers), every AU from its start to its end.
+fn open_au_mb_s(name: &str, n: u64, chunk: u64) -> f64 {
+    let p = profile(name).unwrap();
+    let (au, max) = (p.au_bytes(), p.max_transfer_bytes());
+    let base = 16 * au;
+    let mut trace = Vec::new();
+    for k in 0..au / chunk {
+        for a in 0..n {
+            let start = base + a * au + k * chunk;
+            let mut off = 0;
+            while off < chunk {
+                trace.push(write(start + off, max.min(chunk - off)));
+                off += max;
+            }
+        }
+    }
+    let r = replay(&mut *p.device(), &trace);
+    (n * au) as f64 / r.device_seconds / 1e6
+}
+
+#[test]
+fn usb2_stick_reproduces_the_flashbench_readme_open_au_figures() {
+    // flashbench README --open-au: 2 AUs 8.79 MB/s at 4 MiB chunks and 6.27
+    // at 256 KiB; 3 AUs 7.75 and 0.91.
+    for (n, chunk, want) in [
+        (2, 4 << 20, 8.79),
+        (2, 256 << 10, 6.27),
+        (3, 4 << 20, 7.75),
+        (3, 256 << 10, 0.91),
+    ] {
+        let got = open_au_mb_s("usb2-stick", n, chunk);
+        eprintln!("open-au {n} AUs, {chunk} B chunks: {got:.2} MB/s (README {want})");
+        assert!(
+            (got / want - 1.0).abs() <= 0.25,
+            "{n} AUs, {chunk} B chunks: {got:.2} MB/s, README {want}"
+        );
+    }
+}

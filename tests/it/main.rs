@@ -16,6 +16,7 @@ mod exfat;
 mod ext4;
 mod fat;
 mod flash_bench;
+mod flash_device;
 mod flash_model;
 mod flash_seed;
 mod flash_trace;

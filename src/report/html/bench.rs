@@ -259,6 +259,7 @@ pub(super) fn bench_section(o: &mut Out, i: usize, r: &Named<BenchReport>) {
         );
     }
 
+    super::flash::flash_panels(o, d);
     if let Some(c) = figures::relative_chart(&format!("{id}-relative"), d) {
         o.push("<h3>Relative to the baseline</h3>\n<p class=\"note\">As the FAT32/exFAT/NTFS comparison (001) draws it: each config's median time against the baseline's, per workload; above 100 % is faster.</p>\n<div class=\"pair\">");
         o.figure(c);

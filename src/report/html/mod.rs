@@ -9,6 +9,7 @@
 mod bench;
 mod compare;
 mod crash;
+mod flash;
 mod usage;
 
 use super::charts::figures;

@@ -287,7 +287,8 @@ fn footer(o: &mut String, r: &BenchReport, notes: &[String]) {
         .map(|(_, mark, meaning)| format!("{mark} {meaning}"))
         .collect();
     if !used.is_empty() {
-        let _ = writeln!(o, "{}", used.join(";  "));
+        // One per line: the legend fits 100 columns too.
+        let _ = writeln!(o, "{}", used.join("\n"));
     }
     for (i, n) in notes.iter().enumerate() {
         let _ = writeln!(o, "[{}] {n}", i + 1);
@@ -313,5 +314,71 @@ fn footer(o: &mut String, r: &BenchReport, notes: &[String]) {
             short(s.cluster_bytes),
             s.reason
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A report of `n` configs, each workload with host and simulated figures.
+    fn report(n: usize, flash: bool) -> BenchReport {
+        let names = [
+            "single-write",
+            "small-read",
+            "tiny-write",
+            "fragmented-write",
+            "scan",
+        ];
+        let workloads: Vec<_> = names
+            .iter()
+            .map(|w| {
+                json!({"name": w, "files": 1000, "bytes": 123_456_789, "median_seconds": 0.01,
+                    "mb_per_s": 12345.6, "files_per_s": 100000.0, "cv_pct": 20.0,
+                    "flags": ["high-cv", "cache-suspect"], "runs": [],
+                    "simulated": [{"profile": "usb2-stick", "median_seconds": 20.0, "mb_per_s": 6.17,
+                        "files_per_s": 50.0, "device_seconds": 19.0,
+                        "flash_write_amplification": 1.2, "au_copies": 3}]})
+            })
+            .collect();
+        let results: Vec<_> = (0..n)
+            .map(|i| {
+                json!({"fs": "exfat", "cluster_bytes": 512u64 << i, "driver": "fuse:exfat-fuse",
+                "format_seconds": 0.1, "workloads": workloads})
+            })
+            .collect();
+        let mut r = json!({"schema": "fsfit.bench/1", "host": {"kernel": "k", "fsfit": "0", "cpus": 2},
+            "target": {"kind": "image", "path": "/x", "size_bytes": 1}, "baseline": "exfat:512",
+            "results": results});
+        if flash {
+            r["trace"] = json!("blktrace");
+            r["flash"] =
+                json!({"profiles": ["usb2-stick"], "max_sectors_kb": 120, "note": "simulated"});
+        }
+        serde_json::from_value(r).unwrap()
+    }
+
+    #[test]
+    fn tables_fit_100_columns_whatever_the_number_of_configs() {
+        for n in [1, 3, 8, 20] {
+            for flash in [false, true] {
+                let text = bench(&report(n, flash));
+                let table: Vec<&str> = text
+                    .lines()
+                    .skip_while(|l| !l.starts_with("WORKLOAD"))
+                    .collect();
+                let wide: Vec<&&str> = table.iter().filter(|l| l.chars().count() > WIDTH).collect();
+                assert!(wide.is_empty(), "{n} configs: {wide:?}");
+                // Every config appears in a header once.
+                let heads = table.iter().filter(|l| l.starts_with("WORKLOAD")).count();
+                assert!(heads >= n.div_ceil(4), "{n} configs in {heads} pages");
+                assert!(text.contains("exfat:512 "));
+                if flash {
+                    assert!(text.contains("simulated (usb2-stick)") && text.contains("6.17 MB/s"));
+                    assert!(!text.contains("12345.6"), "host figures stay in the JSON");
+                }
+            }
+        }
     }
 }

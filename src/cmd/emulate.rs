@@ -1,0 +1,76 @@
+//! `fsfit emulate PROFILE IMAGE`: a simulated stick under a loop device,
+//! served until Ctrl-C.
+
+use crate::cli::EmulateArgs;
+use crate::{Error, Result};
+use std::sync::atomic::Ordering;
+
+/// Check the arguments before anything is set up.
+fn check(a: &EmulateArgs) -> Result<crate::flash::Profile> {
+    let profile = crate::flash::profile(&a.profile)?;
+    match std::fs::metadata(&a.image) {
+        Ok(m) if !m.is_file() => {
+            return Err(Error::input(format!(
+                "{}: not an image file (emulate serves an image file, never a device)",
+                a.image.display()
+            )))
+        }
+        Ok(_) => {
+            let held = crate::flash::emulate::loops_serving(&a.image);
+            if !held.is_empty() {
+                return Err(Error::input(format!(
+                    "{} is in use by {}: serving it twice would mix two devices' writes",
+                    a.image.display(),
+                    held.join(", ")
+                )));
+            }
+        }
+        Err(_) if a.size.is_none() => {
+            return Err(Error::input(format!(
+                "{} does not exist: give --size to make it",
+                a.image.display()
+            )))
+        }
+        Err(_) => super::output_folders_exist([&Some(a.image.clone())])?,
+    }
+    if let Some(s) = a.size {
+        if s == 0 || s % 512 != 0 {
+            return Err(Error::input(format!(
+                "--size must be a non-zero multiple of 512 bytes, not {s}"
+            )));
+        }
+    }
+    Ok(profile)
+}
+
+pub fn run(a: &EmulateArgs) -> Result<()> {
+    let profile = check(a)?;
+    super::cancel_on_ctrl_c(|| {});
+    let dev = crate::flash::emulate::start(&profile, &a.image, a.size)?;
+    eprintln!(
+        "fsfit: serving {} as a simulated {} ({}) until Ctrl-C; its timings are the profile's, not a real device's",
+        a.image.display(),
+        profile.name,
+        profile.summary
+    );
+    let q = std::path::Path::new("/sys/block")
+        .join(dev.loop_dev().trim_start_matches("/dev/"))
+        .join("queue/max_sectors_kb");
+    if let Ok(kb) = std::fs::read_to_string(q) {
+        eprintln!(
+            "fsfit: largest request {} KiB (the profile's largest transfer)",
+            kb.trim()
+        );
+    }
+    super::print(&format!("{}\n", dev.loop_dev()))?;
+    // The log is for tests; here it is only counted, so it never grows.
+    let mut served = 0;
+    while !crate::bench::CANCEL.load(Ordering::SeqCst) {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        served += dev.log().len();
+        dev.clear_log();
+    }
+    dev.stop();
+    eprintln!("fsfit: stopped after {served} requests; the loop device is detached");
+    Ok(())
+}

@@ -1,0 +1,73 @@
+//! `fsfit probe DEV|IMAGE`: the flash geometry found by reading only.
+
+use crate::cli::ProbeArgs;
+use crate::flash::probe::{self, Options, Report};
+use crate::units::iec;
+use crate::Result;
+
+pub fn run(a: &ProbeArgs, quiet: bool) -> Result<()> {
+    let opts = Options {
+        read_bytes: a.read_size,
+        tries: a.tries.max(1),
+        progress: !quiet,
+    };
+    let r = probe::probe(&a.target, opts)?;
+    if a.json {
+        let text = serde_json::to_string_pretty(&r)
+            .map_err(|e| crate::Error::work(format!("cannot write JSON: {e}")))?;
+        return super::print(&(text + "\n"));
+    }
+    super::print(&text(&r))
+}
+
+fn found(n: u64) -> String {
+    if n == 0 {
+        "not found".into()
+    } else {
+        iec(n)
+    }
+}
+
+/// The report as a person reads it: the estimate first, then the timings.
+pub fn text(r: &Report) -> String {
+    let mut out = format!(
+        "{} ({}), read only, {} B reads\n\
+         allocation unit: {}   page: {}   confidence: {}\n",
+        r.device,
+        iec(r.size_bytes),
+        r.read_bytes,
+        found(r.au_bytes),
+        found(r.page_bytes),
+        r.confidence
+    );
+    if !r.closest_profile.is_empty() {
+        out += &format!(
+            "closest flash profile: {} (a class of device, not your stick)\n",
+            r.closest_profile
+        );
+    }
+    for why in &r.reasons {
+        out += &format!("  - {why}\n");
+    }
+    if !r.sysfs.is_empty() {
+        let kv: Vec<String> = r.sysfs.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        out += &format!("sysfs: {}\n", kv.join(" "));
+    }
+    out += &format!(
+        "\n{:>10} {:>10} {:>10} {:>10} {:>10}\n",
+        "boundary", "before µs", "across µs", "after µs", "diff µs"
+    );
+    // Whole µs; + 0.0 turns a rounded -0 into 0.
+    let us = |x: f64| x.round() + 0.0;
+    for row in r.evidence.iter().rev() {
+        out += &format!(
+            "{:>10} {:>10} {:>10} {:>10} {:>10}\n",
+            crate::units::short(row.align_bytes),
+            us(row.pre_us),
+            us(row.on_us),
+            us(row.post_us),
+            us(row.diff_us)
+        );
+    }
+    out
+}

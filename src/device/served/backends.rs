@@ -1,0 +1,217 @@
+//! The backends a served device can have: where its bytes live and how
+//! fast it answers.
+
+use super::Backend;
+use crate::flash::{self, Op, Request};
+use std::fs::File;
+use std::io;
+use std::os::unix::fs::FileExt;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Bytes in memory: for small test devices.
+pub struct Memory(pub Vec<u8>);
+
+impl Backend for Memory {
+    fn size(&self) -> u64 {
+        self.0.len() as u64
+    }
+    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
+        let o = offset as usize;
+        buf.copy_from_slice(&self.0[o..o + buf.len()]);
+        Ok(())
+    }
+    fn write_at(&mut self, offset: u64, data: &[u8]) -> io::Result<()> {
+        let o = offset as usize;
+        self.0[o..o + data.len()].copy_from_slice(data);
+        Ok(())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// An image file, sparse where never written.
+pub struct SparseImage {
+    file: File,
+    size: u64,
+}
+
+impl SparseImage {
+    /// Open `path`, creating it (sparse) when missing. `size`: the device's
+    /// size; None keeps an existing file's size. A file shorter than `size`
+    /// grows (sparsely); a longer one is served only up to `size`.
+    pub fn open(path: &Path, size: Option<u64>) -> crate::Result<SparseImage> {
+        let io_err = |e| crate::Error::io(path, e);
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(size.is_some())
+            .truncate(false)
+            .open(path)
+            .map_err(io_err)?;
+        let now = file.metadata().map_err(io_err)?.len();
+        let size = size.unwrap_or(now);
+        if now < size {
+            file.set_len(size).map_err(io_err)?;
+        }
+        Ok(SparseImage { file, size })
+    }
+}
+
+impl Backend for SparseImage {
+    fn size(&self) -> u64 {
+        self.size
+    }
+    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
+        self.file.read_exact_at(buf, offset)
+    }
+    fn write_at(&mut self, offset: u64, data: &[u8]) -> io::Result<()> {
+        self.file.write_all_at(data, offset)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.file.sync_data()
+    }
+}
+
+/// A fake-capacity device (the counterfeit sticks f3 and `fsfit format
+/// --check-capacity` look for): it claims `size` bytes, but holds only
+/// `inner`'s; every read and write past that wraps to the start, so writing
+/// beyond the real capacity overwrites what sits at the beginning.
+pub struct Wrap {
+    inner: Box<dyn Backend>,
+    size: u64,
+}
+
+impl Wrap {
+    /// `inner` holds the real bytes; the device claims `size` bytes.
+    pub fn new(inner: Box<dyn Backend>, size: u64) -> Wrap {
+        Wrap { inner, size }
+    }
+
+    /// A device claiming `size` bytes that holds `real` bytes in memory.
+    pub fn in_memory(real: u64, size: u64) -> Wrap {
+        Wrap::new(Box::new(Memory(vec![0; real as usize])), size)
+    }
+
+    /// Call `f(real offset, range of the buffer)` for each piece of
+    /// `[offset, offset + len)` as it lands on the real bytes.
+    fn pieces(
+        &mut self,
+        offset: u64,
+        len: usize,
+        mut f: impl FnMut(&mut dyn Backend, u64, std::ops::Range<usize>) -> io::Result<()>,
+    ) -> io::Result<()> {
+        let real = self.inner.size();
+        let mut done = 0usize;
+        while done < len {
+            let at = (offset + done as u64) % real;
+            let n = ((real - at) as usize).min(len - done);
+            f(self.inner.as_mut(), at, done..done + n)?;
+            done += n;
+        }
+        Ok(())
+    }
+}
+
+impl Backend for Wrap {
+    fn size(&self) -> u64 {
+        self.size
+    }
+    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
+        self.pieces(offset, buf.len(), |b, at, r| b.read_at(at, &mut buf[r]))
+    }
+    fn write_at(&mut self, offset: u64, data: &[u8]) -> io::Result<()> {
+        self.pieces(offset, data.len(), |b, at, r| b.write_at(at, &data[r]))
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// A device as slow as a flash model says: each request takes the service
+/// time the model gives it (the backend's own time included), so that
+/// reads across a page or AU boundary, writes to a closed AU, flushes...
+/// cost what they would on the profile's device. Requests that reach the
+/// model are logged (with the service time it gave) for the replay check.
+pub struct Delayed {
+    inner: Box<dyn Backend>,
+    model: Box<dyn flash::Device>,
+    t0: Instant,
+    log: Arc<Mutex<Vec<(Request, f64)>>>,
+}
+
+impl Delayed {
+    pub fn new(inner: Box<dyn Backend>, model: Box<dyn flash::Device>) -> Delayed {
+        Delayed {
+            inner,
+            model,
+            t0: Instant::now(),
+            log: Arc::default(),
+        }
+    }
+
+    /// The requests served so far and the model's service time of each
+    /// (the handle stays valid after the device is started).
+    pub fn log(&self) -> Arc<Mutex<Vec<(Request, f64)>>> {
+        self.log.clone()
+    }
+
+    /// Give the request its time: run it on the backend, then wait until
+    /// the model's service time has passed since it arrived.
+    fn serve<T>(
+        &mut self,
+        op: Op,
+        offset: u64,
+        len: u64,
+        io: impl FnOnce(&mut dyn Backend) -> io::Result<T>,
+    ) -> io::Result<T> {
+        let start = Instant::now();
+        let req = Request {
+            op,
+            offset,
+            len,
+            t_ns: start.duration_since(self.t0).as_nanos() as u64,
+        };
+        let secs = self.model.serve(&req);
+        let out = io(self.inner.as_mut());
+        self.log
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((req, secs));
+        wait_until(start + Duration::from_secs_f64(secs.max(0.0)));
+        out
+    }
+}
+
+/// Sleep until `t`; the last stretch spins, since a sleep overshoots by
+/// tens of microseconds and a read's timing is what the probe measures.
+fn wait_until(t: Instant) {
+    const SPIN: Duration = Duration::from_micros(200);
+    let now = Instant::now();
+    if t > now + SPIN {
+        std::thread::sleep(t - now - SPIN);
+    }
+    while Instant::now() < t {
+        std::hint::spin_loop();
+    }
+}
+
+impl Backend for Delayed {
+    fn size(&self) -> u64 {
+        self.inner.size()
+    }
+    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
+        let len = buf.len() as u64;
+        self.serve(Op::Read, offset, len, |b| b.read_at(offset, buf))
+    }
+    fn write_at(&mut self, offset: u64, data: &[u8]) -> io::Result<()> {
+        let len = data.len() as u64;
+        self.serve(Op::Write, offset, len, |b| b.write_at(offset, data))
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        // Not the backing file's fsync: its cost is the model's to say.
+        self.serve(Op::Flush, 0, 0, |_| Ok(()))
+    }
+}
