@@ -184,7 +184,7 @@ Exit status: 0 done, 1 could not write, 2 bad arguments or a file that is not fs
     Report(ReportArgs),
     /// What survives pulling the drive out mid-write, per filesystem and driver.
     #[command(
-        long_about = "Records every write and flush a filesystem sends to its device while a workload runs (through fsfit's own FUSE write recorder under a loop device), then builds every crash state a drive could be left in (the image at each flush, plus random subsets of the writes since the last flush), runs the filesystem's checker read-only, mounts it read-only, compares it with what the workload had made durable, and repairs a copy. Images only, never a real device.\n\n  fsfit crash --fs ext4 --quick\n  fsfit crash --fs exfat --driver fuse --workloads save --json exfat.json\n  fsfit crash --fs ext4 --device-model lying --seed 7\n  fsfit crash --replay RUN_DIR --state e12-r3 -o x.img\n\nExit status: 0 done (some configs may have failed: see the table), 1 failed, 2 bad arguments, 130 interrupted (everything fsfit mounted is released first)."
+        long_about = "Records every write and flush a filesystem sends to its device while a workload runs (through fsfit's own FUSE write recorder under a loop device), then builds every crash state a drive could be left in (the image at each flush, plus random subsets of the writes since the last flush), runs the filesystem's checker read-only, mounts it read-only, compares it with what the workload had made durable, and repairs a copy. Images only, never a real device.\n\n  fsfit crash --fs ext4 --quick\n  fsfit crash --fs exfat --driver fuse --workloads save --json exfat.json\n  fsfit crash --fs ext4 --device-model lying --seed 7\n  fsfit crash --fs exfat --device-model flash-gc --flash usb2-stick\n  fsfit crash --fs ext4 --device-model no-flush --cache 512K\n  fsfit crash --replay RUN_DIR --state e12-r3 -o x.img\n\nExit status: 0 done (some configs may have failed: see the table), 1 failed, 2 bad arguments, 130 interrupted (everything fsfit mounted is released first)."
     )]
     #[command(display_order = 6)]
     Crash(CrashArgs),
@@ -299,9 +299,29 @@ pub struct CrashArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1000))]
     pub states: Option<u64>,
 
-    /// honest: the device keeps its flush promises; lying: it ignores most flushes.
+    /// honest: the device keeps its flush promises; lying: it ignores most
+    /// flushes; torn: the write in flight persists in part (sectors, or
+    /// flash pages with --flash); no-flush: the host sends no flush
+    /// (write-through USB stick, see --cache); flash-gc: a cut during an
+    /// allocation unit's copy loses its pages not yet copied, old data too.
     #[arg(long, value_enum, default_value = "honest")]
     pub device_model: DeviceModel,
+
+    /// no-flush: the stick's write cache; any subset of the last SIZE of
+    /// writes may be lost at the cut [default: 1M].
+    #[arg(long, value_name = "SIZE", value_parser = size)]
+    pub cache: Option<u64>,
+
+    /// The flash profile (`fsfit bench --list-profiles`) whose geometry
+    /// flash-gc uses (allocation unit, page) and torn tears at (pages)
+    /// [default for flash-gc: usb2-stick, 4 MiB AU, 16 KiB pages].
+    #[arg(long, value_name = "PROFILE")]
+    pub flash: Option<String>,
+
+    /// The fewest crash states per filesystem × workload: more are made
+    /// inside flush epochs when flushes are rare [default: 40].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=100000))]
+    pub min_states: Option<u64>,
 
     /// Seed for the workloads' data and the random states (same seed, same states).
     #[arg(long, default_value = "1")]
@@ -350,6 +370,9 @@ pub struct CrashArgs {
 pub enum DeviceModel {
     Honest,
     Lying,
+    Torn,
+    NoFlush,
+    FlashGc,
 }
 
 #[derive(Args, Debug)]

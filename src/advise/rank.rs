@@ -102,6 +102,9 @@ pub struct Robustness {
     pub cluster_bytes: Option<u64>,
     pub states: u64,
     pub damaged: u64,
+    /// The device models the states come from (`honest`, `no-flush`,
+    /// `flash-gc`, ...), for the reason line.
+    pub models: Vec<String>,
 }
 
 /// What the ranking needs besides the usage report.
@@ -339,6 +342,22 @@ fn speeds(good: &mut [Candidate], tree: &TreeCounts, opts: &Options, volume: u64
     }
 }
 
+/// " (device models honest, no-flush: removable flash)": which models the
+/// crash states come from; no-flush and flash-gc are what removable flash
+/// does (no flush reaches a write-through stick; its garbage collection).
+fn models_said(models: &[String]) -> String {
+    if models.is_empty() {
+        return String::new();
+    }
+    let flash = models.iter().any(|m| m == "no-flush" || m == "flash-gc");
+    format!(
+        " (device model{} {}{})",
+        if models.len() > 1 { "s" } else { "" },
+        models.join(", "),
+        if flash { ": removable flash" } else { "" }
+    )
+}
+
 fn crash_note(c: &Candidate, crash: &[Robustness]) -> Option<(bool, String)> {
     let r = crash
         .iter()
@@ -347,8 +366,10 @@ fn crash_note(c: &Candidate, crash: &[Robustness]) -> Option<(bool, String)> {
     Some((
         r.damaged > 0,
         format!(
-            "crash tests: {} of {} power-cut states damaged durable or older files",
-            r.damaged, r.states
+            "crash tests{}: {} of {} power-cut states damaged durable or older files",
+            models_said(&r.models),
+            r.damaged,
+            r.states
         ),
     ))
 }

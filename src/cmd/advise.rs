@@ -206,6 +206,8 @@ fn not_kind(p: &std::path::Path, schema: &str) -> Error {
 /// by how much, so the larger of the two per result is taken: a lower bound.
 /// A lying device loses data whatever the filesystem does, so those runs
 /// say nothing about the filesystem and are left out; failed configs too.
+/// no-flush and flash-gc runs count: they are what removable flash does
+/// (the reason line names the models the states come from).
 fn robustness(reports: &[crate::crash::Report]) -> Vec<advise::Robustness> {
     let mut out: Vec<advise::Robustness> = Vec::new();
     for rep in reports.iter().filter(|r| r.device_model != "lying") {
@@ -226,12 +228,16 @@ fn robustness(reports: &[crate::crash::Report]) -> Vec<advise::Robustness> {
                     Some(x) => {
                         x.states += r.states;
                         x.damaged += damaged;
+                        if !x.models.contains(&rep.device_model) {
+                            x.models.push(rep.device_model.clone());
+                        }
                     }
                     None => out.push(advise::Robustness {
                         fs: r.fs.clone(),
                         cluster_bytes: cluster,
                         states: r.states,
                         damaged,
+                        models: vec![rep.device_model.clone()],
                     }),
                 }
             }

@@ -1,6 +1,7 @@
 //! `fsfit crash`: record, explore and judge crash states; or rebuild one.
 
 use crate::cli::{CrashArgs, DeviceModel};
+use crate::crash::faults::{self, Geometry, Model};
 use crate::{bench, crash, report, units, Error, Result};
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
@@ -41,13 +42,16 @@ fn options(a: &CrashArgs, quiet: bool) -> Result<crash::Options> {
             std::process::id()
         ))
     });
+    let (model, flash) = model(a)?;
     Ok(crash::Options {
         specs,
         driver: a.driver,
         mount_options: a.mount_options.clone(),
         workloads,
         states: a.states.unwrap_or(if a.quick { 2 } else { 4 }) as usize,
-        lying: a.device_model == DeviceModel::Lying,
+        min_states: a.min_states.unwrap_or(40) as usize,
+        model,
+        flash,
         seed: a.seed,
         jobs: a
             .jobs
@@ -58,6 +62,38 @@ fn options(a: &CrashArgs, quiet: bool) -> Result<crash::Options> {
         quiet,
         command: std::env::args().collect::<Vec<_>>().join(" "),
     })
+}
+
+/// The device model and the flash geometry it uses.
+fn model(a: &CrashArgs) -> Result<(Model, Option<Geometry>)> {
+    if a.cache.is_some() && a.device_model != DeviceModel::NoFlush {
+        return Err(Error::input("--cache is for --device-model no-flush"));
+    }
+    let wants_flash = matches!(a.device_model, DeviceModel::FlashGc | DeviceModel::Torn);
+    if a.flash.is_some() && !wants_flash {
+        return Err(Error::input(
+            "--flash is for --device-model flash-gc or torn",
+        ));
+    }
+    let flash = match (&a.flash, a.device_model) {
+        (None, DeviceModel::Torn) => None,
+        (p, _) if wants_flash => Some(faults::geometry(p.as_deref()).map_err(Error::input)?),
+        _ => None,
+    };
+    let model = match a.device_model {
+        DeviceModel::Honest => Model::Honest,
+        DeviceModel::Lying => Model::Lying,
+        DeviceModel::Torn => Model::Torn {
+            unit: flash.as_ref().map_or(faults::SECTOR, |g| g.page_bytes),
+        },
+        DeviceModel::NoFlush => Model::NoFlush {
+            cache: a.cache.unwrap_or(faults::DEFAULT_CACHE),
+        },
+        DeviceModel::FlashGc => Model::FlashGc {
+            geometry: flash.clone().expect("flash-gc has a geometry"),
+        },
+    };
+    Ok((model, flash))
 }
 
 pub fn run(a: &CrashArgs, quiet: bool) -> Result<()> {

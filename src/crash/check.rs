@@ -8,6 +8,62 @@ use crate::fs::{Checker, Verdict};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::time::Instant;
+
+/// Seconds spent in each step of judging states (totals while running;
+/// the JSON gives them per state judged).
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Steps {
+    /// A worker's start: its copy of the base image, the server loaded.
+    #[serde(default)]
+    pub setup: f64,
+    /// Building the state's image (the log's writes, the device's damage).
+    pub build: f64,
+    /// Handing the image to the loop device.
+    pub load: f64,
+    pub mount: f64,
+    /// Reading the files the oracle knows of.
+    pub read: f64,
+    pub unmount: f64,
+    /// The checker, read-only.
+    pub check: f64,
+    /// Repair and the check after it (failing states only).
+    pub repair: f64,
+    /// Putting back what a journal replay or repair wrote (0 since states
+    /// are served from memory: the overlay is dropped in `load`).
+    #[serde(default)]
+    pub restore: f64,
+}
+
+impl Steps {
+    pub fn add(&mut self, o: &Steps) {
+        self.setup += o.setup;
+        self.build += o.build;
+        self.load += o.load;
+        self.mount += o.mount;
+        self.read += o.read;
+        self.unmount += o.unmount;
+        self.check += o.check;
+        self.repair += o.repair;
+        self.restore += o.restore;
+    }
+
+    pub fn per(&self, n: u64) -> Steps {
+        let d = n.max(1) as f64;
+        let r = |v: f64| (v / d * 1e6).round() / 1e6;
+        Steps {
+            setup: r(self.setup),
+            build: r(self.build),
+            load: r(self.load),
+            mount: r(self.mount),
+            read: r(self.read),
+            unmount: r(self.unmount),
+            check: r(self.check),
+            repair: r(self.repair),
+            restore: r(self.restore),
+        }
+    }
+}
 
 /// What happened to one state's image; the same for every crash point
 /// that leaves the same image.
@@ -127,14 +183,9 @@ impl Mounter {
         })
     }
 
-    /// Writes the loop device has passed to the image so far.
-    pub fn device_writes(&self) -> u64 {
-        let Some(d) = &self.dev else { return 0 };
-        let name = d.trim_start_matches("/dev/");
-        std::fs::read_to_string(format!("/sys/block/{name}/stat"))
-            .ok()
-            .and_then(|s| s.split_whitespace().nth(6).and_then(|v| v.parse().ok()))
-            .unwrap_or(0)
+    /// Mount the next states with `driver` (the mount folder is kept).
+    pub fn set_driver(&mut self, driver: &Driver) {
+        self.driver = driver.clone();
     }
 
     fn mount(&self) -> Result<(), String> {
@@ -195,11 +246,17 @@ impl Mounter {
     }
 
     /// Mount the state, read what the oracle knows of, unmount.
-    fn look(&self, oracle: &Oracle) -> Result<Observed, String> {
+    fn look(&self, oracle: &Oracle, t: &mut Steps) -> Result<Observed, String> {
+        let t0 = Instant::now();
         self.mount()?;
+        let t1 = Instant::now();
         let f = oracle.observe(&self.dir);
-        self.unmount()?;
-        Ok(f)
+        let t2 = Instant::now();
+        let r = self.unmount();
+        t.mount += (t1 - t0).as_secs_f64();
+        t.read += (t2 - t1).as_secs_f64();
+        t.unmount += t2.elapsed().as_secs_f64();
+        r.map(|_| f)
     }
 }
 
@@ -215,13 +272,12 @@ impl Drop for Mounter {
 /// Judge one state. The mount comes first, as when the stick is plugged
 /// back in: it replays a journal (ext4, XFS), and the read-only checks of
 /// e2fsck and xfs_repair skip that replay and would report the unreplayed
-/// metadata as errors no user ever meets. Returns the outcome and whether
-/// the image was written to (journal replay or repair).
-pub fn judge(checker: Option<&Checker>, m: &Mounter, oracle: &Oracle) -> (Looked, bool) {
+/// metadata as errors no user ever meets. What the replay or a repair
+/// writes lands in the state server's scratch layer, dropped with the state.
+pub fn judge(checker: Option<&Checker>, m: &Mounter, oracle: &Oracle, t: &mut Steps) -> Looked {
     let mut notes = Vec::new();
-    let writes = m.device_writes();
     let mut seen = None;
-    match m.look(oracle) {
+    match m.look(oracle, t) {
         Ok(f) => seen = Some(f),
         Err(e) => notes.push(e),
     }
@@ -229,34 +285,37 @@ pub fn judge(checker: Option<&Checker>, m: &Mounter, oracle: &Oracle) -> (Looked
     let mut clean = None;
     let mut repaired = None;
     if let Some(ck) = checker {
+        let t0 = Instant::now();
         let (v, said) = run_checker(ck, ck.check_args, "", &m.image);
+        t.check += t0.elapsed().as_secs_f64();
         clean = Some(v == Verdict::Clean);
         if v != Verdict::Clean {
             notes.push(said);
         }
         if v != Verdict::Clean || !mountable {
+            let t0 = Instant::now();
             let (_, said) = run_checker(ck, ck.repair_args, ck.repair_stdin, &m.image);
             let (v, again) = run_checker(ck, ck.check_args, "", &m.image);
+            t.repair += t0.elapsed().as_secs_f64();
             repaired = Some(v == Verdict::Clean);
             if v != Verdict::Clean {
                 notes.push(format!("after repair ({said}): {again}"));
             }
             if !mountable {
-                match m.look(oracle) {
+                match m.look(oracle, t) {
                     Ok(f) => seen = Some(f),
                     Err(e) => notes.push(format!("after repair: {e}")),
                 }
             }
         }
     }
-    let looked = Looked {
+    Looked {
         mountable,
         clean,
         repaired,
         seen: seen.unwrap_or_else(|| oracle.nothing()),
         note: notes.join("; "),
-    };
-    (looked, repaired.is_some() || m.device_writes() != writes)
+    }
 }
 
 /// A state's findings from its image's fate.
@@ -267,9 +326,18 @@ pub fn outcome(looked: &Looked, oracle: &Oracle, cut: u64) -> Outcome {
     }
 }
 
+/// What makes a state's image: states with equal keys have equal images.
+pub type Key = (
+    usize,
+    Vec<u32>,
+    Option<super::states::Tear>,
+    Option<super::states::Gc>,
+);
+
 /// States whose images are equal share a key: the prefix grown over every
-/// record it can absorb (applied extras, flushes, marks) and the extras left.
-pub fn image_key(records: &[super::log::Record], s: &super::states::State) -> (usize, Vec<u32>) {
+/// record it can absorb (applied extras, flushes, marks), the extras left,
+/// and the device's damage.
+pub fn image_key(records: &[super::log::Record], s: &super::states::State) -> Key {
     let mut p = s.prefix;
     let mut i = 0;
     while p < records.len() {
@@ -280,5 +348,5 @@ pub fn image_key(records: &[super::log::Record], s: &super::states::State) -> (u
         }
         p += 1;
     }
-    (p, s.extra[i..].to_vec())
+    (p, s.extra[i..].to_vec(), s.tear.clone(), s.gc.clone())
 }

@@ -1,9 +1,12 @@
 //! `fsfit crash`: what survives pulling the drive out. Each config ×
 //! workload is recorded once through fsfit's own write recorder (FUSE file
-//! under a loop device), then every crash state of the log is built,
-//! checked, mounted and compared with the workload's oracle.
+//! under a loop device), then the crash states of the log under the chosen
+//! device model (faults.rs) are built, served from memory by the same FUSE
+//! server in copy-on-write mode (one per job, kept for the run), mounted,
+//! compared with the workload's oracle and checked.
 
 pub mod check;
+pub mod faults;
 pub mod log;
 pub mod oracle;
 pub mod recorder;
@@ -14,12 +17,12 @@ pub mod workload;
 use crate::bench::drivers::{self, Choice};
 use crate::device::loopdev::LoopDev;
 use crate::device::mount::{self, Driver};
-use crate::device::state;
 use crate::fs::Filesystem;
 use crate::usage::FsSpec;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// The `schema` of the results `--json` writes.
@@ -39,7 +42,12 @@ pub struct Options {
     pub workloads: Vec<String>,
     /// Random states per flush epoch.
     pub states: usize,
-    pub lying: bool,
+    /// The fewest states per config × workload (more inside epochs if the
+    /// flushes and random subsets give fewer).
+    pub min_states: usize,
+    pub model: faults::Model,
+    /// The flash geometry (flash-gc, or torn at page granularity).
+    pub flash: Option<faults::Geometry>,
     pub seed: u64,
     pub jobs: usize,
     pub quick: bool,
@@ -60,6 +68,11 @@ pub struct Outcomes {
     pub durable_lost: u64,
     pub inflight_lost: u64,
     pub inflight_garbage: u64,
+    /// Added: states that lost or damaged data (or no longer mount) only
+    /// because of the device's own damage (torn, flash-gc): the same writes
+    /// without that damage were judged too and lost nothing.
+    #[serde(default)]
+    pub device_fault: u64,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -99,6 +112,12 @@ pub struct CrashResult {
     /// image are mounted and checked once, judged each against the oracle).
     #[serde(default)]
     pub images: u64,
+    /// Added: how the states were chosen.
+    #[serde(default)]
+    pub selection: faults::Selection,
+    /// Added: seconds per distinct image spent in each step, averaged.
+    #[serde(default)]
+    pub step_seconds: check::Steps,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -115,6 +134,9 @@ pub struct Report {
     pub command: String,
     pub kernel: String,
     pub device_model: String,
+    /// Added: the device model's parameters (cache, geometry) and meaning.
+    #[serde(default)]
+    pub device: faults::Params,
     pub seed: u64,
     pub quick: bool,
     pub results: Vec<CrashResult>,
@@ -153,6 +175,12 @@ fn state_mount_extra(fs: &dyn Filesystem, d: &Driver) -> &'static str {
     }
 }
 
+/// fusefat: FAT through FUSE, which writes nothing to the device until
+/// unmount; crash runs use it only when asked (`--driver fuse`).
+fn is_fusefat(d: &Driver) -> bool {
+    matches!(d, Driver::Fuse { program, .. } if program.contains("fusefat"))
+}
+
 /// The run's driver with the user's mount options.
 fn with_options(d: &Driver, opts: &str) -> Driver {
     if opts.is_empty() {
@@ -186,16 +214,27 @@ pub fn run(o: &Options) -> Result<Report, String> {
             .unwrap_or_default()
             .trim()
             .into(),
-        device_model: if o.lying { "lying" } else { "honest" }.into(),
+        device_model: o.model.name().into(),
+        device: o.model.params(o.flash.as_ref()),
         seed: o.seed,
         quick: o.quick,
         results: Vec::new(),
         skipped: Vec::new(),
         lab: crate::bench::lab(),
     };
+    // The workers' state servers, kept from one config × workload to the
+    // next while the image size stays (dropped before the report returns).
+    let mut pool: Vec<Slot> = Vec::new();
     for spec in &o.specs {
         let fs = spec.fs;
         let (driver, label) = match drivers::choose(fs, o.driver) {
+            Ok((d, _)) if o.driver == Choice::Auto && is_fusefat(&d) => {
+                rep.skipped.push(Skipped {
+                    fs: fs.name().into(),
+                    reason: "no kernel vfat here: crash-test FAT in the lab (scripts/lab/uml -- fsfit crash --fs fat32 --driver kernel), or ask for fusefat with --driver fuse (it writes nothing until unmount, unlike the vfat users have)".into(),
+                });
+                continue;
+            }
             Ok(d) => d,
             Err(reason) => {
                 rep.skipped.push(Skipped {
@@ -262,7 +301,7 @@ pub fn run(o: &Options) -> Result<Report, String> {
                     seed,
                     &mut res,
                 )
-                .and_then(|rec| explore(fs, &driver, &dir, &rec, o, seed, &mut res));
+                .and_then(|rec| explore(fs, &driver, &dir, &rec, o, seed, &mut pool, &mut res));
                 match got {
                     Err(e) if e == "interrupted" => return Err(e),
                     Err(e) => res.error = Some(e),
@@ -283,12 +322,35 @@ struct Recording {
     oracle: oracle::Oracle,
 }
 
+/// A loop device on `path` that the kernel shows no partitions on. A free
+/// loop device can keep a stale partition (seen here: another program's
+/// partitioned loop device detached while a partition was open), and
+/// mkfs.fat refuses such a device; the next free one is tried instead.
+fn attach_unpartitioned(path: &Path) -> Result<LoopDev, String> {
+    let mut stale = Vec::new();
+    for _ in 0..4 {
+        let lo = LoopDev::attach(path)?;
+        let name = lo.name().to_string();
+        let parts = std::fs::read_dir(format!("/sys/block/{name}"))
+            .map(|d| {
+                d.flatten()
+                    .any(|e| e.file_name().to_string_lossy().starts_with(&name))
+            })
+            .unwrap_or(false);
+        if !parts {
+            return Ok(lo);
+        }
+        stale.push(lo);
+    }
+    Err("every loop device tried shows a stale partition".into())
+}
+
 fn mkfs_base(fs: &dyn Filesystem, cluster: u64, path: &Path, size: u64) -> Result<(), String> {
     let f = std::fs::File::create(path)
         .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
     f.set_len(size).map_err(|e| e.to_string())?;
     drop(f);
-    let lo = LoopDev::attach(path)?;
+    let lo = attach_unpartitioned(path)?;
     let mut argv = fs.mkfs(cluster).ok_or("fsfit cannot format it")?;
     argv.push(lo.dev.clone());
     let args: Vec<&str> = argv[1..].iter().map(|s| s.as_str()).collect();
@@ -343,16 +405,6 @@ fn record(
     Ok(Recording { oracle })
 }
 
-/// A scratch copy of a state for one worker: on tmpfs when there is one.
-fn scratch_dir() -> PathBuf {
-    let shm = Path::new("/dev/shm");
-    if shm.is_dir() {
-        shm.to_path_buf()
-    } else {
-        std::env::temp_dir()
-    }
-}
-
 /// The states of a recorded log and the log itself.
 fn load(dir: &Path) -> Result<(log::Log, Vec<u8>), String> {
     let log = log::read(&dir.join("log"))?;
@@ -367,6 +419,58 @@ fn load(dir: &Path) -> Result<(log::Log, Vec<u8>), String> {
     Ok((log, base))
 }
 
+/// A worker's state server (the recorder in overlay mode) and the loop
+/// device on it, set up once per job and image size for the whole run:
+/// a FUSE mount, a losetup and their teardown cost more than dozens of
+/// states.
+pub struct Slot {
+    /// Its mount folder, kept too (each one is written to the state file).
+    mnt: Option<check::Mounter>,
+    lo: Option<LoopDev>,
+    server: recorder::Recorder,
+    size: u64,
+}
+
+impl Slot {
+    fn new(base: &Arc<Vec<u8>>) -> Result<Slot, String> {
+        let server = recorder::Recorder::serve(base.clone())?;
+        // FUSE drivers too mount the state through a loop device:
+        // exfat-fuse insists on a block device. The checker reads it there.
+        let lo = LoopDev::attach(&server.image_path())?;
+        let none = Driver::Kernel {
+            fstype: String::new(),
+            opts: String::new(),
+        };
+        let mnt = check::Mounter::new(&none, Path::new(&lo.dev), Some(&lo.dev))?;
+        Ok(Slot {
+            mnt: Some(mnt),
+            lo: Some(lo),
+            server,
+            size: base.len() as u64,
+        })
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        // The loop device's release is watched (recorder.rs, CLEANUP_LIMIT);
+        // the server goes after it.
+        drop(self.server.arm_on_drop());
+        drop(self.mnt.take());
+        drop(self.lo.take());
+    }
+}
+
+/// `jobs` slots for images of `size` bytes in `pool`, made as needed.
+fn slots(pool: &mut Vec<Slot>, base: &Arc<Vec<u8>>, jobs: usize) -> Result<(), String> {
+    pool.retain(|s| s.size == base.len() as u64);
+    while pool.len() < jobs {
+        pool.push(Slot::new(base)?);
+    }
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
 fn explore(
     fs: &dyn Filesystem,
     driver: &Driver,
@@ -374,16 +478,26 @@ fn explore(
     rec: &Recording,
     o: &Options,
     seed: u64,
+    pool: &mut Vec<Slot>,
     res: &mut CrashResult,
 ) -> Result<(), String> {
     let (log, base) = load(dir)?;
+    let base = Arc::new(base);
     let mark = log
         .records
         .iter()
         .position(|r| r.kind == log::Kind::Mark)
         .ok_or("the log has no workload mark")?;
     let mut rng = states::Rng::new(seed.rotate_left(17));
-    let all = states::generate(&log.records, mark + 1, o.states, o.lying, &mut rng);
+    let all = faults::generate(
+        &log.records,
+        mark + 1,
+        o.states,
+        o.min_states,
+        &o.model,
+        &mut rng,
+    );
+    res.selection = faults::selection(&o.model, &all, o.min_states, o.states);
     let text = serde_json::to_vec(&all).map_err(|e| e.to_string())?;
     crate::atomic::write_atomic(&dir.join("states.json"), &text).map_err(|e| e.to_string())?;
     let checker = fs.checker();
@@ -394,136 +508,133 @@ fn explore(
     } else {
         o.jobs.max(1)
     };
-    let chunk = all.len().div_ceil(jobs).max(1);
+    // Identical images are judged once, whichever worker would meet them.
+    let (distinct, rep) = distinct_images(&log.records, &all);
+    let work = Work {
+        base: &base,
+        records: &log.records,
+        checker: checker.as_ref(),
+        ro: &ro,
+        oracle: &rec.oracle,
+    };
     let t0 = Instant::now();
+    let (looked, steps) = judge_all(&distinct, jobs, pool, &work)?;
+    res.seconds = t0.elapsed().as_secs_f64();
+    // Each state judged against the oracle at its own crash point.
+    let judged: Vec<(usize, check::Outcome)> = all
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            (
+                i,
+                check::outcome(&looked[rep[i]], &rec.oracle, s.cut as u64),
+            )
+        })
+        .collect();
+    res.images = distinct.len() as u64;
+    res.states = judged.len() as u64;
+    res.states_per_s = res.states as f64 / res.seconds.max(1e-9);
+    res.step_seconds = steps.per(res.states);
+    tally(&all, &judged, checker.is_some(), dir, res);
+    res.outcomes.device_fault = device_fault(&log.records, &all, &judged, checker.is_some());
+    Ok(())
+}
+
+/// Judge the distinct images, split evenly over `jobs` workers (the
+/// pool's slots, made as needed); what each showed, in order.
+fn judge_all(
+    distinct: &[&states::State],
+    jobs: usize,
+    pool: &mut Vec<Slot>,
+    w: &Work,
+) -> Result<(Vec<check::Looked>, check::Steps), String> {
+    let chunk = distinct.len().div_ceil(jobs).max(1);
+    slots(pool, w.base, distinct.len().div_ceil(chunk))?;
     let outcomes: Vec<Result<Judged, String>> = std::thread::scope(|s| {
-        let handles: Vec<_> = all
+        let handles: Vec<_> = distinct
             .chunks(chunk)
-            .enumerate()
-            .map(|(n, part)| {
-                let (base, log, checker, ro, oracle) =
-                    (&base, &log, checker.as_ref(), &ro, &rec.oracle);
-                s.spawn(move || worker(base, &log.records, part, n * chunk, checker, ro, oracle))
-            })
+            .zip(pool.iter_mut())
+            .map(|(part, slot)| s.spawn(move || worker(w, part, slot)))
             .collect();
         handles
             .into_iter()
             .map(|h| h.join().unwrap_or_else(|_| Err("a worker panicked".into())))
             .collect()
     });
-    res.seconds = t0.elapsed().as_secs_f64();
-    let mut judged = Vec::new();
+    let mut looked = Vec::new();
+    let mut steps = check::Steps::default();
     for r in outcomes {
-        let (j, images) = r?;
-        judged.extend(j);
-        res.images += images as u64;
+        let (l, t) = r?;
+        looked.extend(l);
+        steps.add(&t);
     }
-    res.states = judged.len() as u64;
-    res.states_per_s = res.states as f64 / res.seconds.max(1e-9);
-    tally(&all, &judged, checker.is_some(), dir, res);
-    Ok(())
+    Ok((looked, steps))
 }
 
-/// A worker's states (by index) with their outcomes, and how many distinct
-/// images it mounted.
-type Judged = (Vec<(usize, check::Outcome)>, usize);
+/// What a worker saw of each of its images, in order, and the time each
+/// step took.
+type Judged = (Vec<check::Looked>, check::Steps);
 
-/// One worker: build its states in order into one scratch image, judge each.
-fn worker(
-    base: &[u8],
+/// The states whose images are distinct (the first of each, in order) and,
+/// for every state, the index among those of the one with its image.
+fn distinct_images<'s>(
     records: &[log::Record],
-    part: &[states::State],
-    first: usize,
-    checker: Option<&crate::fs::Checker>,
-    ro: &Driver,
-    oracle: &oracle::Oracle,
-) -> Result<Judged, String> {
-    use std::os::unix::fs::FileExt;
-    let path = scratch_dir().join(format!(
-        "fsfit-crash-{}-{}.img",
-        std::process::id(),
-        unique()
-    ));
-    state::add_file(&path);
-    let guard = Scratch(path.clone());
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(true)
-        .read(true)
-        .write(true)
-        .open(&path)
-        .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
-    let mut b = states::Builder::new(base.to_vec(), records);
-    file.write_all_at(base, 0).map_err(|e| e.to_string())?;
-    // FUSE drivers too mount the state through a loop device: exfat-fuse
-    // insists on a block device, and the loop's counters show every write.
-    let lo = Some(LoopDev::attach(&path)?);
-    let m = check::Mounter::new(ro, &path, lo.as_ref().map(|l| l.dev.as_str()))?;
-    let mut seen: std::collections::HashMap<(usize, Vec<u32>), check::Looked> = Default::default();
+    all: &'s [states::State],
+) -> (Vec<&'s states::State>, Vec<usize>) {
+    let mut first: std::collections::HashMap<check::Key, usize> = Default::default();
+    let mut distinct = Vec::new();
+    let rep = all
+        .iter()
+        .map(|s| {
+            *first
+                .entry(check::image_key(records, s))
+                .or_insert_with(|| {
+                    distinct.push(s);
+                    distinct.len() - 1
+                })
+        })
+        .collect();
+    (distinct, rep)
+}
+
+/// What every worker of a config × workload shares.
+struct Work<'a> {
+    base: &'a Arc<Vec<u8>>,
+    records: &'a [log::Record],
+    checker: Option<&'a crate::fs::Checker>,
+    ro: &'a Driver,
+    oracle: &'a oracle::Oracle,
+}
+
+/// One worker: build its states in order, serve each from memory (its
+/// slot's state server, under the slot's loop device) and judge it.
+fn worker(w: &Work, part: &[&states::State], slot: &mut Slot) -> Result<Judged, String> {
+    let t0 = Instant::now();
+    let mut b = states::Builder::new(w.base, w.records);
+    slot.server.load_base(w.base.clone());
+    let m = slot
+        .mnt
+        .as_mut()
+        .ok_or("the worker's mount folder is gone")?;
+    m.set_driver(w.ro);
+    let m = &*m;
     let mut out = Vec::new();
-    let img_len = base.len() as u64;
-    for (i, s) in part.iter().enumerate() {
+    let mut t = check::Steps {
+        setup: t0.elapsed().as_secs_f64(),
+        ..Default::default()
+    };
+    for s in part {
         interrupted()?;
-        // A crash point that leaves an image already judged: only the
-        // oracle's verdict differs (it depends on the crash point).
-        let key = check::image_key(records, s);
-        if let Some(l) = seen.get(&key) {
-            out.push((first + i, check::outcome(l, oracle, s.cut as u64)));
-            continue;
-        }
+        let t0 = Instant::now();
         let changed = b.build(s)?;
-        let img = b.image();
-        for blk in changed {
-            let start = blk * states::BLOCK;
-            let end = (start + states::BLOCK).min(img_len);
-            file.write_all_at(&img[start as usize..end as usize], start)
-                .map_err(|e| e.to_string())?;
-        }
-        let (looked, wrote) = check::judge(checker, &m, oracle);
-        out.push((first + i, check::outcome(&looked, oracle, s.cut as u64)));
-        seen.insert(key, looked);
-        // The repair or a journal replay wrote to the scratch image: put
-        // back the blocks that differ so it is this state again.
-        if wrote {
-            resync(&file, img)?;
-        }
+        let t1 = Instant::now();
+        // What the last state's mount, check or repair wrote is dropped here.
+        slot.server.load(&changed, |k| b.block(k));
+        t.build += (t1 - t0).as_secs_f64();
+        t.load += t1.elapsed().as_secs_f64();
+        out.push(check::judge(w.checker, m, w.oracle, &mut t));
     }
-    drop(m);
-    drop(lo);
-    drop(guard);
-    Ok((out, seen.len()))
-}
-
-fn resync(file: &std::fs::File, img: &[u8]) -> Result<(), String> {
-    use std::os::unix::fs::FileExt;
-    let mut buf = vec![0u8; 1 << 20];
-    for (n, want) in img.chunks(1 << 20).enumerate() {
-        let at = (n << 20) as u64;
-        let got = &mut buf[..want.len()];
-        file.read_exact_at(got, at).map_err(|e| e.to_string())?;
-        if got != want {
-            for (k, (g, w)) in got
-                .chunks(states::BLOCK as usize)
-                .zip(want.chunks(states::BLOCK as usize))
-                .enumerate()
-            {
-                if g != w {
-                    file.write_all_at(w, at + (k as u64) * states::BLOCK)
-                        .map_err(|e| e.to_string())?;
-                }
-            }
-        }
-    }
-    Ok(())
-}
-
-struct Scratch(PathBuf);
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-        state::remove_file(&self.0);
-    }
+    Ok((out, t))
 }
 
 /// Count outcomes and pick the worst states.
@@ -588,6 +699,51 @@ fn tally(
         .collect();
 }
 
+/// Whether a state lost anything a user would miss: a durable or old
+/// file, or the volume itself.
+fn lost(oc: &check::Outcome, has_checker: bool) -> bool {
+    let l = &oc.looked;
+    !oc.findings.old_damaged.is_empty()
+        || !oc.findings.durable_lost.is_empty()
+        || l.repaired == Some(false)
+        || (!has_checker && !l.mountable)
+}
+
+/// States with the device's damage (torn, flash-gc) that lost something
+/// their undamaged twin, judged in the same run, did not.
+fn device_fault(
+    records: &[log::Record],
+    all: &[states::State],
+    judged: &[(usize, check::Outcome)],
+    has_checker: bool,
+) -> u64 {
+    let mut twin: std::collections::HashMap<check::Key, bool> = Default::default();
+    for (i, oc) in judged {
+        let s = &all[*i];
+        if s.tear.is_none() && s.gc.is_none() {
+            twin.insert(check::image_key(records, s), lost(oc, has_checker));
+        }
+    }
+    let undamaged = |s: &states::State| {
+        let mut u = s.clone();
+        // A torn write's twin has the whole write.
+        if let Some(t) = u.tear.take() {
+            u.extra.push(t.record);
+        }
+        u.gc = None;
+        check::image_key(records, &u)
+    };
+    judged
+        .iter()
+        .filter(|(i, oc)| {
+            let s = &all[*i];
+            (s.tear.is_some() || s.gc.is_some())
+                && lost(oc, has_checker)
+                && twin.get(&undamaged(s)) == Some(&false)
+        })
+        .count() as u64
+}
+
 /// `fsfit crash --replay RUN_DIR --state ID -o IMAGE`: write one state's image.
 pub fn replay(dir: &Path, id: &str, out: &Path) -> Result<(), String> {
     let text = std::fs::read(dir.join("states.json")).map_err(|e| {
@@ -606,7 +762,7 @@ pub fn replay(dir: &Path, id: &str, out: &Path) -> Result<(), String> {
         )
     })?;
     let (log, base) = load(dir)?;
-    let mut b = states::Builder::new(base, &log.records);
+    let mut b = states::Builder::new(&base, &log.records);
     b.build(s)?;
-    crate::atomic::write_atomic(out, b.image()).map_err(|e| e.to_string())
+    crate::atomic::write_atomic(out, &b.image()).map_err(|e| e.to_string())
 }

@@ -11,12 +11,19 @@
 //! have completed. So at a flush record, everything the filesystem wrote
 //! before it is already in the log. (FUA writes: the loop device declares
 //! no FUA, so the block layer turns them into write + flush.)
+//!
+//! The same server serves crash states ([`Recorder::serve`]): nothing is
+//! logged, the image is a shared base with the state's blocks over it, and
+//! what the mount, checker or repair write goes to a scratch layer that is
+//! dropped when the next state is loaded. The watchdog and guard below
+//! watch it as they watch the recorder.
 
 use super::log::{Kind, Record, Writer};
 use fuser::{
     FileAttr, FileType, MountOption, ReplyAttr, ReplyData, ReplyDirectory, ReplyEmpty, ReplyEntry,
     ReplyOpen, ReplyWrite, Request,
 };
+use std::collections::HashMap;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -34,6 +41,65 @@ pub struct Shared {
     pub flushes: u64,
     /// The first error writing the log: the run is worthless after it.
     pub error: Option<String>,
+    /// Serving crash states (see [`Recorder::serve`]) instead of `image`.
+    pub layers: Option<Layers>,
+}
+
+/// A crash state served from memory, copy-on-write, by 4 KiB block: the
+/// base image (shared, never written), the state's own blocks over it, and
+/// over those what was written while it was served (a journal replay, a
+/// repair), dropped with the state.
+pub struct Layers {
+    pub base: Arc<Vec<u8>>,
+    pub state: HashMap<u64, Vec<u8>>,
+    pub scratch: HashMap<u64, Vec<u8>>,
+}
+
+impl Layers {
+    fn block(&self, b: u64) -> &[u8] {
+        if let Some(x) = self.scratch.get(&b).or_else(|| self.state.get(&b)) {
+            return x;
+        }
+        let r = (b as usize * OVER).min(self.base.len())
+            ..((b as usize + 1) * OVER).min(self.base.len());
+        &self.base[r]
+    }
+
+    /// Bytes `[start, end)` as served.
+    fn read(&self, start: usize, end: usize) -> Vec<u8> {
+        let mut out = self.base[start..end].to_vec();
+        if self.state.is_empty() && self.scratch.is_empty() {
+            return out;
+        }
+        for b in start / OVER..end.div_ceil(OVER) {
+            let (bs, be) = ((b * OVER).max(start), ((b + 1) * OVER).min(end));
+            let blk = self.block(b as u64);
+            out[bs - start..be - start].copy_from_slice(&blk[bs - b * OVER..be - b * OVER]);
+        }
+        out
+    }
+
+    /// `data` written at `start`, into the scratch layer.
+    fn write(&mut self, start: usize, data: &[u8]) {
+        let end = start + data.len();
+        for b in start / OVER..end.div_ceil(OVER) {
+            if !self.scratch.contains_key(&(b as u64)) {
+                let copy = self.block(b as u64).to_vec();
+                self.scratch.insert(b as u64, copy);
+            }
+            let blk = self.scratch.get_mut(&(b as u64)).expect("inserted above");
+            let (bs, be) = ((b * OVER).max(start), ((b + 1) * OVER).min(end));
+            blk[bs - b * OVER..be - b * OVER].copy_from_slice(&data[bs - start..be - start]);
+        }
+    }
+}
+
+impl Shared {
+    fn len(&self) -> usize {
+        self.layers
+            .as_ref()
+            .map_or(self.image.len(), |l| l.base.len())
+    }
 }
 
 impl Shared {
@@ -83,7 +149,7 @@ fn attr(ino: u64, size: u64) -> FileAttr {
 
 impl Fs {
     fn size(&self) -> u64 {
-        lock(&self.s).image.len() as u64
+        lock(&self.s).len() as u64
     }
 }
 
@@ -123,9 +189,12 @@ impl fuser::Filesystem for Fs {
         reply: ReplyData,
     ) {
         let s = lock(&self.s);
-        let start = (offset.max(0) as usize).min(s.image.len());
-        let end = (start + size as usize).min(s.image.len());
-        reply.data(&s.image[start..end]);
+        let start = (offset.max(0) as usize).min(s.len());
+        let end = (start + size as usize).min(s.len());
+        match &s.layers {
+            Some(l) => reply.data(&l.read(start, end)),
+            None => reply.data(&s.image[start..end]),
+        }
     }
 
     fn write(
@@ -142,9 +211,14 @@ impl fuser::Filesystem for Fs {
     ) {
         let mut s = lock(&self.s);
         let start = offset.max(0) as usize;
-        if start + data.len() > s.image.len() {
+        if start + data.len() > s.len() {
             // The image never grows: a device has a fixed size.
             reply.error(libc::ENOSPC);
+            return;
+        }
+        if let Some(l) = s.layers.as_mut() {
+            l.write(start, data);
+            reply.written(data.len() as u32);
             return;
         }
         s.image[start..start + data.len()].copy_from_slice(data);
@@ -198,6 +272,9 @@ impl fuser::Filesystem for Fs {
         reply.ok();
     }
 }
+
+/// The overlay's block size.
+const OVER: usize = 4096;
 
 /// How long the cleanup of what sits on the recorder (the filesystem under
 /// test, its loop device) may take before the recorder's FUSE connection is
@@ -388,6 +465,53 @@ impl Recorder {
     /// `start` with the watchdog's limit given (tests use a short one).
     pub fn start_with(image: Vec<u8>, log: &Path, limit: Duration) -> Result<Recorder, String> {
         let writer = Writer::create(log, image.len() as u64)?;
+        Recorder::mount(image, Some(writer), None, limit)
+    }
+
+    /// Serve crash states instead of recording: `base` at first, then
+    /// each state [`Recorder::load`] sets. What the filesystem, its checker
+    /// or its repair write lands in a scratch layer dropped with the state:
+    /// a journal replay's writes are never copied back.
+    pub fn serve(base: Arc<Vec<u8>>) -> Result<Recorder, String> {
+        let layers = Layers {
+            base,
+            state: HashMap::new(),
+            scratch: HashMap::new(),
+        };
+        Recorder::mount(Vec::new(), None, Some(layers), CLEANUP_LIMIT)
+    }
+
+    /// Serve the next state: each of `blocks` (4 KiB) set to what `block`
+    /// gives for it (the blocks that differ from the state before), the
+    /// scratch layer dropped.
+    pub fn load<'b>(&self, blocks: &[u64], block: impl Fn(u64) -> &'b [u8]) {
+        let mut s = lock(&self.shared);
+        if let Some(l) = s.layers.as_mut() {
+            for &b in blocks {
+                l.state.insert(b, block(b).to_vec());
+            }
+            l.scratch.clear();
+        }
+    }
+
+    /// Serve `base` (a new workload's base image; same size), no state.
+    pub fn load_base(&self, base: Arc<Vec<u8>>) {
+        let mut s = lock(&self.shared);
+        if let Some(l) = s.layers.as_mut() {
+            if l.base.len() == base.len() {
+                l.base = base;
+            }
+            l.state.clear();
+            l.scratch.clear();
+        }
+    }
+
+    fn mount(
+        image: Vec<u8>,
+        writer: Option<Writer>,
+        layers: Option<Layers>,
+        limit: Duration,
+    ) -> Result<Recorder, String> {
         let dir = crate::device::state::dir().join(format!(
             "rec-{}-{}",
             std::process::id(),
@@ -397,10 +521,11 @@ impl Recorder {
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         let shared = Arc::new(Mutex::new(Shared {
             image,
-            log: Some(writer),
+            log: writer,
             writes: 0,
             flushes: 0,
             error: None,
+            layers,
         }));
         let fs = Fs { s: shared.clone() };
         let opts = [
@@ -482,9 +607,17 @@ impl Recorder {
         // Dropping the session unmounts; its thread then ends on its own.
         // The watchdog stays up until then: the unmount may wait too.
         drop(self.session.take());
+        // The session's own unmount fails while the loop device on the
+        // image is still letting go of it (a detach finishes when its last
+        // user closes it): the mount would stay, dead, after fsfit exits
+        // (seen once in the crash tests). Retry it; if even that fails,
+        // it stays in the state file for `fsfit cleanup`.
+        let gone = crate::device::mount::unmount_path(&self.dir).is_ok();
         drop(self.watchdog.take());
-        crate::device::state::remove_fuse_mount(&self.dir);
-        let _ = std::fs::remove_dir(&self.dir);
+        if gone {
+            crate::device::state::remove_fuse_mount(&self.dir);
+            let _ = std::fs::remove_dir(&self.dir);
+        }
     }
 }
 
@@ -552,6 +685,33 @@ mod tests {
             std::process::exit(0);
         }
         std::thread::sleep(Duration::from_secs(3600));
+    }
+
+    /// A state served copy-on-write: reads see base < state < scratch,
+    /// unaligned writes land in the scratch layer only, and dropping it
+    /// gives the state back.
+    #[test]
+    fn layers_serve_a_state_and_drop_what_was_written() {
+        let base: Vec<u8> = (0..4 * OVER).map(|i| (i % 251) as u8).collect();
+        let mut l = Layers {
+            base: Arc::new(base.clone()),
+            state: HashMap::new(),
+            scratch: HashMap::new(),
+        };
+        l.state.insert(1, vec![7; OVER]);
+        let mut want = base.clone();
+        want[OVER..2 * OVER].fill(7);
+        assert_eq!(l.read(0, 4 * OVER), want);
+        // Across the state's block and a base block, unaligned.
+        l.write(OVER + 100, &[9; OVER + 50]);
+        want[OVER + 100..2 * OVER + 150].fill(9);
+        assert_eq!(l.read(0, 4 * OVER), want);
+        assert_eq!(l.read(OVER + 90, OVER + 120), want[OVER + 90..OVER + 120]);
+        assert_eq!(l.base[..], base[..], "the base is never written");
+        l.scratch.clear();
+        want[..].copy_from_slice(&base);
+        want[OVER..2 * OVER].fill(7);
+        assert_eq!(l.read(0, 4 * OVER), want);
     }
 
     /// True when some thread of `pid` is in uninterruptible sleep.

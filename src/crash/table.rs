@@ -23,6 +23,17 @@ pub fn one_line(r: &CrashResult) -> String {
     )
 }
 
+/// The DEVICE-FAULT% cell: measured against undamaged twins for torn and
+/// flash-gc; "all" where the model breaks flush promises (lying, no-flush);
+/// "-" on an honest device.
+fn device_fault(rep: &Report, r: &CrashResult) -> String {
+    match rep.device_model.as_str() {
+        "torn" | "flash-gc" => pct(r.outcomes.device_fault, r.states),
+        "lying" | "no-flush" => "all".into(),
+        _ => "-".into(),
+    }
+}
+
 pub fn render(rep: &Report) -> String {
     let head = [
         "FILESYSTEM",
@@ -37,6 +48,7 @@ pub fn render(rep: &Report) -> String {
         "UNREPAIR%",
         "DURABLE-LOST%",
         "OLD-DAMAGED%",
+        "DEVICE-FAULT%",
         "STATES/S",
     ];
     let mut rows: Vec<Vec<String>> = vec![head.iter().map(|s| s.to_string()).collect()];
@@ -71,6 +83,7 @@ pub fn render(rep: &Report) -> String {
                 pct(o.unrepairable, n),
                 pct(o.durable_lost, n),
                 pct(o.old_files_damaged, n),
+                device_fault(rep, r),
                 format!("{:.1}", r.states_per_s),
             ]);
         }
@@ -88,9 +101,13 @@ pub fn render(rep: &Report) -> String {
         None => String::new(),
     };
     let mut out = format!(
-        "Crash states, device model: {} (seed {}){lab}\n\n",
+        "Crash states, device model: {} (seed {}){lab}\n",
         rep.device_model, rep.seed
     );
+    if !rep.device.meaning.is_empty() {
+        out.push_str(&format!("  {}: {}\n", rep.device_model, rep.device.meaning));
+    }
+    out.push('\n');
     for r in &rows {
         let line: Vec<String> = r
             .iter()
@@ -126,7 +143,9 @@ pub fn render(rep: &Report) -> String {
     out.push_str(
         "\nMOUNT%: states that mount read-only without repair. CLEAN%: the checker finds nothing. \
 REPAIRED%: the checker's repair leaves it clean. DURABLE-LOST%: a file whose fsync/sync had returned is lost or changed. \
-OLD-DAMAGED%: a file written before the workload began is lost or changed.\n",
+OLD-DAMAGED%: a file written before the workload began is lost or changed. \
+DEVICE-FAULT%: states that lost data only through the device's own damage (the same writes without it lost nothing): \
+the device's fault, not the filesystem's (\"all\": the device broke its flush promises, every loss is its doing).\n",
     );
     out
 }

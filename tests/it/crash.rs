@@ -261,6 +261,51 @@ fn ctrl_c_releases_everything() {
     assert_eq!(r.leftovers(), Vec::<String>::new());
 }
 
+/// Ctrl-C while states are judged (the state servers, their loop devices
+/// and mount folders up, kept across workloads) releases everything too.
+#[test]
+fn ctrl_c_while_judging_releases_everything() {
+    if !ready() {
+        return;
+    }
+    let r = Run::new();
+    let mut child = r
+        .cmd(&[
+            "--fs",
+            "ext4:4K",
+            "--workloads",
+            "append,save",
+            "--min-states",
+            "400",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // states.json is written when judging starts.
+    let judging = || {
+        std::fs::read_dir(r.runs())
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|d| d.path().join("states.json").exists())
+    };
+    let t0 = Instant::now();
+    while t0.elapsed() < Duration::from_secs(120) && !judging() {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(judging(), "the run never started judging");
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the run ended before Ctrl-C"
+    );
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    assert_eq!(r.leftovers(), Vec::<String>::new());
+}
+
 #[test]
 fn sigkill_then_cleanup_releases_everything() {
     if !ready() {
@@ -348,4 +393,232 @@ fn ntfs_fuse() {
 #[test]
 fn fat_fuse() {
     tiny("fat16", "fuse", &["mkfs.fat", "fsck.fat", "fusefat"]);
+}
+
+/// The sum of an outcome over a run's results.
+fn total(v: &Value, k: &str) -> u64 {
+    results(v)
+        .iter()
+        .map(|x| x["outcomes"][k].as_u64().unwrap())
+        .sum()
+}
+
+/// no-flush: with no flush sent, an fsync that returned promises nothing,
+/// and ext4 loses durable data in some state; the JSON says the cache.
+#[test]
+fn no_flush_stick_makes_ext4_lose_durable_data() {
+    if !ready() {
+        return;
+    }
+    let r = Run::new();
+    let v = r.json(&[
+        "--fs",
+        "ext4:4K",
+        "--quick",
+        "--workloads",
+        "save",
+        "--device-model",
+        "no-flush",
+        "--cache",
+        "256K",
+    ]);
+    assert_eq!(v["device_model"], "no-flush");
+    assert_eq!(v["device"]["cache_bytes"], 256 << 10);
+    assert!(total(&v, "durable_lost") > 0, "nothing durable lost: {v}");
+    assert_eq!(total(&v, "old_files_damaged"), 0, "{v}");
+    let res = &results(&v)[0];
+    assert!(
+        res["selection"]["counts"]["cache_subset"].as_u64() > Some(0),
+        "{res}"
+    );
+}
+
+/// flash-gc: old files synced long before are damaged even on ext4, and
+/// every such state is the device's fault: its undamaged twin, judged in
+/// the same run, kept them.
+#[test]
+fn flash_gc_damages_old_files_and_blames_the_device() {
+    if !ready() {
+        return;
+    }
+    let r = Run::new();
+    let v = r.json(&[
+        "--fs",
+        "ext4:4K",
+        "--quick",
+        "--workloads",
+        "save",
+        "--device-model",
+        "flash-gc",
+    ]);
+    assert_eq!(v["device_model"], "flash-gc");
+    assert_eq!(v["device"]["au_bytes"], 4 << 20);
+    assert_eq!(v["device"]["page_bytes"], 16 << 10);
+    let old = total(&v, "old_files_damaged");
+    assert!(old > 0, "flash-gc damaged no old file: {v}");
+    assert!(total(&v, "device_fault") >= old, "{v}");
+    let res = &results(&v)[0];
+    let counts = &res["selection"]["counts"];
+    assert!(counts["flash_gc"].as_u64() > Some(0), "{res}");
+    // The twins themselves (honest states) lose nothing on ext4.
+    let w = res["worst"].as_array().unwrap();
+    assert!(
+        w.iter()
+            .all(|x| x["state"].as_str().unwrap().ends_with("-g")),
+        "{res}"
+    );
+}
+
+/// torn: the write in flight persists in part. Torn states make images no
+/// whole-write state has (judged on their own), and whatever they lose on
+/// ext4 is the device's fault (a superblock torn between its two sectors
+/// fails its checksum: seen), never the filesystem's.
+#[test]
+fn torn_writes_are_built_and_judged_and_blamed_on_the_device() {
+    if !ready() {
+        return;
+    }
+    let r = Run::new();
+    let args = |m: &'static str| {
+        vec![
+            "--fs",
+            "ext4:4K",
+            "--quick",
+            "--workloads",
+            "append",
+            "--seed",
+            "3",
+            "--device-model",
+            m,
+        ]
+    };
+    let honest = r.json(&args("honest"));
+    let torn = r.json(&args("torn"));
+    assert_eq!(torn["device"]["tear_bytes"], 512);
+    let (h, t) = (&results(&honest)[0], &results(&torn)[0]);
+    let n = t["selection"]["counts"]["torn"].as_u64().unwrap();
+    assert!(n > 0, "{t}");
+    assert_eq!(
+        t["states"].as_u64(),
+        Some(h["states"].as_u64().unwrap() + n)
+    );
+    // A tear that keeps only sectors the write did not change leaves an
+    // image some other state may have: most torn images are new, not all.
+    assert!(
+        t["images"].as_u64() > h["images"].as_u64(),
+        "no torn state made an image of its own: {t}"
+    );
+    assert_eq!(total(&honest, "durable_lost"), 0, "{h}");
+    let lost = total(&torn, "durable_lost").max(total(&torn, "old_files_damaged"));
+    assert!(total(&torn, "device_fault") >= lost, "{t}");
+}
+
+/// A driver that flushes rarely still gets enough states to judge it by.
+#[test]
+fn every_run_has_min_states() {
+    if !ready() || !have(&["mkfs.exfat", "fsck.exfat", "mount.exfat-fuse"]) {
+        return;
+    }
+    let r = Run::new();
+    let v = r.json(&[
+        "--fs",
+        "exfat",
+        "--driver",
+        "fuse",
+        "--quick",
+        "--workloads",
+        "copy",
+    ]);
+    let res = &results(&v)[0];
+    assert!(res["error"].is_null(), "{res}");
+    assert!(res["states"].as_u64() >= Some(40), "{res}");
+    assert_eq!(res["selection"]["min_states"], 40);
+    assert!(
+        res["selection"]["counts"]["write_prefix"].as_u64() > Some(0),
+        "{res}"
+    );
+}
+
+/// advise weighs crash results per device model: a flash-gc run's damage
+/// counts (it is what removable flash does) and the reason line says which
+/// model the states came from; a lying device's still does not count.
+#[test]
+fn advise_names_the_device_model_of_crash_results() {
+    let t = tempfile::tempdir().unwrap();
+    let tree = t.path().join("tree");
+    std::fs::create_dir_all(&tree).unwrap();
+    for i in 0..10 {
+        std::fs::write(tree.join(format!("f{i}.dat")), vec![7u8; 50_000 + i * 999]).unwrap();
+    }
+    let advise = |crash: Option<&Path>| -> Value {
+        let mut c = fsfit();
+        c.args([
+            "advise", "--json", "-", "--quiet", "--for", "linux", "--volume", "8G",
+        ])
+        .arg(&tree);
+        if let Some(p) = crash {
+            c.arg("--crash").arg(p);
+        }
+        let out = c.output().unwrap();
+        serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)))
+    };
+    let v = advise(None);
+    let fs = v["choice"]["fs"].as_str().unwrap().to_string();
+    let cluster = v["choice"]["cluster_bytes"].as_u64().unwrap();
+    let file = |model: &str| {
+        let v = serde_json::json!({
+            "schema": "fsfit.crash/1", "fsfit": "test", "date": "2026-11-25T00:00:00Z",
+            "command": "fsfit crash", "kernel": "test", "device_model": model, "seed": 1,
+            "quick": true, "skipped": [],
+            "results": [{
+                "fs": fs, "cluster_bytes": cluster, "driver": "kernel:test", "mount_options": "",
+                "checker": null, "workload": "save", "writes": 100, "flushes": 10,
+                "log_bytes": 4096, "states": 40, "seconds": 1.0, "states_per_s": 40.0,
+                "outcomes": {"mountable_as_is": 40, "checker_clean": 40, "checker_repaired": 0,
+                    "unrepairable": 0, "no_checker": 0, "old_files_damaged": 2,
+                    "durable_lost": 0, "inflight_lost": 0, "inflight_garbage": 0},
+                "worst": [], "error": null
+            }]
+        });
+        let p = t.path().join(format!("{model}.json"));
+        std::fs::write(&p, serde_json::to_vec(&v).unwrap()).unwrap();
+        p
+    };
+    let note = |v: &Value| {
+        v["candidates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["fs"] == fs.as_str() && c["cluster_bytes"] == cluster)
+            .and_then(|c| c["crash"].as_str().map(String::from))
+    };
+    let gc = advise(Some(&file("flash-gc")));
+    let said = note(&gc).expect("flash-gc results count");
+    assert!(
+        said.contains("flash-gc") && said.contains("removable flash"),
+        "{said}"
+    );
+    assert!(said.contains("2 of 40"), "{said}");
+    assert_eq!(note(&advise(Some(&file("lying")))), None);
+}
+
+/// FAT is crash-tested with the kernel's vfat (the lab's, where the host has
+/// none); fusefat, which writes nothing until unmount, only when asked.
+#[test]
+fn fat_without_kernel_vfat_needs_asking_for_fusefat() {
+    let vfat = std::fs::read_to_string("/proc/filesystems")
+        .unwrap_or_default()
+        .contains("vfat");
+    if !ready() || vfat {
+        return;
+    }
+    let r = Run::new();
+    let v = r.json(&["--fs", "fat16", "--quick", "--workloads", "save"]);
+    assert!(results(&v).is_empty(), "{v}");
+    let why = v["skipped"][0]["reason"].as_str().unwrap();
+    assert!(
+        why.contains("--driver fuse") && why.contains("lab"),
+        "{why}"
+    );
 }

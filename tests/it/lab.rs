@@ -347,7 +347,8 @@ fn check_crash(run: &lab::Run, json: &Path, lab_name: &str, want: &[(&str, &str,
         );
         assert!(r["error"].is_null(), "{fs}: {}", r["error"]);
         let states = r["states"].as_u64().unwrap();
-        assert!(states >= 2, "{fs}: {states} states");
+        // fsfit crash judges at least 40 states per config × workload (#21).
+        assert!(states >= 40, "{fs}: {states} states");
         assert!(
             r["writes"].as_u64().unwrap() > 0,
             "{fs}: no writes recorded"

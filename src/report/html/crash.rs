@@ -16,6 +16,9 @@ fn device_model(m: &str) -> String {
     let what = match m {
         "honest" => "every flush the filesystem sends is kept",
         "lying" => "the device honours only every 2nd to 4th flush, as cheap sticks do",
+        "torn" => "as honest, and the write in flight persists only in part",
+        "no-flush" => "the host sends no flush (write-through USB stick): writes still in the stick's cache may be lost",
+        "flash-gc" => "as honest, and a cut during an allocation unit's copy damages its pages not yet copied, old data too",
         _ => "",
     };
     if what.is_empty() {
