@@ -3,7 +3,8 @@
 use crate::{device, Error, Result};
 
 pub fn run() -> Result<()> {
-    let said = device::state::cleanup();
+    let mut said = device::state::cleanup();
+    said.extend(crate::flash::trace::cleanup_instances());
     if said.is_empty() {
         super::print("nothing to clean up\n")?;
     }

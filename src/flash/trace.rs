@@ -208,6 +208,34 @@ fn drain(f: &mut File, stop: &AtomicBool) -> std::io::Result<(Vec<u8>, f64)> {
     }
 }
 
+/// Remove the ftrace instances of fsfit runs that are gone (a SIGKILLed
+/// bench leaves its `fsfit-<pid>-<n>` instance); returns what was said.
+pub fn cleanup_instances() -> Vec<String> {
+    let dir = Path::new(TRACEFS).join("instances");
+    let Ok(entries) = fs::read_dir(&dir) else {
+        return Vec::new();
+    };
+    let mut said = Vec::new();
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(pid) = name
+            .strip_prefix("fsfit-")
+            .and_then(|r| r.split('-').next())
+        else {
+            continue;
+        };
+        if pid.parse::<u32>().is_err() || Path::new("/proc").join(pid).exists() {
+            continue;
+        }
+        let _ = fs::write(e.path().join("events/block/block_rq_issue/enable"), "0");
+        said.push(match fs::remove_dir(e.path()) {
+            Ok(()) => format!("removed the block trace instance {}", e.path().display()),
+            Err(err) => format!("could not remove {}: {err}", e.path().display()),
+        });
+    }
+    said
+}
+
 /// Parse `block_rq_issue` lines:
 /// `comm-pid [cpu] flags TS: block_rq_issue: 7,3 WS 4096 () 2048 + 8 none,0,0 [comm]`.
 /// Offsets are the device's (sectors × 512); a preflush becomes a Flush

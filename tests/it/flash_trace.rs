@@ -81,3 +81,30 @@ fn a_trace_holds_every_direct_write_and_read_of_the_loop_device() {
         "the ftrace instance is removed after stop"
     );
 }
+
+#[test]
+fn cleanup_removes_the_trace_instance_a_killed_run_left() {
+    if !can_mount() || !tracefs_ok() {
+        return;
+    }
+    // A pid above pid_max can belong to no process.
+    let max: u64 = std::fs::read_to_string("/proc/sys/kernel/pid_max")
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let dead = Path::new("/sys/kernel/tracing/instances").join(format!("fsfit-{}-0", max + 1));
+    std::fs::create_dir(&dead).unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let out = crate::common::fsfit()
+        .env("FSFIT_STATE_DIR", state.path())
+        .arg("cleanup")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let left = dead.exists();
+    if left {
+        let _ = std::fs::remove_dir(&dead);
+    }
+    assert!(!left && text.contains("block trace instance"), "{text}");
+}

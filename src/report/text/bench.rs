@@ -212,6 +212,25 @@ fn figure(n: &str, w: &WorkloadResult, src: &Source) -> Option<f64> {
     })
 }
 
+/// A workload's flags for the table of `src`: a simulated table marks
+/// `high-cv` when the simulated runs vary by more than 10 %, not the host's.
+fn flags<'a>(w: &'a WorkloadResult, src: &Source) -> Vec<&'a str> {
+    let mut out: Vec<&str> = w.flags.iter().map(String::as_str).collect();
+    if let Source::Sim(p) = src {
+        out.retain(|f| *f != "high-cv");
+        let secs: Vec<f64> = w
+            .runs
+            .iter()
+            .filter_map(|r| r.simulated.iter().find(|s| &s.profile == p))
+            .map(|s| s.seconds)
+            .collect();
+        if crate::bench::stats::summarize(&secs).is_some_and(|s| s.cv_pct > 10.0) {
+            out.push("high-cv");
+        }
+    }
+    out
+}
+
 /// A figure, its % of the baseline and its flags (common ones as marks,
 /// the rest as numbered notes).
 fn cell(
@@ -243,10 +262,10 @@ fn cell(
     // and workload, however many tables show it).
     let mut flag = String::new();
     let mut other = Vec::new();
-    for f in &w.flags {
-        match MARKS.iter().find(|(name, _, _)| name == f) {
+    for f in flags(w, src) {
+        match MARKS.iter().find(|(name, _, _)| *name == f) {
             Some((_, mark, _)) => flag.push_str(mark),
-            None => other.push(f.as_str()),
+            None => other.push(f),
         }
     }
     if !other.is_empty() {
@@ -279,10 +298,11 @@ fn footer(o: &mut String, r: &BenchReport, notes: &[String]) {
     let used: Vec<_> = MARKS
         .iter()
         .filter(|(name, _, _)| {
+            let srcs = sources(r);
             r.results
                 .iter()
                 .flat_map(|c| &c.workloads)
-                .any(|w| w.flags.iter().any(|f| f == name))
+                .any(|w| srcs.iter().any(|src| flags(w, src).contains(name)))
         })
         .map(|(_, mark, meaning)| format!("{mark} {meaning}"))
         .collect();
@@ -377,6 +397,8 @@ mod tests {
                 if flash {
                     assert!(text.contains("simulated (usb2-stick)") && text.contains("6.17 MB/s"));
                     assert!(!text.contains("12345.6"), "host figures stay in the JSON");
+                    // The host's CV is not the simulated runs'.
+                    assert!(!text.contains("~ runs vary"), "{text}");
                 }
             }
         }
