@@ -51,17 +51,24 @@ pub struct Options {
     pub format: Option<(PathBuf, Option<String>, bool)>,
 }
 
-impl Options {
-    pub fn new(a: &AdviseArgs) -> Result<Options> {
-        let mut systems = Vec::new();
-        for s in &a.systems {
-            systems.push(advise::systems::by_name(s.trim()).ok_or_else(|| {
+/// The `--for` systems, each known by name.
+fn systems(a: &AdviseArgs) -> Result<Vec<&'static System>> {
+    a.systems
+        .iter()
+        .map(|s| {
+            advise::systems::by_name(s.trim()).ok_or_else(|| {
                 Error::input(format!(
                     "unknown system '{s}' for --for (choose from {})",
                     advise::systems::names().join(", ")
                 ))
-            })?);
-        }
+            })
+        })
+        .collect()
+}
+
+impl Options {
+    pub fn new(a: &AdviseArgs) -> Result<Options> {
+        let systems = systems(a)?;
         check(a)?;
         let bench = a.bench.as_deref().map(read_bench).transpose()?;
         let mut reports = Vec::new();
