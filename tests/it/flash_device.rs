@@ -337,7 +337,25 @@ fn flashbench_open_au_on_the_emulated_two_open_au_stick() {
     if !ready() {
         return;
     }
-    let profile = "usb2-stick";
+    // Host scheduling only ever adds time, and on a busy machine (CI runs
+    // tests side by side on 2 cores) one line can lose a slice of it: a
+    // pass that misses is run again on a fresh device, up to three times.
+    // A wrong model or delays not applied fail every pass.
+    let mut tries = Vec::new();
+    for _ in 0..3 {
+        let (bad, report) = open_au_pass("usb2-stick");
+        eprintln!("{report}");
+        if bad.is_empty() {
+            return;
+        }
+        tries.push(format!("{bad:#?}\n{report}"));
+    }
+    panic!("every pass missed:\n{}", tries.join("\n"));
+}
+
+/// One run of flashbench's --open-au lines on a fresh emulated `profile`:
+/// the misses and the report.
+fn open_au_pass(profile: &str) -> (Vec<String>, String) {
     let e = Emulator::start(profile, "256M");
     let f = std::fs::OpenOptions::new()
         .write(true)
@@ -373,8 +391,7 @@ fn flashbench_open_au_on_the_emulated_two_open_au_stick() {
             }
         }
     }
-    eprintln!("{report}");
-    assert!(bad.is_empty(), "{bad:#?}\n{report}");
+    (bad, report)
 }
 
 /// CPU seconds this thread has used (user + system).
@@ -411,10 +428,11 @@ fn copy_and_sync(dir: &std::path::Path) -> (f64, f64) {
 /// that its open AUs are those the emulated device had. The device runs in
 /// this process (the library's entry point), so the test also checks that
 /// the trace holds exactly the requests the device served.
+/// The time comparison is tried up to three times, each on a fresh device:
+/// host scheduling on a busy machine only adds measured time; a model that
+/// disagrees with the device misses every time.
 #[test]
 fn a_replayed_trace_agrees_with_the_time_on_the_emulated_device() {
-    use fsfit::flash::emulate::{BoundaryReads, ReadGeometry};
-    use fsfit::flash::trace::{limit_requests, Tracer};
     if !ready() || !have(&["mkfs.ext4", "mount", "umount"]) {
         return;
     }
@@ -422,6 +440,21 @@ fn a_replayed_trace_agrees_with_the_time_on_the_emulated_device() {
         crate::common::skip("tracefs with block tracepoints");
         return;
     }
+    let mut misses = Vec::new();
+    for _ in 0..3 {
+        match replay_pass() {
+            Ok(()) => return,
+            Err(said) => misses.push(said),
+        }
+    }
+    panic!("simulated and measured differ by more than 15 % in every pass: {misses:#?}");
+}
+
+/// One traced copy on a fresh emulated stick, replayed through the model:
+/// Err when the simulated time misses the measured one by more than 15 %.
+fn replay_pass() -> Result<(), String> {
+    use fsfit::flash::emulate::{BoundaryReads, ReadGeometry};
+    use fsfit::flash::trace::{limit_requests, Tracer};
     let p = fsfit::flash::profile("usb2-stick").unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let em =
@@ -468,7 +501,10 @@ fn a_replayed_trace_agrees_with_the_time_on_the_emulated_device() {
         r.host_write_bytes >= 6 << 20,
         "the trace misses writes: {said}"
     );
-    assert!((sim - wall).abs() <= 0.15 * wall, "{said}");
+    if (sim - wall).abs() > 0.15 * wall {
+        return Err(said);
+    }
+    Ok(())
 }
 
 /// The `diff` column of `flashbench -a` output, by boundary.
