@@ -119,11 +119,24 @@ fn package_version(program: &str) -> Option<String> {
         .chain(["/usr/sbin".into(), "/sbin".into()])
         .map(|d| d.join(program))
         .find(|p| p.is_file())?;
-    let out = std::process::Command::new("dpkg")
-        .arg("-S")
-        .arg(&path)
-        .output()
-        .ok()?;
+    // On a merged-/usr system dpkg knows /sbin/fsck.fat, not the
+    // /usr/sbin/fsck.fat that PATH finds first: ask for both.
+    let bare = path
+        .strip_prefix("/usr")
+        .ok()
+        .map(|p| std::path::Path::new("/").join(p));
+    let out = std::iter::once(path.clone())
+        .chain(bare)
+        .filter_map(|p| {
+            let out = std::process::Command::new("dpkg")
+                .arg("-S")
+                .arg(&p)
+                .stderr(std::process::Stdio::null())
+                .output()
+                .ok()?;
+            out.status.success().then_some(out)
+        })
+        .next()?;
     let pkg = String::from_utf8_lossy(&out.stdout)
         .split(':')
         .next()?
@@ -231,5 +244,21 @@ mod tests {
             ),
             None
         );
+    }
+
+    /// fsck.fat has no version flag (-V means verify): its version comes
+    /// from dpkg, which on merged /usr knows /sbin/fsck.fat only.
+    #[test]
+    fn version_of_fsck_fat_from_its_package() {
+        let dpkg_knows = std::process::Command::new("dpkg")
+            .args(["-S", "/sbin/fsck.fat"])
+            .output()
+            .map(|o| o.status.success())
+            .unwrap_or(false);
+        if !dpkg_knows {
+            return; // not a Debian host with dosfstools
+        }
+        let v = super::tool_version("fsck.fat");
+        assert!(v.contains("(package dosfstools)"), "{v}");
     }
 }
