@@ -457,3 +457,80 @@ fn crash_quick_on_kernel_exfat_and_ntfs3() {
         &[("exfat", "exfat", true), ("ntfs", "ntfs3", true)],
     );
 }
+
+/// Where the host has no vfat, `fsfit crash --fs fat32` skips FAT and names
+/// the lab command that crash-tests the kernel vfat users have (#21): that
+/// command, run as printed (the lab's default modules), must work.
+#[test]
+fn fat_skip_names_a_lab_command_that_runs() {
+    if !lab::uml_ready() || !common::have(&["mkfs.fat", "fsck.fat"]) {
+        return;
+    }
+    let dir = tempfile::Builder::new()
+        .prefix("fsfit-lab-crash-")
+        .tempdir()
+        .unwrap();
+    let host_json = dir.path().join("host.json");
+    let out = fsfit()
+        .args(["crash", "--fs", "fat32", "--quick", "--workloads", "save"])
+        .args(["--quiet", "--json"])
+        .arg(&host_json)
+        .arg("--run-dir")
+        .arg(dir.path().join("host-run"))
+        .output()
+        .expect("run fsfit");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&std::fs::read(&host_json).unwrap()).unwrap();
+    let Some(reason) = v["skipped"][0]["reason"].as_str() else {
+        return; // this host has vfat: FAT runs here
+    };
+    let printed = reason
+        .split_once('(')
+        .and_then(|(_, r)| r.split_once(')'))
+        .map(|(c, _)| c)
+        .unwrap_or_else(|| panic!("no command in the skip reason: {reason}"));
+    let words: Vec<&str> = printed.split_whitespace().collect();
+    assert_eq!(words[..2], ["scripts/lab/uml", "--"], "{reason}");
+    assert_eq!(words[2], "fsfit", "{reason}");
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let json = dir.path().join("crash.json");
+    let out = std::process::Command::new(format!("{}/{}", env!("CARGO_MANIFEST_DIR"), words[0]))
+        .args(["--timeout", &TIMEOUT.to_string(), "--"])
+        .arg(env!("CARGO_BIN_EXE_fsfit"))
+        .args(&words[3..])
+        .args([
+            "--quick",
+            "--workloads",
+            "save",
+            "--states",
+            "1",
+            "--jobs",
+            "1",
+        ])
+        .arg("--json")
+        .arg(&json)
+        .arg("--run-dir")
+        .arg(dir.path().join("run"))
+        .env("TMPDIR", &tmp)
+        .output()
+        .expect("run scripts/lab/uml");
+    let log = format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "{log}");
+    let v: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let r = &v["results"][0];
+    assert!(r["error"].is_null(), "{r}");
+    assert!(
+        r["driver"].as_str().unwrap().starts_with("kernel:vfat"),
+        "{r}"
+    );
+    assert!(r["states"].as_u64().unwrap() >= 40, "{r}");
+}
