@@ -284,6 +284,11 @@ pub struct CrashArgs {
     pub fs: Vec<FsSpec>,
 
     /// Which driver mounts each filesystem.
+    ///
+    /// auto: this kernel's driver where it has one, else FUSE; but FAT
+    /// without a kernel vfat is skipped, naming the lab command that runs it
+    /// (`scripts/lab/uml -- fsfit crash --fs fat32 --driver kernel`), since
+    /// fusefat writes nothing until unmount: `fuse` asks for it anyway.
     #[arg(long, value_enum, default_value = "auto")]
     pub driver: crate::bench::drivers::Choice,
 
@@ -318,7 +323,7 @@ pub struct CrashArgs {
     #[arg(long, value_name = "PROFILE")]
     pub flash: Option<String>,
 
-    /// The fewest crash states per filesystem × workload: more are made
+    /// The fewest crash states per filesystem and workload: more are made
     /// inside flush epochs when flushes are rare [default: 40].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=100000))]
     pub min_states: Option<u64>,
