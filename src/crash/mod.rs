@@ -175,10 +175,10 @@ fn state_mount_extra(fs: &dyn Filesystem, d: &Driver) -> &'static str {
     }
 }
 
-/// fusefat: FAT through FUSE, which writes nothing to the device until
-/// unmount; crash runs use it only when asked (`--driver fuse`).
-fn is_fusefat(d: &Driver) -> bool {
-    matches!(d, Driver::Fuse { program, .. } if program.contains("fusefat"))
+/// A FUSE driver that writes nothing to the device until unmount (the
+/// registry says which); crash runs use it only when asked (`--driver fuse`).
+fn defers_writes(fs: &dyn Filesystem, d: &Driver) -> bool {
+    matches!(d, Driver::Fuse { .. }) && fs.info().drivers.fuse.is_some_and(|f| f.defers_writes)
 }
 
 /// The run's driver with the user's mount options.
@@ -228,7 +228,7 @@ pub fn run(o: &Options) -> Result<Report, String> {
     for spec in &o.specs {
         let fs = spec.fs;
         let (driver, label) = match drivers::choose(fs, o.driver) {
-            Ok((d, _)) if o.driver == Choice::Auto && is_fusefat(&d) => {
+            Ok((d, _)) if o.driver == Choice::Auto && defers_writes(fs, &d) => {
                 rep.skipped.push(Skipped {
                     fs: fs.name().into(),
                     reason: "no kernel vfat here: crash-test FAT in the lab (scripts/lab/uml -- fsfit crash --fs fat32 --driver kernel), or ask for fusefat with --driver fuse (it writes nothing until unmount, unlike the vfat users have)".into(),

@@ -236,7 +236,9 @@ pub fn make(r: &Request, t: &Target, owner: (u32, u32)) -> Result<Plan, String> 
     };
     let cmd = fitting(fs, &mut params, &mut notes)?;
     let size = params.volume_bytes;
-    let part_type = part_type_text(table, pt);
+    // mkudffs --bootarea=mbr writes its own MBR entry, of type 0x07 (what
+    // Windows expects): the JSON names it although fsfit writes no table.
+    let part_type = part_type_text(if mbr_boot_area { Table::Mbr } else { table }, pt);
     let mut steps = wipe_steps(dev);
     if table != Table::None {
         steps.push(super::table::sfdisk(dev, table, start, size, &pt));

@@ -173,6 +173,10 @@ pub struct FuseDriver {
     pub args: &'static [&'static str],
     /// Too slow for anything but tiny runs: bench leaves it out unless named.
     pub slow: bool,
+    /// Writes nothing to the device until unmount (fusefat): a power cut
+    /// loses everything, unlike the kernel driver users have, so crash runs
+    /// use it only when asked.
+    pub defers_writes: bool,
 }
 
 /// How to format it on Windows and macOS (Linux: [`Filesystem::mkfs`] plus

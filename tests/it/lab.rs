@@ -3,6 +3,8 @@
 //! with the real mkfs, mount with the kernel driver, `cp -r` a tree, statvfs
 //! before and after, and compare with `fsfit usage --json`; and a quick
 //! `fsfit bench` on each kernel driver. One boot runs every measurement.
+//! `bench --flash` needs tracefs, which user-mode Linux's kernel lacks: it
+//! traces the same three drivers in the QEMU lab (scripts/lab/qemu).
 
 use crate::common;
 use common::lab;
@@ -458,6 +460,99 @@ fn crash_quick_on_kernel_exfat_and_ntfs3() {
     );
 }
 
+/// Checks one result of a `bench --flash usb2-stick` run in the lab: the
+/// kernel driver ran every workload, and each workload has a simulated
+/// figure replayed from a block trace that holds requests.
+fn check_flash_result(r: &Value) {
+    let fs = r["fs"].as_str().unwrap();
+    let kind = if fs == "fat32" { "vfat" } else { fs };
+    let driver = r["driver"].as_str().unwrap();
+    assert!(
+        driver.starts_with(&format!("kernel:{kind}")),
+        "{fs}: driver {driver}"
+    );
+    assert!(r["error"].is_null(), "{fs}: {}", r["error"]);
+    let ws = r["workloads"].as_array().unwrap();
+    assert_eq!(ws.len(), 17, "{fs}: {} workloads", ws.len());
+    for w in ws {
+        let name = w["name"].as_str().unwrap();
+        let sim = w["simulated"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{fs} {name}: {w}"));
+        assert_eq!(sim.len(), 1, "{fs} {name}: {w}");
+        let s = &sim[0];
+        assert_eq!(s["profile"], "usb2-stick", "{fs} {name}: {s}");
+        let secs = s["median_seconds"].as_f64().unwrap();
+        let dev = s["device_seconds"].as_f64().unwrap();
+        let rate = s["mb_per_s"].as_f64().unwrap() + s["files_per_s"].as_f64().unwrap();
+        assert!(
+            secs.is_finite() && secs >= dev && dev > 0.0,
+            "{fs} {name}: {s}"
+        );
+        assert!(rate > 0.0 && rate.is_finite(), "{fs} {name}: {s}");
+        for run in w["runs"].as_array().unwrap() {
+            let requests = run["simulated"][0]["requests"].as_u64().unwrap();
+            assert!(requests > 0, "{fs} {name}: an empty block trace: {run}");
+        }
+    }
+}
+
+/// The kernel vfat, udf and f2fs drivers traced through tracefs: user-mode
+/// Linux's kernel has no tracing, so this runs in the QEMU lab, where fsfit
+/// mounts tracefs itself (the guest boots without it).
+#[test]
+fn bench_flash_traces_kernel_vfat_udf_f2fs_in_qemu() {
+    if !lab::qemu_ready() || !common::have(&["mkfs.fat", "mkudffs", "mkfs.f2fs"]) {
+        return;
+    }
+    let dir = tempfile::Builder::new()
+        .prefix("fsfit-lab-")
+        .tempdir()
+        .unwrap();
+    let json = dir.path().join("bench.json");
+    let image = dir.path().join("unused.img");
+    std::fs::File::create(&image)
+        .unwrap()
+        .set_len(1 << 20)
+        .unwrap();
+    // One run per workload: TCG is slow, and the figures are checked for
+    // being there, not for their spread.
+    let script = format!(
+        "export TMPDIR={d} FSFIT_STATE_DIR={d}/state\n\
+         echo tracefs-before: $(ls /sys/kernel/tracing | wc -l)\n\
+         {bin} bench --quick --repeat 1 --flash usb2-stick --fs fat32 --fs udf --fs f2fs --json {j}\n\
+         echo mounts-left: $(grep -c ' {d}/' /proc/mounts)\n\
+         echo loops-left: $(losetup -a | wc -l)",
+        d = dir.path().display(),
+        bin = env!("CARGO_BIN_EXE_fsfit"),
+        j = json.display()
+    );
+    let fss = ["fat32", "udf", "f2fs"];
+    let run = lab::qemu(&fss, dir.path(), &image, &["sh", "-ec", &script], TIMEOUT).ok();
+    for want in [
+        "mounts-left: 0",
+        "loops-left: 0",
+        "LAB RUN (qemu)",
+        "simulated (usb2-stick)",
+    ] {
+        assert!(run.stdout.contains(want), "no {want:?}:\n{}", run.stdout);
+    }
+    // The guest boots without tracefs, so the trace below exists only
+    // because fsfit mounted it (flash::trace::ensure_tracefs).
+    assert!(
+        run.stdout.contains("tracefs-before: 0"),
+        "the guest had tracefs before fsfit ran: this no longer checks that fsfit mounts it\n{}",
+        run.stdout
+    );
+    let v: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(v["host"]["lab"], "qemu", "a lab run: {}", v["host"]);
+    assert_eq!(v["trace"], "blktrace", "the trace it came from");
+    assert_eq!(v["flash"]["profiles"][0], "usb2-stick", "{}", v["flash"]);
+    let results = v["results"].as_array().unwrap();
+    let got: Vec<&str> = results.iter().map(|r| r["fs"].as_str().unwrap()).collect();
+    assert_eq!(got, fss, "{v}");
+    results.iter().for_each(check_flash_result);
+}
 /// Where the host has no vfat, `fsfit crash --fs fat32` skips FAT and names
 /// the lab command that crash-tests the kernel vfat users have (#21): that
 /// command, run as printed (the lab's default modules), must work.

@@ -395,6 +395,7 @@ pub const INFO: FsInfo = FsInfo {
             program: "mount.exfat-fuse",
             args: &[],
             slow: false,
+            defers_writes: false,
         }),
     },
     mount_options: &["sync", "dirsync"],

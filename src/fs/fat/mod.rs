@@ -118,6 +118,7 @@ const FAT_INFO: FsInfo = FsInfo {
             program: "fusefat",
             args: &["-o", "rw+"],
             slow: true,
+            defers_writes: true,
         }),
     },
     // flush: vfat writes back early when the last file handle closes.

@@ -582,6 +582,7 @@ pub const INFO: FsInfo = FsInfo {
             program: "ntfs-3g",
             args: &[],
             slow: false,
+            defers_writes: false,
         }),
     },
     mount_options: &["sync"],
