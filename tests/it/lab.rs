@@ -553,6 +553,7 @@ fn bench_flash_traces_kernel_vfat_udf_f2fs_in_qemu() {
     assert_eq!(got, fss, "{v}");
     results.iter().for_each(check_flash_result);
 }
+
 /// Where the host has no vfat, `fsfit crash --fs fat32` skips FAT and names
 /// the lab command that crash-tests the kernel vfat users have (#21): that
 /// command, run as printed (the lab's default modules), must work.
