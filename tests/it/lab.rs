@@ -325,7 +325,6 @@ fn usage_under_kernel_exfat_and_ntfs3() {
         .prefix("fsfit-lab-")
         .tempdir()
         .unwrap();
-    eprintln!("DIR {}", dir.path().display());
     let mixed = dir.path().join("tree");
     lab_tree(&mixed);
     let python = dir.path().join("python");
@@ -359,8 +358,6 @@ fn usage_under_kernel_exfat_and_ntfs3() {
     .ok();
     let got = lab::measured(&run.stdout);
     assert_eq!(got.len(), cases.len(), "{}{}", run.stdout, run.stderr);
-    let dir = Box::leak(Box::new(dir));
-    let _ = dir;
     for ((fs, cluster, tree), m) in cases.iter().zip(&got) {
         let real = m.free_before - m.free_after;
         let (free, kernel) = usage_with(volume, fs, *cluster, tree, "kernel");
@@ -374,9 +371,16 @@ fn usage_under_kernel_exfat_and_ntfs3() {
             // The ntfs3 model: within 0.1 % (issue #20; the ntfs-3g
             // layout of small directories' indexes made it +0.39 % on a
             // Python library tree); the ntfs-3g model is ~9 % low here.
+            // The mixed tree's large folders: +0.15 % (3 index blocks).
+            // cp -r adds names in the source's inode order (gnulib savedir,
+            // SAVEDIR_SORT_FASTREAD), the model assumes name order, and
+            // `case` and `intl` were created out of name order: their
+            // leaves fill fuller (measured: 7 and 8 leaf blocks, the model
+            // 8 and 10).
+            let bound = if *tree == python { 0.1 } else { 0.2 };
             let err = (kernel as f64 - real as f64) / real as f64 * 100.0;
             assert!(
-                err.abs() < 100.1,
+                err.abs() < bound,
                 "{fs}:{cluster} {name}: ntfs3 took {real}, fsfit --driver kernel {kernel} ({err:+.3} %)"
             );
             assert!(

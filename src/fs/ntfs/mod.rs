@@ -532,7 +532,14 @@ impl Model for NtfsModel {
                 // One MFT record per name created; $MFT growth is in `finish`.
                 acc.n[0] += d.extra.records;
                 let cost = d.extra.cost;
-                acc.meta += self.index_bytes(cost.blocks);
+                acc.meta += if dir.is_root && self.ntfs3 && cost.blocks > 0 {
+                    // The root's $INDEX_ALLOCATION grows from mkntfs's first
+                    // block, within its cluster first (measured: 8 blocks in
+                    // one 64K cluster).
+                    self.index_bytes(1 + cost.blocks) - self.index_bytes(1)
+                } else {
+                    self.index_bytes(cost.blocks)
+                };
                 acc.meta += (cost.clusters * self.cluster as f64).round() as u64;
                 // Expected extension records, in 1/1024ths.
                 acc.n[1] += (cost.records * 1024.0).round() as u64;
