@@ -9,7 +9,10 @@
 //! - the $MFT grows in steps of 1024 records, to a multiple of 128
 //!   (fs/ntfs3/fsntfs.c ntfs_extend_mft: NTFS_MFT_INCREASE_STEP), not 16 at
 //!   a time; new records are taken from 27 up (after mkntfs's $Extend
-//!   files), not from 64.
+//!   files), not from 64;
+//! - a directory's index stays in its record until the record is full, then
+//!   moves to index blocks ([`dir_index`], [`root_index`]): no 120-byte
+//!   reserve, security descriptor or attribute list as under ntfs-3g.
 
 use super::{
     block_capacity, file_name_attr, node_blocks, root_leaves, round_up, splits, IndexCost, Names,
