@@ -16,8 +16,9 @@ use std::path::Path;
 const TIMEOUT: u32 = 900;
 
 /// `fsfit usage --json` with the FAT long-name rule `rule` (None: the
-/// default, the kernel's `shortname=mixed`).
-fn usage(volume: u64, fs: &str, tree: &Path, rule: Option<&str>) -> Value {
+/// default, the kernel's `shortname=mixed`) and vfat's `iocharset` (None:
+/// the default, utf8).
+fn usage(volume: u64, fs: &str, tree: &Path, rule: Option<&str>, charset: Option<&str>) -> Value {
     let mut cmd = fsfit();
     cmd.args([
         "usage",
@@ -33,6 +34,10 @@ fn usage(volume: u64, fs: &str, tree: &Path, rule: Option<&str>) -> Value {
         Some(r) => cmd.env("FSFIT_FAT_NAMES", r),
         None => cmd.env_remove("FSFIT_FAT_NAMES"),
     };
+    match charset {
+        Some(c) => cmd.env("FSFIT_FAT_IOCHARSET", c),
+        None => cmd.env_remove("FSFIT_FAT_IOCHARSET"),
+    };
     let out = cmd.output().expect("run fsfit");
     assert!(
         out.status.success(),
@@ -44,7 +49,10 @@ fn usage(volume: u64, fs: &str, tree: &Path, rule: Option<&str>) -> Value {
 
 /// The mixed tree plus a folder of names that take the long-name rules'
 /// different branches: upper, lower and mixed case, 8.3 and longer,
-/// non-ASCII, with and without extensions.
+/// non-ASCII, with and without extensions; and a folder of mixed-case, long
+/// and non-ASCII names whose UTF-8 bytes outnumber their UTF-16 units (the
+/// folder the kernel's default mount, iocharset=iso8859-1 without utf8,
+/// took a cluster more for than the utf8 model said).
 fn lab_tree(root: &Path) {
     common::mixed_tree(root, 150);
     let stems = [
@@ -66,7 +74,22 @@ fn lab_tree(root: &Path) {
             }
         }
     }
+    for k in 0..30 {
+        for name in [
+            format!("ReadMe{k}.txt"),
+            format!("A Long File Name Number {k}.mp3"),
+            format!("Ünïcode {k}.ä"),
+            format!("日本語のファイル名{k}.txt"),
+            format!("Ελληνικά{k}.doc"),
+            format!("café{k}"),
+        ] {
+            write_file(&root.join("intl").join(name), 10 * k as u64 + 1);
+        }
+    }
 }
+
+/// (fs, cluster, mount options, FSFIT_FAT_NAMES, FSFIT_FAT_IOCHARSET).
+type VfatCase<'a> = (&'a str, u64, &'a str, Option<&'a str>, Option<&'a str>);
 
 #[test]
 fn usage_is_exact_under_kernel_vfat_udf_f2fs() {
@@ -85,33 +108,49 @@ fn usage_is_exact_under_kernel_vfat_udf_f2fs() {
         .unwrap()
         .set_len(volume)
         .unwrap();
-    // (fs, cluster, mount options, fsfit's FAT name rule for them, how many
-    // clusters fsfit may be off). Measured: the kernel's default rule
-    // (shortname=mixed) and win95 are exact; under shortname=winnt the
-    // kernel takes one cluster more than fsfit for the `case` folder as a
-    // subdirectory (not as the root) at 512 B clusters — cause not found yet.
-    let cases: &[(&str, u64, &str, Option<&str>, u64)] = &[
-        ("fat32", 512, "", None, 0),
-        ("fat32", 4096, "", None, 0),
-        ("fat32", 32768, "", None, 0),
-        ("fat16", 8192, "", None, 0),
-        ("fat32", 4096, "shortname=mixed", Some("mixed"), 0),
-        ("fat32", 4096, "shortname=win95", Some("win95"), 0),
-        ("fat32", 4096, "shortname=winnt", Some("winnt"), 0),
-        ("fat32", 2048, "shortname=winnt", Some("winnt"), 0),
-        ("fat32", 512, "shortname=winnt", Some("winnt"), 1),
-        ("udf", 512, "", None, 0),
-        ("udf", 2048, "", None, 0),
-        ("udf", 4096, "", None, 0),
-        ("f2fs", 4096, "", None, 0),
+    // (fs, cluster, mount options, fsfit's FAT name rule and iocharset for
+    // them). The lab's UML kernel is built without CONFIG_FAT_DEFAULT_UTF8,
+    // so its default vfat mount is iocharset=iso8859-1 (a byte per
+    // long-name unit); distro kernels and desktop mounts use utf8, fsfit's
+    // default. Every case must be exact.
+    let cases: &[VfatCase] = &[
+        ("fat32", 512, "utf8", None, None),
+        ("fat32", 4096, "utf8", None, None),
+        ("fat32", 32768, "utf8", None, None),
+        ("fat16", 8192, "utf8", None, None),
+        ("fat32", 512, "", None, Some("iso8859-1")),
+        ("fat32", 4096, "", None, Some("iso8859-1")),
+        ("fat32", 4096, "shortname=mixed,utf8", Some("mixed"), None),
+        ("fat32", 4096, "shortname=win95,utf8", Some("win95"), None),
+        ("fat32", 4096, "shortname=winnt,utf8", Some("winnt"), None),
+        ("fat32", 2048, "shortname=winnt,utf8", Some("winnt"), None),
+        ("fat32", 512, "shortname=winnt,utf8", Some("winnt"), None),
+        (
+            "fat32",
+            512,
+            "shortname=winnt",
+            Some("winnt"),
+            Some("iso8859-1"),
+        ),
+        ("udf", 512, "", None, None),
+        ("udf", 2048, "", None, None),
+        ("udf", 4096, "", None, None),
+        ("f2fs", 4096, "", None, None),
     ];
-    // The tree must tell the name rules apart, or the shortname= cases
-    // would prove nothing.
-    let at512 = |rule| usage(volume, "fat32:512", &tree, rule)["configs"][0]["tree_bytes"].clone();
+    // The tree must tell the name rules and charsets apart, or the
+    // shortname= and iocharset cases would prove nothing.
+    let at512 = |rule, charset| {
+        usage(volume, "fat32:512", &tree, rule, charset)["configs"][0]["tree_bytes"].clone()
+    };
     assert_ne!(
-        at512(Some("mixed")),
-        at512(Some("winnt")),
+        at512(Some("mixed"), None),
+        at512(Some("winnt"), None),
         "the tree does not exercise the name rules"
+    );
+    assert_ne!(
+        at512(None, None),
+        at512(None, Some("iso8859-1")),
+        "the tree does not exercise the charsets"
     );
     let script: Vec<String> = cases
         .iter()
@@ -126,12 +165,12 @@ fn usage_is_exact_under_kernel_vfat_udf_f2fs() {
     let got = lab::measured(&run.stdout);
     assert_eq!(got.len(), cases.len(), "{}{}", run.stdout, run.stderr);
     let mut wrong = Vec::new();
-    for ((fs, cluster, opts, rule, slack), m) in cases.iter().zip(&got) {
+    for ((fs, cluster, opts, rule, charset), m) in cases.iter().zip(&got) {
         assert_eq!(
             (m.fs.as_str(), m.cluster, m.options.as_str()),
             (*fs, *cluster, *opts)
         );
-        let v = usage(volume, &format!("{fs}:{cluster}"), &tree, *rule);
+        let v = usage(volume, &format!("{fs}:{cluster}"), &tree, *rule, *charset);
         let c = config(&v, fs, *cluster);
         let (free, used) = (
             c["free_bytes"].as_u64().unwrap(),
@@ -142,7 +181,7 @@ fn usage_is_exact_under_kernel_vfat_udf_f2fs() {
             "{fs}:{cluster} {opts}: free {} (fsfit {free}), tree {real_used} (fsfit {used})",
             m.free_before
         );
-        if free != m.free_before || used.abs_diff(real_used) > slack * cluster {
+        if free != m.free_before || used != real_used {
             wrong.push(format!(
                 "{fs}:{cluster} {opts}: kernel free {} tree {real_used}, fsfit free {free} tree {used}",
                 m.free_before
@@ -216,6 +255,43 @@ fn bench_quick_runs_every_workload_on_kernel_vfat_udf_f2fs() {
     }
 }
 
+/// A tree shaped like a Python library folder (site-packages): packages of
+/// a few modules, each with a `__pycache__` of compiled files, and a
+/// `.dist-info` folder per package. Most of its folders hold a few hundred
+/// bytes of index entries: whether they stay in the folder's MFT record or
+/// go to an index block is what the ntfs3 model got wrong (+0.39 %).
+fn python_tree(root: &Path) {
+    let words = [
+        "util",
+        "compat",
+        "_internal",
+        "backends",
+        "x509",
+        "serialization",
+    ];
+    for p in 0..60usize {
+        let pkg = format!("{}{p}", ["pkg", "package_name_", "py"][p % 3]);
+        let modules = p % 11 + 1;
+        for m in 0..modules {
+            let stem = format!("{}_{m}", words[(p + m) % words.len()]);
+            let size = (p * 331 + m * 977) % 24_000 + 40;
+            write_file(&root.join(format!("{pkg}/{stem}.py")), size as u64);
+            let pyc = format!("{pkg}/__pycache__/{stem}.cpython-311.pyc");
+            write_file(&root.join(pyc), (size * 3 / 4 + 300) as u64);
+        }
+        let info = format!("{pkg}-{}.{}.{p}.dist-info", p % 4, p % 7);
+        for (f, size) in [
+            ("METADATA", 2000 + p * 50),
+            ("RECORD", 100 + 90 * modules),
+            ("WHEEL", 92),
+            ("INSTALLER", 4),
+            ("top_level.txt", pkg.len() + 1),
+        ] {
+            write_file(&root.join(format!("{info}/{f}")), size as u64);
+        }
+    }
+}
+
 /// `fsfit usage --json --driver DRIVER` for one config: (free, tree bytes).
 fn usage_with(volume: u64, fs: &str, cluster: u64, tree: &Path, driver: &str) -> (u64, u64) {
     let v = common::usage_json(&[
@@ -251,23 +327,28 @@ fn usage_under_kernel_exfat_and_ntfs3() {
         .prefix("fsfit-lab-")
         .tempdir()
         .unwrap();
-    let tree = dir.path().join("tree");
-    lab_tree(&tree);
+    let mixed = dir.path().join("tree");
+    lab_tree(&mixed);
+    let python = dir.path().join("python");
+    python_tree(&python);
     let image = dir.path().join("volume.img");
     let volume: u64 = 256 << 20;
     std::fs::File::create(&image)
         .unwrap()
         .set_len(volume)
         .unwrap();
-    let cases: &[(&str, u64)] = &[
-        ("exfat", 4096),
-        ("exfat", 32768),
-        ("ntfs", 512),
-        ("ntfs", 4096),
+    let cases: &[(&str, u64, &Path)] = &[
+        ("exfat", 4096, &mixed),
+        ("exfat", 32768, &mixed),
+        ("ntfs", 512, &mixed),
+        ("ntfs", 4096, &mixed),
+        ("ntfs", 512, &python),
+        ("ntfs", 4096, &python),
+        ("ntfs", 65536, &python),
     ];
     let script: Vec<String> = cases
         .iter()
-        .map(|(fs, c)| lab::measure_cmd(Path::new("/dev/vda"), fs, *c, &tree, ""))
+        .map(|(fs, c, tree)| lab::measure_cmd(Path::new("/dev/vda"), fs, *c, tree, ""))
         .collect();
     let run = lab::qemu(
         &["exfat", "ntfs"],
@@ -279,22 +360,30 @@ fn usage_under_kernel_exfat_and_ntfs3() {
     .ok();
     let got = lab::measured(&run.stdout);
     assert_eq!(got.len(), cases.len(), "{}{}", run.stdout, run.stderr);
-    for ((fs, cluster), m) in cases.iter().zip(&got) {
+    for ((fs, cluster, tree), m) in cases.iter().zip(&got) {
         let real = m.free_before - m.free_after;
-        let (free, kernel) = usage_with(volume, fs, *cluster, &tree, "kernel");
-        let (_, fuse) = usage_with(volume, fs, *cluster, &tree, "fuse");
-        eprintln!("{fs}:{cluster}: kernel free {} tree {real}; fsfit free {free}, tree --driver kernel {kernel}, fuse {fuse}", m.free_before);
+        let (free, kernel) = usage_with(volume, fs, *cluster, tree, "kernel");
+        let (_, fuse) = usage_with(volume, fs, *cluster, tree, "fuse");
+        let name = tree.file_name().unwrap().to_string_lossy();
+        eprintln!("{fs}:{cluster} {name}: kernel free {} tree {real}; fsfit free {free}, tree --driver kernel {kernel}, fuse {fuse}", m.free_before);
         assert_eq!(free, m.free_before, "{fs}:{cluster} free space");
         if *fs == "exfat" {
             assert_eq!(kernel, real, "{fs}:{cluster}: kernel exfat and fsfit");
         } else {
-            // The ntfs3 model: measured within +0.1 % on this tree, up to
-            // +1.3 % on others (directory index blocks are ntfs-3g's); the
-            // ntfs-3g model is ~9 % low here.
+            // The ntfs3 model: within 0.1 % (issue #20; the ntfs-3g
+            // layout of small directories' indexes made it +0.39 % on a
+            // Python library tree); the ntfs-3g model is ~9 % low here.
+            // The mixed tree's large folders: +0.15 % (3 index blocks).
+            // cp -r adds names in the source's inode order (gnulib savedir,
+            // SAVEDIR_SORT_FASTREAD), the model assumes name order, and
+            // `case` and `intl` were created out of name order: their
+            // leaves fill fuller (measured: 7 and 8 leaf blocks, the model
+            // 8 and 10).
+            let bound = if *tree == python { 0.1 } else { 0.2 };
             let err = (kernel as f64 - real as f64) / real as f64 * 100.0;
             assert!(
-                err.abs() < 0.5,
-                "{fs}:{cluster}: ntfs3 took {real}, fsfit --driver kernel {kernel} ({err:+.2} %)"
+                err.abs() < bound,
+                "{fs}:{cluster} {name}: ntfs3 took {real}, fsfit --driver kernel {kernel} ({err:+.3} %)"
             );
             assert!(
                 kernel.abs_diff(real) < fuse.abs_diff(real),

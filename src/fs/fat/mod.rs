@@ -74,6 +74,32 @@ impl NameRule {
     }
 }
 
+/// How vfat turns a name's bytes into the UTF-16 units of its long name:
+/// the `utf8` and `iocharset=` mount options (fs/fat/namei_vfat.c
+/// `xlate_to_uni`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Charset {
+    /// `utf8=1`: UTF-8 decoded, one unit per UTF-16 unit; invalid UTF-8 is
+    /// refused. The default of distro kernels (Debian 12's amd64 kernel:
+    /// CONFIG_FAT_DEFAULT_UTF8=y) and of desktop mounts.
+    Utf8,
+    /// `utf8=0` with an 8-bit table such as iso8859-1 (the default of a
+    /// kernel built without CONFIG_FAT_DEFAULT_UTF8, like the lab's UML
+    /// kernel): every byte becomes one unit, so `ä` takes two and a CJK
+    /// letter three, and any byte string is a valid name.
+    Bytes,
+}
+
+impl Charset {
+    /// `FSFIT_FAT_IOCHARSET=utf8|iso8859-1` (the mount option's value).
+    fn from_env() -> Charset {
+        match std::env::var("FSFIT_FAT_IOCHARSET") {
+            Ok(v) if v.eq_ignore_ascii_case("iso8859-1") => Charset::Bytes,
+            _ => Charset::Utf8,
+        }
+    }
+}
+
 pub struct Fat {
     bits: u32,
     /// The long-name rule of the driver that will fill the volume.
@@ -466,6 +492,7 @@ struct FatModel {
     layout: Layout,
     cluster: u64,
     names: NameRule,
+    charset: Charset,
 }
 
 thread_local! {
@@ -508,7 +535,7 @@ impl Model for FatModel {
                 if dup.get(i).copied().unwrap_or(false) {
                     continue;
                 }
-                let Some(need) = name_slots(e, self.names) else {
+                let Some(need) = name_slots(e, self.names, self.charset) else {
                     continue; // EINVAL / ENAMETOOLONG: not created.
                 };
                 if d.slots + need as u64 > cap {
@@ -536,7 +563,8 @@ impl Model for FatModel {
         }
         // The slots a name needs do not depend on the cluster size: worked
         // out once per directory for every FAT config.
-        let slots = super::with_digest(&DIGEST, dir, self.names as u64, tally, |d| {
+        let variant = self.names as u64 | (self.charset as u64) << 8;
+        let slots = super::with_digest(&DIGEST, dir, variant, tally, |d| {
             add(d, acc);
             d.slots
         });
@@ -589,34 +617,11 @@ fn fold_hash(b: &[u8]) -> u64 {
 
 /// Slots one entry takes in its directory under `rule`, or None when the
 /// driver refuses the name.
-fn name_slots(e: &Entry, rule: NameRule) -> Option<u32> {
-    let full = e.name_str()?; // utf8=1: invalid UTF-8 fails (EINVAL).
+fn name_slots(e: &Entry, rule: NameRule, charset: Charset) -> Option<u32> {
     match rule {
-        NameRule::Win95 | NameRule::WinNt => {
-            let s = full.trim_end_matches('.');
-            if s.is_empty() {
-                return None;
-            }
-            let units = if s.len() == full.len() {
-                e.utf16_len
-            } else {
-                s.encode_utf16().count() as u32
-            };
-            // namei_vfat.c xlate_to_uni: ENAMETOOLONG past 255 units.
-            if units > LFN_MAX {
-                return None;
-            }
-            // namei_vfat.c vfat_is_used_badchars.
-            if e.has_windows_forbidden() || s.ends_with(' ') {
-                return None;
-            }
-            if kernel_short_ok(s, rule == NameRule::WinNt) {
-                Some(1)
-            } else {
-                Some(units.div_ceil(LFN_UNITS) + 1)
-            }
-        }
+        NameRule::Win95 | NameRule::WinNt => kernel_slots(e, rule == NameRule::WinNt, charset),
         NameRule::Mtools => {
+            let full = e.name_str()?;
             if full.is_empty() || e.has_windows_forbidden() {
                 return None;
             }
@@ -636,6 +641,39 @@ fn name_slots(e: &Entry, rule: NameRule) -> Option<u32> {
                 Some(units.div_ceil(LFN_UNITS) + 1)
             }
         }
+    }
+}
+
+/// Slots of one entry under the Linux vfat driver: the 8.3 slot, plus one
+/// long-name slot per 13 units unless the name fits 8.3.
+fn kernel_slots(e: &Entry, winnt: bool, charset: Charset) -> Option<u32> {
+    let s = stored_name(e.name());
+    if s.is_empty() {
+        return None;
+    }
+    let units = match charset {
+        Charset::Utf8 => {
+            let full = e.name_str()?; // invalid UTF-8 fails (EINVAL).
+            if s.len() == full.len() {
+                e.utf16_len
+            } else {
+                full[..s.len()].encode_utf16().count() as u32
+            }
+        }
+        Charset::Bytes => s.len() as u32,
+    };
+    // namei_vfat.c xlate_to_uni: ENAMETOOLONG past 255 units.
+    if units > LFN_MAX {
+        return None;
+    }
+    // namei_vfat.c vfat_is_used_badchars.
+    if e.has_windows_forbidden() || s.ends_with(b" ") {
+        return None;
+    }
+    // 8.3 names are ASCII, so valid UTF-8.
+    match std::str::from_utf8(s) {
+        Ok(t) if kernel_short_ok(t, winnt) => Some(1),
+        _ => Some(units.div_ceil(LFN_UNITS) + 1),
     }
 }
 
@@ -858,6 +896,7 @@ impl Filesystem for Fat {
             layout,
             cluster,
             names: NameRule::from_env().unwrap_or(self.names),
+            charset: Charset::from_env(),
         }))
     }
 }
@@ -914,7 +953,7 @@ mod tests {
     }
 
     fn slots(name: &str, rule: NameRule) -> Option<u32> {
-        name_slots(&file(name, 1), rule)
+        name_slots(&file(name, 1), rule, Charset::Utf8)
     }
 
     #[test]
@@ -993,6 +1032,22 @@ mod tests {
         assert_eq!(slots("readme.txt", nt), Some(1));
         assert_eq!(slots("readme.TXT", nt), Some(1));
         assert_eq!(slots("ReadMe.txt", nt), Some(2));
+    }
+
+    #[test]
+    fn eight_bit_iocharset_takes_a_unit_per_byte() {
+        let slots8 = |n: &str| name_slots(&file(n, 1), NameRule::Win95, Charset::Bytes);
+        // Measured in the lab (vfat, iocharset=iso8859-1, no utf8): the
+        // `intl` folder of tests/it/lab.rs; these are its name shapes.
+        assert_eq!(slots8("README.TXT"), Some(1));
+        assert_eq!(slots8("readme.txt"), Some(2));
+        assert_eq!(slots8("Ünïcode 1.ä"), Some(3)); // 14 bytes
+        assert_eq!(slots("Ünïcode 1.ä", NameRule::Win95), Some(2)); // 11 units
+        assert_eq!(slots8("日本語のファイル名1.txt"), Some(4)); // 32 bytes
+        assert_eq!(slots("日本語のファイル名1.txt", NameRule::Win95), Some(3)); // 14 units
+                                                                                // 100 CJK letters: 100 units in UTF-16, 300 bytes: too long.
+        assert_eq!(slots8(&"日".repeat(100)), None);
+        assert_eq!(slots(&"日".repeat(100), NameRule::Win95), Some(9));
     }
 
     #[test]

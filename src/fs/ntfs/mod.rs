@@ -259,13 +259,11 @@ fn dir_index(names: &Names, base: u64) -> IndexCost {
     cost
 }
 
-/// The volume root's index: mkntfs made it large, with one leaf holding "."
-/// and the 11 system files (1176 bytes) and a record 512 bytes full
-/// (measured: ntfsinfo -i 5). New names go after the system files.
-fn root_index(names: &Names) -> IndexCost {
-    let mut cost = IndexCost::default();
+/// The leaf blocks the volume root's names take beyond mkntfs's first
+/// one, and the entries they send up: None while that one holds them all.
+fn root_leaves(names: &Names) -> Option<(u64, u64)> {
     if names.n == 0 {
-        return cost;
+        return None;
     }
     let n = names.n;
     let e = names.mean();
@@ -274,14 +272,24 @@ fn root_index(names: &Names) -> IndexCost {
     // keeping the system entries and half of ours.
     let fit = ((BLOCK_ROOM - 16 - ROOT_PRESET.1) as f64 / e).floor() as u64;
     if n <= fit {
-        return cost;
+        return None;
     }
     let i = ROOT_PRESET.0 + fit;
     let right = i - i / 2 - 1;
     let s = splits(right + (n - fit), m);
-    cost.blocks = 1 + s;
-    let medians = 1 + s;
-    let em = e + 8.0;
+    Some((1 + s, 1 + s))
+}
+
+/// The volume root's index: mkntfs made it large, with one leaf holding "."
+/// and the 11 system files (1176 bytes) and a record 512 bytes full
+/// (measured: ntfsinfo -i 5). New names go after the system files.
+fn root_index(names: &Names) -> IndexCost {
+    let mut cost = IndexCost::default();
+    let Some((blocks, medians)) = root_leaves(names) else {
+        return cost;
+    };
+    cost.blocks = blocks;
+    let em = names.mean() + 8.0;
     let mut k = (root_room(ROOT_RECORD_USED) as f64 / em).floor();
     if medians as f64 > k {
         // Its security descriptor is already non-resident: only the
@@ -474,12 +482,18 @@ impl NtfsModel {
             }
         }
         d.extra.records += names.n;
-        d.extra.cost = if dir.is_root {
+        d.extra.cost = if dir.is_root && self.ntfs3 {
+            ntfs3::root_index(&names)
+        } else if dir.is_root {
             root_index(&names)
         } else {
             // The directory's own name (UTF-8: checked by the caller).
             let own = dir.name_utf16 as u64;
-            dir_index(&names, RECORD_BASE + file_name_attr(own))
+            if self.ntfs3 {
+                ntfs3::dir_index(&names, own)
+            } else {
+                dir_index(&names, RECORD_BASE + file_name_attr(own))
+            }
         };
     }
 
@@ -518,7 +532,14 @@ impl Model for NtfsModel {
                 // One MFT record per name created; $MFT growth is in `finish`.
                 acc.n[0] += d.extra.records;
                 let cost = d.extra.cost;
-                acc.meta += self.index_bytes(cost.blocks);
+                acc.meta += if dir.is_root && self.ntfs3 && cost.blocks > 0 {
+                    // The root's $INDEX_ALLOCATION grows from mkntfs's first
+                    // block, within its cluster first (measured: 8 blocks in
+                    // one 64K cluster).
+                    self.index_bytes(1 + cost.blocks) - self.index_bytes(1)
+                } else {
+                    self.index_bytes(cost.blocks)
+                };
                 acc.meta += (cost.clusters * self.cluster as f64).round() as u64;
                 // Expected extension records, in 1/1024ths.
                 acc.n[1] += (cost.records * 1024.0).round() as u64;
