@@ -248,8 +248,8 @@ fn notes_under_the_table(o: &mut String, rows: &[&crate::usage::ConfigReport]) {
 fn free_space_note(o: &mut String) {
     let _ = writeln!(
         o,
-        "Free space: statvfs f_bfree, every free block of the fresh volume; a user's copy \
-         can fill all of it as fsfit formats ext4 (mkfs.ext4 -m 0: nothing kept back for root)"
+        "Free space: statvfs f_bfree, every free block of the fresh volume; a user's copy can\n\
+         fill all of it as fsfit formats ext4 (mkfs.ext4 -m 0: nothing kept back for root)"
     );
 }
 
