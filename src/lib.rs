@@ -4,6 +4,8 @@
 //! ([`fs`]) into a usage report ([`usage`]); a target ([`device`]) is
 //! formatted and mounted for the workloads ([`bench`]); [`report`] turns both
 //! into tables, JSON, CSV and HTML; [`advise`] and [`info`] sit on top.
+//!
+//! What each folder holds is described once, in the README's Layout section.
 
 pub mod advise;
 pub mod atomic;
