@@ -233,16 +233,7 @@ fn bench_quick_runs_every_workload_on_kernel_vfat_udf_f2fs() {
     let fss: Vec<&str> = results.iter().map(|r| r["fs"].as_str().unwrap()).collect();
     assert_eq!(fss, ["fat32", "udf", "f2fs"], "{v}");
     for r in results {
-        let fs = r["fs"].as_str().unwrap();
-        let kind = if fs == "fat32" { "vfat" } else { fs };
-        let driver = r["driver"].as_str().unwrap();
-        assert!(
-            driver.starts_with(&format!("kernel:{kind}")),
-            "{fs}: driver {driver}"
-        );
-        assert!(r["error"].is_null(), "{fs}: {}", r["error"]);
-        let ws = r["workloads"].as_array().unwrap();
-        assert_eq!(ws.len(), 17, "{fs}: {} workloads", ws.len());
+        let (fs, ws) = kernel_workloads(r);
         for w in ws {
             let name = w["name"].as_str().unwrap();
             let secs = w["median_seconds"].as_f64().unwrap();
@@ -549,10 +540,9 @@ fn crash_quick_on_kernel_exfat_and_ntfs3() {
     );
 }
 
-/// Checks one result of a `bench --flash usb2-stick` run in the lab: the
-/// kernel driver ran every workload, and each workload has a simulated
-/// figure replayed from a block trace that holds requests.
-fn check_flash_result(r: &Value) {
+/// One result of a bench run in the lab: its filesystem and workloads,
+/// after checking that the kernel driver ran all 17 without an error.
+fn kernel_workloads(r: &Value) -> (&str, &Vec<Value>) {
     let fs = r["fs"].as_str().unwrap();
     let kind = if fs == "fat32" { "vfat" } else { fs };
     let driver = r["driver"].as_str().unwrap();
@@ -563,6 +553,14 @@ fn check_flash_result(r: &Value) {
     assert!(r["error"].is_null(), "{fs}: {}", r["error"]);
     let ws = r["workloads"].as_array().unwrap();
     assert_eq!(ws.len(), 17, "{fs}: {} workloads", ws.len());
+    (fs, ws)
+}
+
+/// Checks one result of a `bench --flash usb2-stick` run in the lab: the
+/// kernel driver ran every workload, and each workload has a simulated
+/// figure replayed from a block trace that holds requests.
+fn check_flash_result(r: &Value) {
+    let (fs, ws) = kernel_workloads(r);
     for w in ws {
         let name = w["name"].as_str().unwrap();
         let sim = w["simulated"]
