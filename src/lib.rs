@@ -10,6 +10,7 @@
 pub mod advise;
 pub mod atomic;
 pub mod bench;
+pub mod cancel;
 pub mod cli;
 pub mod cmd;
 pub mod crash;

@@ -181,7 +181,7 @@ impl Watchdog {
             let wait = at.saturating_duration_since(Instant::now());
             match rx.recv_timeout(wait) {
                 Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
-                    bench::CANCEL.store(true, Ordering::SeqCst);
+                    crate::cancel::request();
                     true
                 }
                 _ => false,
@@ -201,7 +201,7 @@ impl Watchdog {
             .take()
             .is_some_and(|t| t.join().unwrap_or(false));
         if fired && !USER_STOP.load(Ordering::SeqCst) {
-            bench::CANCEL.store(false, Ordering::SeqCst);
+            crate::cancel::clear();
         }
         fired
     }

@@ -13,10 +13,9 @@ pub mod workloads;
 
 pub use runner::{run, space_needed, Options, TargetSpec};
 
-use std::sync::atomic::AtomicBool;
-
-/// Set by Ctrl-C (SIGINT) or SIGTERM: stop at the next check, clean up, exit.
-pub static CANCEL: AtomicBool = AtomicBool::new(false);
+/// The Ctrl-C flag lives in [`crate::cancel`]; the runner hands it to the
+/// workloads as their `Ctx::cancel`.
+pub use crate::cancel::CANCEL;
 
 /// The scale `--quick` picks: the two-config run ext4 + exFAT (FUSE) takes
 /// under three minutes on a 2-core machine (see BENCHMARKS.md).

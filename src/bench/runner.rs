@@ -17,7 +17,6 @@ use crate::fs::{self, Filesystem};
 use crate::units::{iec, short};
 use crate::usage::FsSpec;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 pub enum TargetSpec {
@@ -172,7 +171,7 @@ pub(crate) fn lab() -> Option<String> {
 }
 
 fn interrupted() -> Result<(), String> {
-    if CANCEL.load(Ordering::Relaxed) {
+    if crate::cancel::requested() {
         Err("interrupted".into())
     } else {
         Ok(())
@@ -591,7 +590,7 @@ impl ConfigRun<'_> {
         match outcome {
             // Stop the whole run: the caller reports the interruption, and
             // writes what this config measured until then.
-            Err(_) if CANCEL.load(Ordering::SeqCst) => {
+            Err(_) if crate::cancel::requested() => {
                 res.error = Some("interrupted".into());
                 Err(Stop("interrupted".into(), Some(Box::new(res))))
             }
@@ -796,7 +795,7 @@ fn size_by_time<'a>(
         };
         let t = match once() {
             Ok(t) => t,
-            Err(e) if CANCEL.load(Ordering::Relaxed) => return Err(e),
+            Err(e) if crate::cancel::requested() => return Err(e),
             // The timed runs will meet and report the same error.
             Err(_) => return Ok(scale),
         };
@@ -963,7 +962,7 @@ fn baseline_index(b: &str, planned: &[(String, u64)]) -> Result<usize, String> {
 /// report's `error`, so that what was measured is still written.
 pub fn run(opts: &Options) -> Result<BenchReport, crate::Error> {
     run_configs(opts).map_err(|e| {
-        if CANCEL.load(Ordering::SeqCst) {
+        if crate::cancel::requested() {
             crate::Error::Interrupted
         } else if e.starts_with("--baseline") || e.starts_with("refusing") {
             crate::Error::Input(e)

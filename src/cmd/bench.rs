@@ -4,7 +4,6 @@ use crate::bench::{self, workloads::Workload, TargetSpec};
 use crate::cli::BenchArgs;
 use crate::{report, Error, Result};
 use std::path::PathBuf;
-use std::sync::atomic::Ordering;
 
 pub struct Options {
     pub bench: bench::Options,
@@ -176,7 +175,7 @@ pub fn run(o: &Options) -> Result<()> {
     super::print(&report::text::bench::bench(&results))?;
     // Ctrl-C is known by the flag the handler set, not by the error's text.
     match results.error.as_deref() {
-        Some(_) if bench::CANCEL.load(Ordering::SeqCst) => return Err(Error::Interrupted),
+        Some(_) if crate::cancel::requested() => return Err(Error::Interrupted),
         Some(e) => return Err(Error::work(e)),
         None => {}
     }

@@ -2,9 +2,8 @@
 
 use crate::cli::{CrashArgs, DeviceModel};
 use crate::crash::faults::{self, Geometry, Model};
-use crate::{bench, crash, report, units, Error, Result};
+use crate::{crash, report, units, Error, Result};
 use std::path::PathBuf;
-use std::sync::atomic::Ordering;
 
 fn options(a: &CrashArgs, quiet: bool) -> Result<crash::Options> {
     let specs = if a.fs.is_empty() {
@@ -113,7 +112,7 @@ pub fn run(a: &CrashArgs, quiet: bool) -> Result<()> {
     super::cancel_on_ctrl_c(|| {});
     let rep = match crash::run(&o) {
         Ok(r) => r,
-        Err(_) if bench::CANCEL.load(Ordering::SeqCst) => return Err(Error::Interrupted),
+        Err(_) if crate::cancel::requested() => return Err(Error::Interrupted),
         Err(e) => return Err(Error::work(e)),
     };
     if let Some(p) = &a.json {

@@ -3,7 +3,6 @@
 
 use crate::cli::EmulateArgs;
 use crate::{Error, Result};
-use std::sync::atomic::Ordering;
 
 /// Check the arguments before anything is set up.
 fn check(a: &EmulateArgs) -> Result<crate::flash::Profile> {
@@ -65,7 +64,7 @@ pub fn run(a: &EmulateArgs) -> Result<()> {
     super::print(&format!("{}\n", dev.loop_dev()))?;
     // The log is for tests; here it is only counted, so it never grows.
     let mut served = 0;
-    while !crate::bench::CANCEL.load(Ordering::SeqCst) {
+    while !crate::cancel::requested() {
         std::thread::sleep(std::time::Duration::from_millis(100));
         served += dev.log().len();
         dev.clear_log();

@@ -141,10 +141,9 @@ pub fn output_folders_exist<'a>(
 /// (advise tells its budget loop the user stopped it). A second Ctrl-C
 /// only says what is going on.
 pub fn cancel_on_ctrl_c(also: fn()) {
-    use std::sync::atomic::Ordering;
     let _ = ctrlc::set_handler(move || {
         also();
-        if crate::bench::CANCEL.swap(true, Ordering::SeqCst) {
+        if crate::cancel::request() {
             eprintln!("\nfsfit: still cleaning up; run `fsfit cleanup` if it is killed");
         } else {
             eprintln!("\nfsfit: stopping after cleaning up...");

@@ -148,7 +148,7 @@ pub struct Report {
 }
 
 fn interrupted() -> Result<(), String> {
-    if crate::bench::CANCEL.load(Ordering::Relaxed) {
+    if crate::cancel::requested() {
         Err("interrupted".into())
     } else {
         Ok(())

@@ -10,7 +10,6 @@
 
 use crate::device::identity::Identity;
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
-use std::sync::atomic::Ordering;
 
 const BLOCK: usize = 4096;
 const GRID: u64 = 1024;
@@ -168,7 +167,7 @@ impl Found {
 }
 
 fn stop_if_cancelled(i: usize) -> Result<(), String> {
-    if i % 16 == 0 && crate::bench::CANCEL.load(Ordering::SeqCst) {
+    if i % 16 == 0 && crate::cancel::requested() {
         return Err("interrupted during the capacity check: test blocks were written over the old contents; no table or filesystem was written".into());
     }
     Ok(())
@@ -184,7 +183,7 @@ pub fn check(dev: &str, capacity: u64, id: &Identity) -> crate::Result<()> {
         offsets(capacity).1.len()
     );
     let verdict = probe(dev, capacity).map_err(|e| {
-        if crate::bench::CANCEL.load(Ordering::SeqCst) {
+        if crate::cancel::requested() {
             eprintln!("fsfit: {e}");
             crate::Error::Interrupted
         } else {

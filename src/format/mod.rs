@@ -22,7 +22,6 @@ pub mod verify;
 use crate::fs::Filesystem;
 use serde::Serialize;
 use std::path::PathBuf;
-use std::sync::atomic::Ordering;
 
 pub const SCHEMA: &str = "fsfit.format/1";
 
@@ -176,7 +175,7 @@ fn execute(
 ) -> crate::Result<()> {
     let n = plan.steps.len();
     for (i, s) in plan.steps.iter().enumerate() {
-        if crate::bench::CANCEL.load(Ordering::SeqCst) {
+        if crate::cancel::requested() {
             eprintln!(
                 "fsfit: interrupted before step {} ({}): {}",
                 i + 1,
