@@ -1,7 +1,7 @@
 //! Command-line definitions (clap) and nothing else: values are parsed here
 //! (sizes, filesystem specs), checked against each other in src/cmd/.
 
-use crate::usage::FsSpec;
+use crate::fs::FsSpec;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -39,7 +39,7 @@ pub fn volume_size(s: &str) -> Result<u64, String> {
 
 /// `exfat`, `exfat:4K,32K`, `fat32:default`.
 pub fn fs_spec(s: &str) -> Result<FsSpec, String> {
-    crate::usage::parse_fs_spec(s)
+    crate::fs::spec::parse_fs_spec(s)
 }
 
 /// The tree to walk (usage, advise).
@@ -290,7 +290,7 @@ pub struct CrashArgs {
     /// (`scripts/lab/uml -- fsfit crash --fs fat32 --driver kernel`), since
     /// fusefat writes nothing until unmount: `fuse` asks for it anyway.
     #[arg(long, value_enum, default_value = "auto")]
-    pub driver: crate::bench::drivers::Choice,
+    pub driver: crate::fs::drivers::Choice,
 
     /// Mount options for the run (`sync`, `flush`, `dirsync`, `data=journal`, ...).
     #[arg(long, value_name = "OPTS", default_value = "")]
@@ -520,7 +520,7 @@ pub struct BenchArgs {
 
     /// Which driver mounts each filesystem.
     #[arg(long, value_enum, default_value = "auto")]
-    pub driver: crate::bench::drivers::Choice,
+    pub driver: crate::fs::drivers::Choice,
 
     /// Workloads to run, comma-separated [default: all; see --list].
     #[arg(long, value_name = "NAME,...", value_delimiter = ',')]

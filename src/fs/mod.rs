@@ -6,6 +6,7 @@
 //! through adding one, starting from the unregistered [`skeleton`].
 
 pub mod btrfs;
+pub mod drivers;
 pub mod exfat;
 pub mod ext4;
 pub mod f2fs;
@@ -13,12 +14,14 @@ pub mod fat;
 pub mod ntfs;
 pub mod sd;
 pub mod skeleton;
+pub mod spec;
 pub mod udf;
 pub mod xfs;
 
 use crate::info::bytes::Dev;
 use crate::info::{ProbeOptions, VolumeInfo};
 use crate::scan::{Dir, Entry};
+pub use spec::FsSpec;
 
 /// The size-on-disk figures of one config, as the JSON contract names them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -6,6 +6,7 @@ pub mod problems;
 pub mod top;
 
 use crate::fs::{self, Acc, Filesystem, Model};
+pub use crate::fs::spec::{check_cluster, parse_fs_spec, FsSpec};
 use crate::scan::{self, TreeCounts, WalkError};
 use problems::{DirFacts, Findings};
 use serde::{Deserialize, Serialize};
@@ -51,7 +52,7 @@ pub fn driver_for(fs: &dyn Filesystem, asked: Option<fs::DriverKind>) -> fs::Dri
     asked.unwrap_or_else(|| {
         let here = d
             .kernel
-            .is_some_and(|k| crate::bench::drivers::kernel_available(k, d.kernel_modules));
+            .is_some_and(|k| fs::drivers::kernel_available(k, d.kernel_modules));
         if !here
             && d.fuse
                 .is_some_and(|f| crate::device::have_program(f.program))
@@ -61,70 +62,6 @@ pub fn driver_for(fs: &dyn Filesystem, asked: Option<fs::DriverKind>) -> fs::Dri
             fs::DriverKind::Kernel
         }
     })
-}
-
-/// A `--fs` argument: `exfat`, `exfat:4K,32K`, `fat32:default`.
-#[derive(Clone)]
-pub struct FsSpec {
-    pub fs: &'static dyn Filesystem,
-    /// None: the default cluster.
-    pub clusters: Vec<Option<u64>>,
-}
-
-impl std::fmt::Debug for FsSpec {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}:{:?}", self.fs.name(), self.clusters)
-    }
-}
-
-pub fn parse_fs_spec(s: &str) -> Result<FsSpec, String> {
-    let (name, clusters) = match s.split_once(':') {
-        Some((n, c)) => (n, Some(c)),
-        None => (s, None),
-    };
-    let fs = fs::by_name(name.trim()).ok_or_else(|| {
-        format!(
-            "unknown filesystem '{name}' (choose from {})",
-            fs::names().join(", ")
-        )
-    })?;
-    let mut out = Vec::new();
-    match clusters {
-        None => out.push(None),
-        Some(list) => {
-            for c in list.split(',') {
-                let c = c.trim();
-                if c.eq_ignore_ascii_case("default") {
-                    out.push(None);
-                    continue;
-                }
-                let n = crate::units::parse_size(c).map_err(|e| format!("--fs {s}: {e}"))?;
-                check_cluster(fs, n)?;
-                out.push(Some(n));
-            }
-        }
-    }
-    Ok(FsSpec { fs, clusters: out })
-}
-
-/// Is `n` a cluster size this filesystem's mkfs accepts at all?
-pub fn check_cluster(fs: &dyn Filesystem, n: u64) -> Result<(), String> {
-    let (lo, hi) = fs.cluster_range();
-    let choices = fs::powers_of_two(lo, hi)
-        .into_iter()
-        .map(crate::units::short)
-        .collect::<Vec<_>>()
-        .join(", ");
-    if !n.is_power_of_two() || n < lo || n > hi {
-        return Err(format!(
-            "{}: cluster size {} is not possible (choose a power of two from {} to {}: {choices})",
-            fs.name(),
-            n,
-            crate::units::short(lo),
-            crate::units::short(hi)
-        ));
-    }
-    Ok(())
 }
 
 /// A config that cannot be made at this volume size, and why.
