@@ -128,7 +128,11 @@ fn plan(opts: &Options, volume: u64) -> (Vec<Planned>, Vec<Skipped>) {
         match drivers::choose(f, opts.driver) {
             Ok((driver, label)) => {
                 // A slow FUSE driver only for tiny runs, or when asked for by name.
-                if driver.is_fuse() && f.fuse_is_slow() && !explicit && opts.scale > 0.005 {
+                if driver.is_fuse()
+                    && f.info().drivers.fuse.is_some_and(|d| d.slow)
+                    && !explicit
+                    && opts.scale > 0.005
+                {
                     skipped.push(skip(format!(
                         "only a slow FUSE driver here ({label}); name it with --fs {} to run it anyway",
                         f.name()

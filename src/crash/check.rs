@@ -5,9 +5,7 @@
 use super::oracle::{Findings, Observed, Oracle};
 use crate::device::mount::{self, Driver};
 use crate::fs::{Checker, Verdict};
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::time::Instant;
 
 /// Seconds spent in each step of judging states (totals while running;
@@ -89,42 +87,7 @@ pub struct Outcome {
 
 /// Run a checker on `image`; its verdict and last line of output.
 pub fn run_checker(ck: &Checker, args: &[&str], stdin: &str, image: &Path) -> (Verdict, String) {
-    use std::os::unix::process::CommandExt;
-    let child = Command::new(ck.program)
-        .args(args)
-        .arg(image)
-        .process_group(0)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn();
-    let mut child = match child {
-        Ok(c) => c,
-        Err(e) => return (Verdict::Failed, format!("cannot run {}: {e}", ck.program)),
-    };
-    if let Some(mut i) = child.stdin.take() {
-        let _ = i.write_all(stdin.as_bytes());
-    }
-    let out = match child.wait_with_output() {
-        Ok(o) => o,
-        Err(e) => return (Verdict::Failed, format!("{}: {e}", ck.program)),
-    };
-    let code = out.status.code().unwrap_or(-1);
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let last = text
-        .lines()
-        .rfind(|l| !l.trim().is_empty())
-        .unwrap_or("")
-        .trim()
-        .to_string();
-    (
-        (ck.verdict)(code),
-        format!("{} exit {code}: {last}", ck.program),
-    )
+    ck.run_with(args, stdin, image)
 }
 
 /// How to mount a state read-only: the run's driver with `ro` (and the

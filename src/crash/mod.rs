@@ -274,7 +274,8 @@ pub fn run(o: &Options) -> Result<Report, String> {
                     driver: label.clone(),
                     mount_options: o.mount_options.clone(),
                     checker: fs
-                        .checker()
+                        .info()
+                        .checker
                         .map(|c| format!("{} {}", c.program, drivers::tool_version(c.program))),
                     workload: w.clone(),
                     image_bytes: size,
@@ -500,7 +501,7 @@ fn explore(
     res.selection = faults::selection(&o.model, &all, o.min_states, o.states);
     let text = serde_json::to_vec(&all).map_err(|e| e.to_string())?;
     crate::atomic::write_atomic(&dir.join("states.json"), &text).map_err(|e| e.to_string())?;
-    let checker = fs.checker();
+    let checker = fs.info().checker;
     let ro = check::ro_driver(driver, state_mount_extra(fs, driver));
     // A kernel that refuses a second copy of a volume (btrfs): one worker.
     let jobs = if fs.info().copies_mount.is_none() {

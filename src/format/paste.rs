@@ -71,7 +71,7 @@ pub fn linux_steps(f: &dyn Filesystem, cluster: u64, label: Option<&str>) -> Vec
     if let Some(m) = mkfs_argv(f, cluster, label, &part) {
         v.push(sudo(&m));
     }
-    if let Some(c) = f.checker() {
+    if let Some(c) = f.info().checker {
         let mut argv = fs::argv(&[c.program]);
         argv.extend(fs::argv(c.check_args));
         argv.push(part);

@@ -107,7 +107,7 @@ fn info(plan: &Plan, dev: &str) -> Result<(String, Option<u64>), String> {
 }
 
 fn checker(plan: &Plan) -> Result<String, String> {
-    let Some(c) = plan.fs.checker() else {
+    let Some(c) = plan.fs.info().checker else {
         return Ok(format!("{} has no checker on Linux", plan.fs.info().title));
     };
     let out = std::process::Command::new(c.program)
@@ -118,7 +118,7 @@ fn checker(plan: &Plan) -> Result<String, String> {
         .map_err(|e| format!("cannot run {}: {e}", c.program))?;
     let code = out.status.code().unwrap_or(-1);
     let cmd = format!("{} {}", c.program, c.check_args.join(" "));
-    match (c.verdict)(code) {
+    match c.verdict(code) {
         Verdict::Clean => Ok(format!("{cmd}: clean")),
         v => {
             let text = String::from_utf8_lossy(&out.stdout).to_string()

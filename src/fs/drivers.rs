@@ -153,8 +153,9 @@ fn package_version(program: &str) -> Option<String> {
 /// A mountable driver for `fs` as chosen, with the label the results record.
 pub fn choose(fs: &dyn Filesystem, choice: Choice) -> Result<(Driver, String), String> {
     let modules = fs.info().drivers.kernel_modules;
-    let kernel = fs.kernel_driver().filter(|t| kernel_has(t, modules));
-    let fuse = fs.fuse_driver().filter(|(p, _)| fuse_has(p));
+    let kernel = fs.info().drivers.kernel.filter(|t| kernel_has(t, modules));
+    let fuse_driver = fs.info().drivers.fuse.map(|f| (f.program, f.args));
+    let fuse = fuse_driver.filter(|(p, _)| fuse_has(p));
     let use_kernel = match choice {
         Choice::Kernel => true,
         Choice::Fuse => false,
@@ -193,7 +194,7 @@ pub fn choose(fs: &dyn Filesystem, choice: Choice) -> Result<(Driver, String), S
                 label,
             ))
         }
-        None => Err(match fs.fuse_driver() {
+        None => Err(match fuse_driver {
             Some((p, _)) => format!(
                 "no FUSE driver for {}: install {p} (and /dev/fuse must exist)",
                 fs.name()

@@ -6,6 +6,7 @@
 //! through adding one, starting from the unregistered [`skeleton`].
 
 pub mod btrfs;
+pub mod checker;
 pub mod drivers;
 pub mod exfat;
 pub mod ext4;
@@ -21,6 +22,7 @@ pub mod xfs;
 use crate::info::bytes::Dev;
 use crate::info::{ProbeOptions, VolumeInfo};
 use crate::scan::{Dir, Entry};
+pub use checker::{Checker, ExitCodes, Verdict};
 pub use spec::FsSpec;
 
 /// The size-on-disk figures of one config, as the JSON contract names them.
@@ -233,25 +235,18 @@ pub struct FsInfo {
     pub formats: Formats,
     /// What survives unplugging mid-write, shown beside a recommendation.
     pub robustness: &'static str,
+    /// The filesystem's own checker (fsck), for `fsfit crash`. None: no
+    /// checker exists on Linux (UDF), which is itself a finding.
+    pub checker: Option<Checker>,
     /// Rank when speed was not measured: journaled and native first (1 best).
     pub preference: u8,
     pub signature: Signature,
 }
 
 pub trait Filesystem: Sync {
-    /// The static facts: name, limits, drivers, format commands, notes.
+    /// The static facts: name, limits, drivers, checker, format commands,
+    /// notes. Callers read them there (`f.info().limits`).
     fn info(&self) -> &'static FsInfo;
-    /// The name used on the command line and in JSON (`exfat`, `fat32`, ...).
-    fn name(&self) -> &'static str {
-        self.info().name
-    }
-    /// True only where tests check the model against real volumes.
-    fn exact(&self) -> bool {
-        self.info().exact
-    }
-    fn limits(&self) -> Limits {
-        self.info().limits
-    }
     /// Smallest and largest cluster (block) size the Linux mkfs tool accepts.
     fn cluster_range(&self) -> (u64, u64);
     /// The cluster size the Linux mkfs tool picks for this volume size.
@@ -288,7 +283,7 @@ pub trait Filesystem: Sync {
     /// Is the model for `driver` checked against real volumes (the JSON's
     /// `exact`)?
     fn exact_with(&self, _driver: DriverKind) -> bool {
-        self.exact()
+        self.info().exact
     }
     /// Can it keep a file's extended attributes? Where it cannot (FAT,
     /// exFAT), macOS's Finder writes each file's into a `._NAME`
@@ -315,18 +310,6 @@ pub trait Filesystem: Sync {
     fn mkfs(&self, _cluster: u64) -> Option<Vec<String>> {
         None
     }
-    /// The Linux kernel driver's filesystem type (`mount -t`), if one exists.
-    fn kernel_driver(&self) -> Option<&'static str> {
-        self.info().drivers.kernel
-    }
-    /// A FUSE driver: program and options (device and directory appended).
-    fn fuse_driver(&self) -> Option<(&'static str, &'static [&'static str])> {
-        self.info().drivers.fuse.map(|f| (f.program, f.args))
-    }
-    /// The FUSE driver is too slow for anything but tiny runs.
-    fn fuse_is_slow(&self) -> bool {
-        self.info().drivers.fuse.is_some_and(|f| f.slow)
-    }
 
     // What `fsfit format` needs to prepare a drive with it.
 
@@ -348,7 +331,7 @@ pub trait Filesystem: Sync {
     }
     /// The TYPE `blkid` gives its volumes.
     fn blkid_type(&self) -> &'static str {
-        self.name()
+        self.info().name
     }
     /// The partition type systems expect for it.
     fn partition_type(&self) -> PartType {
@@ -360,12 +343,6 @@ pub trait Filesystem: Sync {
             max_bytes: Some(16),
             ..LabelRule::ANY
         }
-    }
-
-    /// The filesystem's own checker (fsck), for `fsfit crash`. None: no
-    /// checker exists on Linux (UDF), which is itself a finding.
-    fn checker(&self) -> Option<Checker> {
-        None
     }
 
     // What `fsfit info` needs to recognise it.
@@ -385,6 +362,14 @@ pub trait Filesystem: Sync {
     ) -> Option<Result<VolumeInfo, String>> {
         let _ = opts;
         self.probe(dev, head)
+    }
+}
+
+impl dyn Filesystem + '_ {
+    /// The name used on the command line and in JSON (`exfat`, `fat32`,
+    /// ...): `info().name`, kept short because nearly every caller wants it.
+    pub fn name(&self) -> &'static str {
+        self.info().name
     }
 }
 
@@ -475,51 +460,6 @@ pub fn label_args(info: &FsInfo, label: &str) -> Vec<String> {
         vec![format!("{}{label}", info.label_flag)]
     } else {
         vec![info.label_flag.to_string(), label.to_string()]
-    }
-}
-
-/// A filesystem checker: how to check an image without changing it, how to
-/// repair it, and what its exit codes mean. The image path is appended.
-#[derive(Clone, Copy, Debug)]
-pub struct Checker {
-    pub program: &'static str,
-    /// Check only; must write nothing.
-    pub check_args: &'static [&'static str],
-    /// Repair without asking.
-    pub repair_args: &'static [&'static str],
-    /// Text fed to the repair's stdin (for tools that insist on asking).
-    pub repair_stdin: &'static str,
-    /// What an exit code of the check means.
-    pub verdict: fn(i32) -> Verdict,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Verdict {
-    /// No problem found.
-    Clean,
-    /// Problems found (or, after a repair, left).
-    Errors,
-    /// The checker itself failed (usage, operational error, gave up).
-    Failed,
-}
-
-/// e2fsck's exit codes, which fsck.exfat and fsck.f2fs follow: 0 clean,
-/// 1 and 2 errors corrected, 4 errors left, 8 and up operational failures.
-pub fn fsck_verdict(code: i32) -> Verdict {
-    match code {
-        0 => Verdict::Clean,
-        1 | 2 | 4 | 5 | 6 | 7 => Verdict::Errors,
-        _ => Verdict::Failed,
-    }
-}
-
-/// Checkers that say 0 clean, 1 problems found, anything else failed
-/// (fsck.fat, xfs_repair -n, btrfs check).
-pub fn zero_one_verdict(code: i32) -> Verdict {
-    match code {
-        0 => Verdict::Clean,
-        1 => Verdict::Errors,
-        _ => Verdict::Failed,
     }
 }
 

@@ -5,8 +5,8 @@
 pub mod problems;
 pub mod top;
 
-use crate::fs::{self, Acc, Filesystem, Model};
 pub use crate::fs::spec::{check_cluster, parse_fs_spec, FsSpec};
+use crate::fs::{self, Acc, Filesystem, Model};
 use crate::scan::{self, TreeCounts, WalkError};
 use problems::{DirFacts, Findings};
 use serde::{Deserialize, Serialize};
@@ -319,7 +319,7 @@ pub fn run(
         .iter()
         .map(|(c, _)| fss.iter().position(|f| f.name() == c.fs.name()).unwrap())
         .collect();
-    let limits: Vec<fs::Limits> = fss.iter().map(|f| f.limits()).collect();
+    let limits: Vec<fs::Limits> = fss.iter().map(|f| f.info().limits).collect();
     // Per distinct filesystem: does a Finder copy add `._` files to it?
     let doubles: Vec<bool> = fss
         .iter()

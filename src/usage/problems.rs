@@ -87,7 +87,7 @@ impl Problem {
     /// What it means on one filesystem: a name's limit is its own (UDF:
     /// 254 bytes; NTFS, exFAT, FAT: 255 UTF-16 units; ext4: 255 bytes).
     pub fn describe_on(self, fs: &str) -> String {
-        let limits = crate::fs::by_name(fs).map(|f| f.limits());
+        let limits = crate::fs::by_name(fs).map(|f| f.info().limits);
         match (self, limits) {
             (Problem::NameTooLong, Some(l)) => match (l.name_max_utf16, l.name_max_bytes) {
                 (Some(n), _) => format!("names over {n} characters (UTF-16 units)"),

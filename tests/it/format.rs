@@ -169,7 +169,7 @@ fn check_volume(image: &Path, v: &Value, want_fs: &str, want_label: Option<&str>
 
 /// The checker, read-only, from the registry's own data.
 fn checker(fs: &str, dev: &str) {
-    let Some(c) = ::fsfit::fs::by_name(fs).unwrap().checker() else {
+    let Some(c) = ::fsfit::fs::by_name(fs).unwrap().info().checker else {
         return;
     };
     let out = Command::new(c.program)
@@ -178,7 +178,7 @@ fn checker(fs: &str, dev: &str) {
         .output()
         .unwrap();
     assert_eq!(
-        (c.verdict)(out.status.code().unwrap_or(-1)),
+        c.verdict(out.status.code().unwrap_or(-1)),
         ::fsfit::fs::Verdict::Clean,
         "{} on {fs}: {}",
         c.program,

@@ -16,10 +16,10 @@
 //! fs/btrfs/accessors.h / uapi btrfs_tree.h) divided by how full leaves end
 //! up, which was measured here with `btrfs inspect-internal dump-tree`.
 
-pub mod checker;
 pub mod probe;
 
 use super::{Acc, Drivers, Filesystem, Formats, FsInfo, Model, Signature, POSIX_LIMITS};
+use super::{Checker, ExitCodes};
 use crate::info::bytes::Dev;
 use crate::info::VolumeInfo;
 use crate::scan::{Dir, Kind};
@@ -253,6 +253,14 @@ pub const INFO: FsInfo = FsInfo {
         macos: None,
     },
     robustness: "copy-on-write with checksums on data and metadata",
+    checker: Some(Checker {
+        program: "btrfs",
+        check_args: &["check", "--readonly"],
+        // --repair asks for confirmation on a terminal; answer it.
+        repair_args: &["check", "--repair"],
+        repair_stdin: "y\n",
+        exit_codes: ExitCodes::ZeroOne,
+    }),
     preference: 7,
     signature: Signature {
         order: 60,
@@ -263,9 +271,6 @@ pub const INFO: FsInfo = FsInfo {
 impl Filesystem for Btrfs {
     fn keeps_holes(&self, _driver: super::DriverKind) -> bool {
         true
-    }
-    fn checker(&self) -> Option<crate::fs::Checker> {
-        Some(checker::checker())
     }
     fn mkfs(&self, cluster: u64) -> Option<Vec<String>> {
         Some(super::argv(&[

@@ -10,12 +10,12 @@
 //! and the kernel's fs/exfat. They allocate alike; they differ only in which
 //! names and file types `cp -r` manages to create (see [`Driver`]).
 
-pub mod checker;
 pub mod probe;
 
 use super::{
     powers_of_two, Acc, Drivers, Filesystem, Formats, FsInfo, FuseDriver, Limits, Model, Signature,
 };
+use super::{Checker, ExitCodes};
 use crate::info::bytes::{self, Dev};
 use crate::info::VolumeInfo;
 use crate::scan::{Dir, Entry, Kind};
@@ -411,6 +411,13 @@ pub const INFO: FsInfo = FsInfo {
     },
     robustness:
         "no journal (one FAT copy, a dirty bit): unplugging mid-write can lose recent files",
+    checker: Some(Checker {
+        program: "fsck.exfat",
+        check_args: &["-n"],
+        repair_args: &["-y"],
+        repair_stdin: "",
+        exit_codes: ExitCodes::Fsck,
+    }),
     preference: 3,
     signature: Signature {
         order: 10,
@@ -421,9 +428,6 @@ pub const INFO: FsInfo = FsInfo {
 impl Filesystem for Exfat {
     fn keeps_xattrs(&self) -> bool {
         false
-    }
-    fn checker(&self) -> Option<crate::fs::Checker> {
-        Some(checker::checker())
     }
     fn mkfs(&self, cluster: u64) -> Option<Vec<String>> {
         // exfatprogs mkfs.exfat: -c cluster size in bytes.

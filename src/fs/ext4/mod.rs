@@ -14,10 +14,10 @@
 //! leaf splits (fs/ext4/namei.c `do_split`) with pseudo-random name hashes.
 //! Inodes cost no free blocks (mkfs preallocates the inode tables).
 
-pub mod checker;
 pub mod probe;
 
 use super::{Acc, Drivers, Filesystem, Formats, FsInfo, Limits, Model, Signature, POSIX_LIMITS};
+use super::{Checker, ExitCodes};
 use crate::info::bytes::Dev;
 use crate::info::VolumeInfo;
 use crate::scan::{Dir, Kind};
@@ -949,6 +949,15 @@ pub const INFO: FsInfo = FsInfo {
         macos: None,
     },
     robustness: "journaled, checksummed metadata",
+    checker: Some(Checker {
+        program: "e2fsck",
+        // -f: check even a volume marked clean; -n: open read-only, answer no.
+        check_args: &["-f", "-n"],
+        // -p would stop on problems it cannot fix safely; -y fixes everything.
+        repair_args: &["-f", "-y"],
+        repair_stdin: "",
+        exit_codes: ExitCodes::Fsck,
+    }),
     preference: 1,
     signature: Signature {
         order: 40,
@@ -957,9 +966,6 @@ pub const INFO: FsInfo = FsInfo {
 };
 
 impl Filesystem for Ext4 {
-    fn checker(&self) -> Option<crate::fs::Checker> {
-        Some(checker::checker())
-    }
     fn mkfs(&self, cluster: u64) -> Option<Vec<String>> {
         Some(super::argv(&[
             "mkfs.ext4",

@@ -5,10 +5,10 @@
 //! `sload.f2fs` (the f2fs-tools writer), which differs from the kernel only in
 //! its inline-data limit and in not using inline dentries.
 
-pub mod checker;
 pub mod probe;
 
 use super::{Acc, Drivers, Filesystem, Formats, FsInfo, Limits, Model, Signature, POSIX_LIMITS};
+use super::{Checker, ExitCodes};
 use crate::info::bytes::Dev;
 use crate::info::VolumeInfo;
 use crate::scan::{Dir, Kind};
@@ -425,6 +425,13 @@ pub const INFO: FsInfo = FsInfo {
         macos: None,
     },
     robustness: "log-structured, designed for flash; checkpointed",
+    checker: Some(Checker {
+        program: "fsck.f2fs",
+        check_args: &["-f", "--dry-run"],
+        repair_args: &["-f", "-y"],
+        repair_stdin: "",
+        exit_codes: ExitCodes::Fsck,
+    }),
     preference: 9,
     signature: Signature {
         order: 50,
@@ -435,9 +442,6 @@ pub const INFO: FsInfo = FsInfo {
 impl Filesystem for F2fs {
     fn keeps_holes(&self, _driver: super::DriverKind) -> bool {
         true
-    }
-    fn checker(&self) -> Option<crate::fs::Checker> {
-        Some(checker::checker())
     }
     fn mkfs(&self, _cluster: u64) -> Option<Vec<String>> {
         Some(super::argv(&["mkfs.f2fs", "-f", "-q"]))
@@ -635,7 +639,7 @@ mod tests {
 
     #[test]
     fn limits_and_clusters() {
-        let l = F2fs.limits();
+        let l = F2fs.info().limits;
         assert_eq!(l.max_file_bytes, 1_057_052_516 * 4096);
         assert_eq!(l.name_max_bytes, Some(255));
         assert!(F2fs.model(1 << 30, 8192).is_err());

@@ -9,11 +9,11 @@
 //! 8.3 slot plus one long-name slot per 13 UTF-16 units when the name needs a
 //! long name. Which names need one is the [`NameRule`].
 
-pub mod checker;
 pub mod format;
 pub mod probe;
 
 use super::{Acc, Drivers, Filesystem, Formats, FsInfo, FuseDriver, Limits, Model, Signature};
+use super::{Checker, ExitCodes};
 use crate::info::bytes::Dev;
 use crate::info::{ProbeOptions, VolumeInfo};
 use crate::scan::{Dir, Entry, Kind};
@@ -158,6 +158,14 @@ const FAT_INFO: FsInfo = FsInfo {
     },
     robustness:
         "no journal: unplugging mid-write can corrupt the FAT (run fsck.fat / chkdsk after)",
+    checker: Some(Checker {
+        program: "fsck.fat",
+        // -n: check only; -V would re-read everything (slow, adds nothing here).
+        check_args: &["-n"],
+        repair_args: &["-a", "-w"],
+        repair_stdin: "",
+        exit_codes: ExitCodes::ZeroOne,
+    }),
     preference: 0,
     signature: Signature {
         order: 90,
@@ -802,9 +810,6 @@ fn mtools_part_ok(part: &str, max: usize) -> bool {
 impl Filesystem for Fat {
     fn keeps_xattrs(&self) -> bool {
         false
-    }
-    fn checker(&self) -> Option<crate::fs::Checker> {
-        Some(checker::checker())
     }
     fn mkfs(&self, cluster: u64) -> Option<Vec<String>> {
         // mkfs.fat: -F FAT type, -s sectors per cluster (512-byte sectors).

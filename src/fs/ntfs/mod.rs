@@ -17,7 +17,6 @@
 //! case; names inserted in random order fill blocks better (~70 % instead of
 //! ~50 %), which the model does not know about.
 
-pub mod checker;
 mod ntfs3;
 pub mod probe;
 
@@ -25,6 +24,7 @@ use super::{
     powers_of_two, round_up, Acc, Drivers, Filesystem, Formats, FsInfo, FuseDriver, Limits, Model,
     Signature, Sizes,
 };
+use super::{Checker, ExitCodes};
 use crate::info::bytes::{self, Dev};
 use crate::info::VolumeInfo;
 use crate::scan::{Dir, Kind};
@@ -615,6 +615,16 @@ pub const INFO: FsInfo = FsInfo {
         macos: None,
     },
     robustness: "journaled metadata: survives unplugging better than FAT/exFAT",
+    checker: Some(Checker {
+        // ntfs-3g's only checker: it checks $MFT/$MFTMirr, the boot sectors
+        // and the dirty flag, far less than chkdsk; that is what Linux has.
+        program: "ntfsfix",
+        check_args: &["-n"],
+        repair_args: &["-d"],
+        repair_stdin: "",
+        // ntfsfix: 0 when the volume is fine (or was fixed), 1 otherwise.
+        exit_codes: ExitCodes::ZeroClean,
+    }),
     preference: 2,
     signature: Signature {
         order: 20,
@@ -629,9 +639,6 @@ impl Filesystem for Ntfs {
     /// fills them (not measured here: modelled as filled).
     fn keeps_holes(&self, driver: super::DriverKind) -> bool {
         driver == super::DriverKind::Fuse
-    }
-    fn checker(&self) -> Option<crate::fs::Checker> {
-        Some(checker::checker())
     }
     fn mkfs(&self, cluster: u64) -> Option<Vec<String>> {
         // mkntfs: -Q quick (no zeroing), -F force on a non-partition, -c cluster size.

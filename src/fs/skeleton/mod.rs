@@ -14,8 +14,8 @@
 // pub mod probe;
 
 use super::{
-    fsck_verdict, powers_of_two, round_up, Acc, Checker, Drivers, Filesystem, Formats, FsInfo,
-    Model, Signature, POSIX_LIMITS,
+    powers_of_two, round_up, Acc, Checker, Drivers, ExitCodes, Filesystem, Formats, FsInfo, Model,
+    Signature, POSIX_LIMITS,
 };
 use crate::info::bytes::{self, Dev};
 use crate::info::VolumeInfo;
@@ -61,6 +61,16 @@ pub const INFO: FsInfo = FsInfo {
         macos: None,
     },
     robustness: "no journal: an example, not a filesystem",
+    // The fsck program, read-only check and repair arguments, and what its
+    // exit codes mean (ExitCodes::Fsck, ZeroOne or ZeroClean). None says
+    // Linux has no checker, which `fsfit crash` reports as a finding.
+    checker: Some(Checker {
+        program: "fsck.skeleton",
+        check_args: &["-n"],
+        repair_args: &["-y"],
+        repair_stdin: "",
+        exit_codes: ExitCodes::Fsck,
+    }),
     // Names from src/advise/systems.rs.
     // Rank in advise when speed was not measured (1 best; unique).
     preference: 200,
@@ -131,20 +141,6 @@ impl Filesystem for Skeleton {
         // Program first; the device is appended. No -q in the label-less
         // form advise prints (it drops -q itself).
         Some(super::argv(&["mkfs.skeleton", "-b", &cluster.to_string()]))
-    }
-
-    fn checker(&self) -> Option<Checker> {
-        // A real one lives in checker.rs (see ../ext4/checker.rs): the fsck
-        // program, read-only check and repair arguments, and what its exit
-        // codes mean (fsck_verdict, zero_one_verdict or its own). None says
-        // Linux has no checker, which `fsfit crash` reports as a finding.
-        Some(Checker {
-            program: "fsck.skeleton",
-            check_args: &["-n"],
-            repair_args: &["-y"],
-            repair_stdin: "",
-            verdict: fsck_verdict,
-        })
     }
 
     fn probe(&self, dev: &mut Dev, head: &[u8]) -> Option<Result<VolumeInfo, String>> {

@@ -277,6 +277,9 @@ pub const INFO: FsInfo = FsInfo {
         macos: None,
     },
     robustness: "no journal on hard-disk media; few fsck tools",
+    // No UDF checker exists on Linux (udftools has none; seed 002 found none
+    // on Windows either that repairs): `fsfit crash` reports that as a result.
+    checker: None,
     preference: 10,
     signature: Signature {
         order: 70,
@@ -285,11 +288,6 @@ pub const INFO: FsInfo = FsInfo {
 };
 
 impl Filesystem for Udf {
-    /// No UDF checker exists on Linux (udftools has none; seed 002 found none
-    /// on Windows either that repairs): `fsfit crash` reports that as a result.
-    fn checker(&self) -> Option<crate::fs::Checker> {
-        None
-    }
     fn mkfs(&self, cluster: u64) -> Option<Vec<String>> {
         Some(super::argv(&[
             "mkudffs",
@@ -528,7 +526,7 @@ mod tests {
 
     #[test]
     fn limits_and_clusters() {
-        let l = Udf.limits();
+        let l = Udf.info().limits;
         assert!(l.windows_names && !l.case_insensitive && l.symlinks);
         assert_eq!(l.max_file_bytes, 1 << 42);
         assert_eq!(Udf.default_cluster(64 << 30), 512);

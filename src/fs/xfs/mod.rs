@@ -10,10 +10,10 @@
 //! blocks, 64-inode chunks and inode btree growth; finobt growth comes out of
 //! its reservation and does not show.
 
-pub mod checker;
 pub mod probe;
 
 use super::{Acc, Drivers, Filesystem, Formats, FsInfo, Limits, Model, Signature, POSIX_LIMITS};
+use super::{Checker, ExitCodes};
 use crate::info::bytes::{self, Dev};
 use crate::info::VolumeInfo;
 use crate::scan::{Dir, Kind};
@@ -368,6 +368,16 @@ pub const INFO: FsInfo = FsInfo {
         macos: None,
     },
     robustness: "journaled metadata",
+    checker: Some(Checker {
+        program: "xfs_repair",
+        // -f: the target is an image file; -n: no modify.
+        check_args: &["-f", "-n"],
+        // -L: zero a dirty log the tool cannot replay, as a user whose
+        // volume no longer mounts is told to do.
+        repair_args: &["-f", "-L"],
+        repair_stdin: "",
+        exit_codes: ExitCodes::ZeroOne,
+    }),
     preference: 8,
     signature: Signature {
         order: 30,
@@ -376,9 +386,6 @@ pub const INFO: FsInfo = FsInfo {
 };
 
 impl Filesystem for Xfs {
-    fn checker(&self) -> Option<crate::fs::Checker> {
-        Some(checker::checker())
-    }
     fn mkfs(&self, cluster: u64) -> Option<Vec<String>> {
         Some(super::argv(&[
             "mkfs.xfs",
