@@ -8,6 +8,7 @@
 pub mod btrfs;
 pub mod checker;
 pub mod drivers;
+pub mod every;
 pub mod exfat;
 pub mod ext4;
 pub mod f2fs;

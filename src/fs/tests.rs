@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 const GIB: u64 = 1 << 30;
 
 #[test]
-fn every_filesystem_fills_every_part() {
+fn names_and_ranks_are_unique() {
     let mut names = HashSet::new();
     let mut ranks = HashSet::new();
     for f in all() {
@@ -19,8 +19,24 @@ fn every_filesystem_fills_every_part() {
         assert!(names.insert(n), "{n} registered twice");
         assert!(by_name(n).is_some_and(|g| g.name() == n), "{n}: by_name");
         assert!(ranks.insert(i.preference), "{n}: preference not unique");
-        check_parts(*f);
     }
+}
+
+crate::fstest!(every_filesystem_fills_every_part, |f| { check_parts(f) });
+
+#[test]
+fn every_reports_each_failing_filesystem() {
+    let err = std::panic::catch_unwind(|| {
+        every::run("t", all(), |f| assert!(f.info().exact, "inexact"));
+    })
+    .unwrap_err();
+    let said = err.downcast_ref::<String>().unwrap();
+    let inexact: Vec<_> = all().iter().filter(|f| !f.info().exact).collect();
+    assert!(!inexact.is_empty());
+    for f in inexact {
+        assert!(said.contains(&format!("{}: inexact", f.name())), "{said}");
+    }
+    every::run("t", all(), |f| assert!(!f.name().is_empty()));
 }
 
 /// The template passes the same checks, so copying it starts from green.
@@ -55,6 +71,15 @@ fn check_parts(f: &dyn Filesystem) {
         .mount_options
         .iter()
         .all(|o| !o.is_empty() && !o.contains(',')));
+
+    // Checker: a program and a read-only check (None: Linux has none).
+    if let Some(c) = i.checker {
+        assert!(
+            !c.program.is_empty() && !c.check_args.is_empty(),
+            "{n}: checker"
+        );
+        assert_ne!(c.check_args, c.repair_args, "{n}: repair = check");
+    }
 
     // Format commands: Linux always; Windows and macOS where they exist.
     let fm = i.formats;
@@ -243,20 +268,25 @@ fn crash_sizes_copies_and_default_come_from_the_registry() {
         (img("xfs"), img("btrfs"), img("ext4"), img("f2fs")),
         (320, 128, 64, 64)
     );
-    for f in all() {
-        assert!(crate::crash::image_bytes(*f) >= 64 << 20);
-    }
     assert_eq!(by_name("xfs").unwrap().info().copies_mount, Some("nouuid"));
     assert_eq!(by_name("btrfs").unwrap().info().copies_mount, None);
     assert_eq!(preferred().name(), "ext4");
 }
 
-/// Every filesystem answers (a model or a reason) for every cluster size on
-/// volumes from 1 MiB to 16 TiB, never panicking or recursing without end:
-/// FAT16's refusal on 64–128 MiB once asked the other end of the cluster
-/// range for a hint, which asked back until the stack overflowed.
-#[test]
-fn every_model_answers_for_every_size() {
+crate::fstest!(crash_images_are_at_least_64_mib, |f| {
+    assert!(crate::crash::image_bytes(f) >= 64 << 20);
+});
+
+crate::fstest!(
+    /// Every filesystem answers (a model or a reason) for every cluster size on
+    /// volumes from 1 MiB to 16 TiB, never panicking or recursing without end:
+    /// FAT16's refusal on 64–128 MiB once asked the other end of the cluster
+    /// range for a hint, which asked back until the stack overflowed.
+    every_model_answers_for_every_size,
+    |f| { answers_for_every_size(f) }
+);
+
+fn answers_for_every_size(f: &dyn Filesystem) {
     let mut volumes = Vec::new();
     for shift in 20..=44u32 {
         for quarter in 4..8u64 {
@@ -270,20 +300,18 @@ fn every_model_answers_for_every_size() {
         100 << 20,
         127 << 20,
     ]);
-    for f in all() {
-        let (lo, hi) = f.cluster_range();
-        for &v in &volumes {
-            let mut clusters = crate::fs::powers_of_two(lo, hi);
-            clusters.push(f.default_cluster(v));
-            clusters.extend(f.sweep(v));
-            for c in clusters {
-                if let Err(why) = f.model(v, c) {
-                    assert!(
-                        !why.is_empty() && !why.contains('\n'),
-                        "{} {v} B, cluster {c}: a refusal is one non-empty line: {why:?}",
-                        f.name()
-                    );
-                }
+    let (lo, hi) = f.cluster_range();
+    for &v in &volumes {
+        let mut clusters = crate::fs::powers_of_two(lo, hi);
+        clusters.push(f.default_cluster(v));
+        clusters.extend(f.sweep(v));
+        for c in clusters {
+            if let Err(why) = f.model(v, c) {
+                assert!(
+                    !why.is_empty() && !why.contains('\n'),
+                    "{} {v} B, cluster {c}: a refusal is one non-empty line: {why:?}",
+                    f.name()
+                );
             }
         }
     }
