@@ -84,107 +84,125 @@ impl Bytes<'_> {
 
 pub fn read(input: &mut dyn BufRead, emit: &mut Emit) -> Result<Vec<String>, Bad> {
     let mut s = Bytes { input, line: 1 };
-    // Folder names from the root down; None: the root, named by its absolute path.
-    let mut path: Vec<Option<String>> = Vec::new();
-    let mut depth = 0usize; // array nesting: 1 = the outer array, 2 = the root folder
-    let mut want_info = false; // the next object is the info of a folder just opened
-    let mut excluded = 0u64;
-    let mut seen_root = false;
-    let join = |path: &[Option<String>], name: &str| -> Vec<u8> {
-        let mut p = Vec::new();
-        for n in path.iter().flatten() {
-            p.extend_from_slice(n.as_bytes());
-            p.push(b'/');
-        }
-        p.extend_from_slice(name.as_bytes());
-        p
-    };
+    let mut t = Tree::default();
     while let Some(b) = s.next()? {
         match b {
-            b'[' => {
-                depth += 1;
-                if depth >= 2 {
-                    if depth == 2 && seen_root {
-                        return Err(s.bad("a second root folder in the export"));
-                    }
-                    want_info = true;
-                }
-            }
-            b']' => {
-                if depth == 0 {
-                    return Err(s.bad("']' without its '['"));
-                }
-                if depth >= 2 {
-                    path.pop();
-                }
-                depth -= 1;
-            }
+            b'[' => t.open(&s)?,
+            b']' => t.close(&s)?,
             b'{' => {
                 let line = s.line;
                 let obj = s.object()?;
-                if depth < 2 {
+                if t.depth < 2 {
                     continue; // the metadata object
                 }
                 let it: Item = serde_json::from_slice(&obj).map_err(|e| Bad {
                     line,
                     message: format!("not an ncdu item ({e})"),
                 })?;
-                if want_info {
-                    want_info = false;
-                    if depth == 2 {
-                        seen_root = true;
-                        path.push(None);
-                        continue;
-                    }
-                    let p = join(&path, &it.name);
-                    path.push(Some(it.name));
-                    if it.excluded.is_some() {
-                        excluded += 1;
-                    }
-                    emit(
-                        Record {
-                            path: p,
-                            kind: Kind::Dir,
-                            size: 0,
-                            mtime: it.mtime,
-                        },
-                        line,
-                    )?;
-                    continue;
-                }
-                if it.excluded.is_some() {
-                    // Not read by ncdu (--exclude, another filesystem): its
-                    // size is unknown, so it is left out and said so.
-                    excluded += 1;
-                    continue;
-                }
-                let kind = if it.notreg { Kind::Other } else { Kind::File };
-                emit(
-                    Record {
-                        path: join(&path, &it.name),
-                        kind,
-                        size: it.asize,
-                        mtime: it.mtime,
-                    },
-                    line,
-                )?;
+                t.item(it, line, emit)?;
             }
             b' ' | b'\t' | b'\r' | b'\n' | b',' => {}
-            _ if depth == 1 => {} // the version numbers
+            _ if t.depth == 1 => {} // the version numbers
             _ => return Err(s.bad(&format!("unexpected '{}' in an ncdu export", b as char))),
         }
     }
-    if depth != 0 {
+    if t.depth != 0 {
         return Err(s.bad("the export ends before its arrays close"));
     }
-    if !seen_root {
+    if !t.seen_root {
         return Err(s.bad("no root folder in the export"));
     }
     let mut notes = Vec::new();
-    if excluded > 0 {
+    if t.excluded > 0 {
         notes.push(format!(
-            "{excluded} entries ncdu did not read (excluded or on another filesystem) are left out"
+            "{} entries ncdu did not read (excluded or on another filesystem) are left out",
+            t.excluded
         ));
     }
     Ok(notes)
+}
+
+/// Where the scanner is in the export's nested arrays.
+#[derive(Default)]
+struct Tree {
+    /// Folder names from the root down; None: the root, named by its absolute path.
+    path: Vec<Option<String>>,
+    /// Array nesting: 1 = the outer array, 2 = the root folder.
+    depth: usize,
+    /// The next object is the info of a folder just opened.
+    want_info: bool,
+    excluded: u64,
+    seen_root: bool,
+}
+
+impl Tree {
+    fn open(&mut self, s: &Bytes) -> Result<(), Bad> {
+        self.depth += 1;
+        if self.depth >= 2 {
+            if self.depth == 2 && self.seen_root {
+                return Err(s.bad("a second root folder in the export"));
+            }
+            self.want_info = true;
+        }
+        Ok(())
+    }
+
+    fn close(&mut self, s: &Bytes) -> Result<(), Bad> {
+        if self.depth == 0 {
+            return Err(s.bad("']' without its '['"));
+        }
+        if self.depth >= 2 {
+            self.path.pop();
+        }
+        self.depth -= 1;
+        Ok(())
+    }
+
+    fn join(&self, name: &str) -> Vec<u8> {
+        let mut p = Vec::new();
+        for n in self.path.iter().flatten() {
+            p.extend_from_slice(n.as_bytes());
+            p.push(b'/');
+        }
+        p.extend_from_slice(name.as_bytes());
+        p
+    }
+
+    /// A folder's info (just after its `[`) or a file's object.
+    fn item(&mut self, it: Item, line: u64, emit: &mut Emit) -> Result<(), Bad> {
+        if self.want_info {
+            self.want_info = false;
+            if self.depth == 2 {
+                self.seen_root = true;
+                self.path.push(None);
+                return Ok(());
+            }
+            let p = self.join(&it.name);
+            self.path.push(Some(it.name));
+            if it.excluded.is_some() {
+                self.excluded += 1;
+            }
+            let dir = Record {
+                path: p,
+                kind: Kind::Dir,
+                size: 0,
+                mtime: it.mtime,
+            };
+            return emit(dir, line);
+        }
+        if it.excluded.is_some() {
+            // Not read by ncdu (--exclude, another filesystem): its
+            // size is unknown, so it is left out and said so.
+            self.excluded += 1;
+            return Ok(());
+        }
+        let kind = if it.notreg { Kind::Other } else { Kind::File };
+        let file = Record {
+            path: self.join(&it.name),
+            kind,
+            size: it.asize,
+            mtime: it.mtime,
+        };
+        emit(file, line)
+    }
 }

@@ -299,6 +299,69 @@ pub struct UsageOptions {
     pub appledouble: bool,
 }
 
+/// What the walk needs per config and per distinct filesystem, worked out
+/// once before it starts.
+struct Shape {
+    /// Per config: its index among the distinct filesystems.
+    fs_of: Vec<usize>,
+    /// Per distinct filesystem (the findings are the same for every cluster).
+    limits: Vec<fs::Limits>,
+    /// Per distinct filesystem: does a Finder copy add `._` files to it?
+    doubles: Vec<bool>,
+    /// Per distinct filesystem: does its driver keep a sparse file's holes?
+    holes: Vec<bool>,
+    /// Some filesystem needs the Windows name findings.
+    want_windows: bool,
+}
+
+impl Shape {
+    fn of(configs: &[(Config, Box<dyn Model>)], opts: &UsageOptions) -> Shape {
+        let mut fss: Vec<&'static dyn Filesystem> = Vec::new();
+        for (c, _) in configs {
+            if !fss.iter().any(|f| f.name() == c.fs.name()) {
+                fss.push(c.fs);
+            }
+        }
+        let fs_of: Vec<usize> = configs
+            .iter()
+            .map(|(c, _)| fss.iter().position(|f| f.name() == c.fs.name()).unwrap())
+            .collect();
+        let limits: Vec<fs::Limits> = fss.iter().map(|f| f.info().limits).collect();
+        let doubles: Vec<bool> = fss
+            .iter()
+            .map(|f| opts.appledouble && !f.keeps_xattrs())
+            .collect();
+        let holes: Vec<bool> = fss
+            .iter()
+            .map(|f| {
+                configs
+                    .iter()
+                    .find(|(c, _)| c.fs.name() == f.name())
+                    .is_some_and(|(c, _)| c.keeps_holes)
+            })
+            .collect();
+        let want_windows = limits
+            .iter()
+            .any(|l| l.windows_names || l.case_insensitive || l.path_max.is_some());
+        Shape {
+            fs_of,
+            limits,
+            doubles,
+            holes,
+            want_windows,
+        }
+    }
+
+    fn new_state(&self, configs: usize) -> ThreadState {
+        ThreadState {
+            accs: vec![Acc::default(); configs],
+            findings: self.limits.iter().map(Findings::new).collect(),
+            cannot_store: vec![0; self.limits.len()],
+            folders: Vec::new(),
+        }
+    }
+}
+
 /// Walk the tree (or read the listing) once and evaluate every config on the way.
 pub fn run(
     source: &Source,
@@ -308,182 +371,35 @@ pub fn run(
     opts: &UsageOptions,
     progress: &AtomicU64,
 ) -> Result<UsageReport, String> {
-    // Distinct filesystems, for the findings (the same for every cluster).
-    let mut fss: Vec<&'static dyn Filesystem> = Vec::new();
-    for (c, _) in &configs {
-        if !fss.iter().any(|f| f.name() == c.fs.name()) {
-            fss.push(c.fs);
-        }
-    }
-    let fs_of: Vec<usize> = configs
-        .iter()
-        .map(|(c, _)| fss.iter().position(|f| f.name() == c.fs.name()).unwrap())
-        .collect();
-    let limits: Vec<fs::Limits> = fss.iter().map(|f| f.info().limits).collect();
-    // Per distinct filesystem: does a Finder copy add `._` files to it?
-    let doubles: Vec<bool> = fss
-        .iter()
-        .map(|f| opts.appledouble && !f.keeps_xattrs())
-        .collect();
-    // Per distinct filesystem: does its driver keep a sparse file's holes?
-    let holes: Vec<bool> = fss
-        .iter()
-        .map(|f| {
-            configs
-                .iter()
-                .find(|(c, _)| c.fs.name() == f.name())
-                .is_some_and(|(c, _)| c.keeps_holes)
-        })
-        .collect();
-    let want_windows = limits
-        .iter()
-        .any(|l| l.windows_names || l.case_insensitive || l.path_max.is_some());
-
+    let shape = Shape::of(&configs, opts);
     let threads = opts.threads.max(1);
-    let new_state = || ThreadState {
-        accs: vec![Acc::default(); configs.len()],
-        findings: limits.iter().map(Findings::new).collect(),
-        cannot_store: vec![0; limits.len()],
-        folders: Vec::new(),
-    };
-    let states: Vec<Mutex<ThreadState>> =
-        (0..threads + 1).map(|_| Mutex::new(new_state())).collect();
-
+    let states: Vec<Mutex<ThreadState>> = (0..threads + 1)
+        .map(|_| Mutex::new(shape.new_state(configs.len())))
+        .collect();
     let visit = |dir: &scan::Dir| {
         let slot = rayon::current_thread_index().unwrap_or(threads) % states.len();
         let mut st = states[slot].lock().unwrap();
-        // Per filesystem: the folder without the files it cannot store.
-        let biggest = dir.entries.iter().map(|e| e.size).max().unwrap_or(0);
-        let sparse = dir.entries.iter().any(|e| e.is_sparse());
-        let has_files = dir.entries.iter().any(|e| e.kind == scan::Kind::File);
-        let kept: Vec<Option<(Vec<scan::Entry>, u64)>> = limits
-            .iter()
-            .zip(&holes)
-            .zip(&doubles)
-            .map(|((l, &h), &ad)| {
-                let ad = ad && has_files;
-                let needed = biggest > l.max_file_bytes || (h && sparse) || ad;
-                needed
-                    .then(|| as_copied(dir, l.max_file_bytes, h, ad))
-                    .flatten()
-            })
-            .collect();
-        let dirs: Vec<Option<scan::Dir>> = kept
-            .iter()
-            .map(|k| {
-                k.as_ref()
-                    .map(|(e, _)| scan::Dir::new(dir.rel, dir.is_root, e))
-            })
-            .collect();
-        for (f, k) in kept.iter().enumerate() {
-            st.cannot_store[f] += k.as_ref().map_or(0, |(_, b)| *b);
-        }
-        for (i, (_, model)) in configs.iter().enumerate() {
-            let d = dirs[fs_of[i]].as_ref().unwrap_or(dir);
-            let before = st.accs[i].slack + st.accs[i].meta;
-            model.add_dir(d, &mut st.accs[i]);
-            if i == 0 && opts.top.is_some() {
-                let wasted = st.accs[i].slack + st.accs[i].meta - before;
-                let own = top::Own {
-                    wasted,
-                    apparent: d
-                        .entries
-                        .iter()
-                        .filter(|e| e.kind == scan::Kind::File)
-                        .map(|e| e.size)
-                        .sum(),
-                    files: d
-                        .entries
-                        .iter()
-                        .filter(|e| e.kind == scan::Kind::File)
-                        .count() as u64,
-                };
-                st.folders.push((dir.rel.to_path_buf(), own));
-            }
-        }
-        let facts = DirFacts::new(dir, want_windows);
-        for (i, l) in limits.iter().enumerate() {
-            problems::judge(dir, &facts, l, &mut st.findings[i]);
-        }
+        visit_dir(dir, &shape, &configs, opts, &mut st);
     };
-    let (summary, listing) = match source {
-        Source::Walk(paths) => {
-            let opts = scan::WalkOptions {
-                threads,
-                cross_mounts: opts.cross_mounts,
-            };
-            (scan::walk(paths, &opts, progress, &visit)?, None)
-        }
-        Source::Manifest { file, format } => {
-            let m = crate::manifest::read(file, *format, progress, &visit)?;
-            let summary = scan::WalkSummary {
-                counts: m.counts,
-                errors: Vec::new(),
-                skipped_mounts: 0,
-            };
-            let listing = Listing {
-                format: m.format,
-                lacks: m.lacks,
-            };
-            (summary, Some(listing))
-        }
-    };
-
-    let mut total = new_state();
+    let (summary, listing) = read_source(source, threads, opts, progress, &visit)?;
+    let mut total = shape.new_state(configs.len());
     for s in states {
-        let s = s.into_inner().unwrap();
-        for (a, b) in total.accs.iter_mut().zip(&s.accs) {
-            a.add(b);
-        }
-        for (a, b) in total.findings.iter_mut().zip(&s.findings) {
-            a.merge(b);
-        }
-        for (a, b) in total.cannot_store.iter_mut().zip(&s.cannot_store) {
-            *a += b;
-        }
-        total.folders.extend(s.folders);
+        total.merge(s.into_inner().unwrap());
     }
-
     let apparent = summary.counts.apparent_bytes;
     let rows = configs
         .iter()
         .enumerate()
         .map(|(i, (cfg, model))| {
-            let sizes = model.finish(&total.accs[i]);
-            let tree_bytes = sizes.tree_bytes();
-            let free_bytes = model.free_bytes();
-            let f = &total.findings[fs_of[i]];
-            // Against the files it stores: what it cannot store is apart.
-            let cannot_store_bytes = total.cannot_store[fs_of[i]];
-            let unmountable = cfg.fs.unmountable(cfg.cluster);
-            let stored = apparent - cannot_store_bytes;
-            let overhead_pct = if stored == 0 {
-                0.0
-            } else {
-                tree_bytes as f64 / stored as f64 * 100.0 - 100.0
-            };
-            ConfigReport {
-                fs: cfg.fs.name().to_string(),
-                cluster_bytes: cfg.cluster,
-                driver: cfg.driver.clone(),
-                free_bytes,
-                tree_bytes,
-                data_bytes: sizes.data_bytes,
-                slack_bytes: sizes.slack_bytes,
-                metadata_bytes: sizes.metadata_bytes,
-                cannot_store_bytes,
-                overhead_pct: (overhead_pct * 100.0).round() / 100.0,
-                fits: model.fits(&sizes) && f.counts.too_large == 0 && unmountable.is_none(),
-                unmountable,
-                exact: cfg.exact,
-                problems: f.counts.clone(),
-                problem_examples: f
-                    .examples
-                    .iter()
-                    .map(|(k, v)| (k.to_string(), v.clone()))
-                    .collect(),
-                default_cluster: cfg.fs.default_cluster(volume) == cfg.cluster,
-            }
+            row(
+                cfg,
+                model.as_ref(),
+                &total,
+                i,
+                shape.fs_of[i],
+                apparent,
+                volume,
+            )
         })
         .collect();
 
@@ -510,4 +426,161 @@ pub fn run(
         listing,
         errors: summary.errors,
     })
+}
+
+/// Account one directory for every config, and judge it for every
+/// distinct filesystem, into this thread's state.
+fn visit_dir(
+    dir: &scan::Dir,
+    shape: &Shape,
+    configs: &[(Config, Box<dyn Model>)],
+    opts: &UsageOptions,
+    st: &mut ThreadState,
+) {
+    // Per filesystem: the folder without the files it cannot store.
+    let biggest = dir.entries.iter().map(|e| e.size).max().unwrap_or(0);
+    let sparse = dir.entries.iter().any(|e| e.is_sparse());
+    let has_files = dir.entries.iter().any(|e| e.kind == scan::Kind::File);
+    let kept: Vec<Option<(Vec<scan::Entry>, u64)>> = shape
+        .limits
+        .iter()
+        .zip(&shape.holes)
+        .zip(&shape.doubles)
+        .map(|((l, &h), &ad)| {
+            let ad = ad && has_files;
+            let needed = biggest > l.max_file_bytes || (h && sparse) || ad;
+            needed
+                .then(|| as_copied(dir, l.max_file_bytes, h, ad))
+                .flatten()
+        })
+        .collect();
+    let dirs: Vec<Option<scan::Dir>> = kept
+        .iter()
+        .map(|k| {
+            k.as_ref()
+                .map(|(e, _)| scan::Dir::new(dir.rel, dir.is_root, e))
+        })
+        .collect();
+    for (f, k) in kept.iter().enumerate() {
+        st.cannot_store[f] += k.as_ref().map_or(0, |(_, b)| *b);
+    }
+    for (i, (_, model)) in configs.iter().enumerate() {
+        let d = dirs[shape.fs_of[i]].as_ref().unwrap_or(dir);
+        let before = st.accs[i].slack + st.accs[i].meta;
+        model.add_dir(d, &mut st.accs[i]);
+        if i == 0 && opts.top.is_some() {
+            let wasted = st.accs[i].slack + st.accs[i].meta - before;
+            st.folders
+                .push((dir.rel.to_path_buf(), own_waste(d, wasted)));
+        }
+    }
+    let facts = DirFacts::new(dir, shape.want_windows);
+    for (i, l) in shape.limits.iter().enumerate() {
+        problems::judge(dir, &facts, l, &mut st.findings[i]);
+    }
+}
+
+/// `--top`: a folder's own files and what the first config wastes on them.
+fn own_waste(d: &scan::Dir, wasted: u64) -> top::Own {
+    let files = || d.entries.iter().filter(|e| e.kind == scan::Kind::File);
+    top::Own {
+        wasted,
+        apparent: files().map(|e| e.size).sum(),
+        files: files().count() as u64,
+    }
+}
+
+/// Walk the paths or read the listing, calling `visit` for each directory.
+fn read_source(
+    source: &Source,
+    threads: usize,
+    opts: &UsageOptions,
+    progress: &AtomicU64,
+    visit: &(dyn Fn(&scan::Dir) + Sync),
+) -> Result<(scan::WalkSummary, Option<Listing>), String> {
+    match source {
+        Source::Walk(paths) => {
+            let opts = scan::WalkOptions {
+                threads,
+                cross_mounts: opts.cross_mounts,
+            };
+            Ok((scan::walk(paths, &opts, progress, visit)?, None))
+        }
+        Source::Manifest { file, format } => {
+            let m = crate::manifest::read(file, *format, progress, visit)?;
+            let summary = scan::WalkSummary {
+                counts: m.counts,
+                errors: Vec::new(),
+                skipped_mounts: 0,
+            };
+            let listing = Listing {
+                format: m.format,
+                lacks: m.lacks,
+            };
+            Ok((summary, Some(listing)))
+        }
+    }
+}
+
+impl ThreadState {
+    fn merge(&mut self, s: ThreadState) {
+        for (a, b) in self.accs.iter_mut().zip(&s.accs) {
+            a.add(b);
+        }
+        for (a, b) in self.findings.iter_mut().zip(&s.findings) {
+            a.merge(b);
+        }
+        for (a, b) in self.cannot_store.iter_mut().zip(&s.cannot_store) {
+            *a += b;
+        }
+        self.folders.extend(s.folders);
+    }
+}
+
+/// One config's row from the summed counters (config `i`, of distinct
+/// filesystem `f`).
+fn row(
+    cfg: &Config,
+    model: &dyn Model,
+    total: &ThreadState,
+    i: usize,
+    f: usize,
+    apparent: u64,
+    volume: u64,
+) -> ConfigReport {
+    let sizes = model.finish(&total.accs[i]);
+    let tree_bytes = sizes.tree_bytes();
+    let free_bytes = model.free_bytes();
+    let found = &total.findings[f];
+    // Against the files it stores: what it cannot store is apart.
+    let cannot_store_bytes = total.cannot_store[f];
+    let unmountable = cfg.fs.unmountable(cfg.cluster);
+    let stored = apparent - cannot_store_bytes;
+    let overhead_pct = if stored == 0 {
+        0.0
+    } else {
+        tree_bytes as f64 / stored as f64 * 100.0 - 100.0
+    };
+    ConfigReport {
+        fs: cfg.fs.name().to_string(),
+        cluster_bytes: cfg.cluster,
+        driver: cfg.driver.clone(),
+        free_bytes,
+        tree_bytes,
+        data_bytes: sizes.data_bytes,
+        slack_bytes: sizes.slack_bytes,
+        metadata_bytes: sizes.metadata_bytes,
+        cannot_store_bytes,
+        overhead_pct: (overhead_pct * 100.0).round() / 100.0,
+        fits: model.fits(&sizes) && found.counts.too_large == 0 && unmountable.is_none(),
+        unmountable,
+        exact: cfg.exact,
+        problems: found.counts.clone(),
+        problem_examples: found
+            .examples
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect(),
+        default_cluster: cfg.fs.default_cluster(volume) == cfg.cluster,
+    }
 }

@@ -93,31 +93,9 @@ impl Layout {
     /// bytes, or mkfs.exfat's refusal. Follows exfatprogs 1.2.0
     /// mkfs/mkfs.c exfat_build_mkfs_info with partition offset 0.
     pub fn new(volume: u64, cluster: u64) -> Result<Layout, String> {
-        if !cluster.is_power_of_two() || !(512..=32 << 20).contains(&cluster) {
-            // mkfs/mkfs.c main: -c must be a power of two, at most 32 MiB;
-            // exfat_build_mkfs_info: not smaller than the 512-byte sector.
-            return Err(format!(
-                "cluster size {cluster} is not a power of two from 512 B to 32 MiB"
-            ));
-        }
+        let num_clusters = fat_clusters(volume, cluster)?;
         // mkfs.c: fat_byte_off = round_up(24 sectors, boundary_align).
         let fat_offset = round_up(24 * SECTOR, BOUNDARY);
-        // libexfat.c: bd->num_clusters = size / cluster_size (whole volume).
-        let num_clusters = volume / cluster;
-        if num_clusters > u32::MAX as u64 && num_clusters % (1 << 32) <= MAX_FAT_CLUSTERS {
-            // measured: 2 TiB with 512 B clusters formats with FAT Length 0
-            // (1.2.0 keeps num_clusters in an unsigned int, which wraps).
-            return Err(format!(
-                "mkfs.exfat 1.2.0 writes a corrupt volume: {num_clusters} clusters overflow its \
-                 32-bit cluster count (use a bigger cluster)"
-            ));
-        }
-        if num_clusters > MAX_FAT_CLUSTERS {
-            return Err(format!(
-                "mkfs.exfat refuses: cluster size ({cluster} bytes) is too small for this volume \
-                 ({num_clusters} clusters, at most {MAX_FAT_CLUSTERS})"
-            ));
-        }
         // mkfs.c: fat_byte_len = round_up(num_clusters * 4, cluster_size).
         let fat_length = round_up(num_clusters * 4, cluster);
         // mkfs.c: clu_byte_off = round_up(fat_byte_off + fat_byte_len, boundary_align).
@@ -137,13 +115,27 @@ impl Layout {
                  {clusters} clusters)"
             ));
         }
-        // mkfs.c: bitmap_byte_len = round_up(total_clu_cnt, 8) / 8, in whole clusters.
-        let bitmap_clusters = clusters.div_ceil(8).div_ceil(cluster);
-        // mkfs.c: the up-case table follows the bitmap, in whole clusters.
-        let upcase_clusters = UPCASE_BYTES.div_ceil(cluster);
-        // mkfs.c: the root directory follows the up-case table: one cluster.
-        let root_clusters = 1;
-        let used = bitmap_clusters + upcase_clusters + root_clusters;
+        let layout = Layout {
+            cluster,
+            fat_offset,
+            fat_length,
+            heap_offset,
+            clusters,
+            // mkfs.c: bitmap_byte_len = round_up(total_clu_cnt, 8) / 8, in whole clusters.
+            bitmap_clusters: clusters.div_ceil(8).div_ceil(cluster),
+            // mkfs.c: the up-case table follows the bitmap, in whole clusters.
+            upcase_clusters: UPCASE_BYTES.div_ceil(cluster),
+            // mkfs.c: the root directory follows the up-case table: one cluster.
+            root_clusters: 1,
+        };
+        layout.check_sound()?;
+        Ok(layout)
+    }
+
+    /// What mkfs.exfat 1.2.0 writes anyway but leaves corrupt.
+    fn check_sound(&self) -> Result<(), String> {
+        let (cluster, clusters) = (self.cluster, self.clusters);
+        let used = self.bitmap_clusters + self.upcase_clusters + self.root_clusters;
         if clusters < used {
             // measured: mkfs.exfat 1.2.0 formats anyway and dump.exfat then
             // reports 4294967295 free clusters.
@@ -158,23 +150,15 @@ impl Layout {
         // Length 0 or Cluster Heap Offset 0 on ~4 TiB with 4 KiB clusters;
         // on 511 GiB with 512 B clusters the root lands elsewhere and
         // exfat-fuse says "upcase table is not found").
-        let root_offset = heap_offset + (bitmap_clusters + upcase_clusters) * cluster;
-        if fat_length > u32::MAX as u64 || root_offset > u32::MAX as u64 {
+        let root_offset =
+            self.heap_offset + (self.bitmap_clusters + self.upcase_clusters) * cluster;
+        if self.fat_length > u32::MAX as u64 || root_offset > u32::MAX as u64 {
             return Err(format!(
                 "mkfs.exfat 1.2.0 writes a corrupt volume: its FAT and bitmap reach past 4 GiB \
                  ({root_offset} bytes) and overflow its 32-bit offsets (use a bigger cluster)"
             ));
         }
-        Ok(Layout {
-            cluster,
-            fat_offset,
-            fat_length,
-            heap_offset,
-            clusters,
-            bitmap_clusters,
-            upcase_clusters,
-            root_clusters,
-        })
+        Ok(())
     }
 
     /// Free clusters on the fresh volume, as statvfs reports them: the
@@ -184,6 +168,35 @@ impl Layout {
     pub fn free_clusters(&self) -> u64 {
         self.clusters - self.bitmap_clusters - self.upcase_clusters - self.root_clusters
     }
+}
+
+/// The clusters the FAT covers (the whole volume's), or why mkfs.exfat
+/// refuses the cluster size.
+fn fat_clusters(volume: u64, cluster: u64) -> Result<u64, String> {
+    if !cluster.is_power_of_two() || !(512..=32 << 20).contains(&cluster) {
+        // mkfs/mkfs.c main: -c must be a power of two, at most 32 MiB;
+        // exfat_build_mkfs_info: not smaller than the 512-byte sector.
+        return Err(format!(
+            "cluster size {cluster} is not a power of two from 512 B to 32 MiB"
+        ));
+    }
+    // libexfat.c: bd->num_clusters = size / cluster_size (whole volume).
+    let num_clusters = volume / cluster;
+    if num_clusters > u32::MAX as u64 && num_clusters % (1 << 32) <= MAX_FAT_CLUSTERS {
+        // measured: 2 TiB with 512 B clusters formats with FAT Length 0
+        // (1.2.0 keeps num_clusters in an unsigned int, which wraps).
+        return Err(format!(
+            "mkfs.exfat 1.2.0 writes a corrupt volume: {num_clusters} clusters overflow its \
+             32-bit cluster count (use a bigger cluster)"
+        ));
+    }
+    if num_clusters > MAX_FAT_CLUSTERS {
+        return Err(format!(
+            "mkfs.exfat refuses: cluster size ({cluster} bytes) is too small for this volume \
+             ({num_clusters} clusters, at most {MAX_FAT_CLUSTERS})"
+        ));
+    }
+    Ok(num_clusters)
 }
 
 /// The exFAT model for one volume size, cluster size and driver.

@@ -205,83 +205,112 @@ pub fn layout(volume: u64, block: u64) -> Result<Layout, String> {
             "mkfs.ext4 takes block sizes 1024 to 65536, not {block}"
         ));
     }
-    let too_small = || {
-        format!(
-            "{} is too small for ext4 with {} blocks (mke2fs: not enough space to build proposed filesystem)",
+    let w = Wanted::of(volume, block);
+    let g = groups(&w)?;
+    // mke2fs.c: the reserved inodes (1..11) must exist.
+    if g.ipg * g.groups < FIRST_INO + 1 {
+        return Err(format!(
+            "{} is too small for ext4 with {} blocks (mke2fs: too few inodes)",
             iec(volume),
             iec(block)
-        )
-    };
-    // mke2fs.c PRS: the device size in blocks; the size type from the size.
-    let mut param_blocks = volume / block;
-    // mke2fs.c PRS: a size read from the device is rounded down to whole
-    // pages (sys_page_size 4096).
-    if block < 4096 {
-        param_blocks &= !(4096 / block - 1);
+        ));
     }
-    let size_type = SizeType::of(param_blocks * block);
-    // mke2fs.c PRS: "if (inode_ratio < blocksize) inode_ratio = blocksize".
-    let ratio = size_type.inode_ratio().max(block);
-    // mke2fs.c PRS: s_inodes_count = blocks * blocksize / inode_ratio (a
-    // __u32; initialize.c caps it at ~0U with 64bit).
-    let param_inodes =
-        (param_blocks as u128 * block as u128 / ratio as u128).min(u32::MAX as u128) as u64;
-    // mke2fs.c PRS: 64bit file systems over 2^32 blocks get no resize_inode.
-    let mut resize_inode = param_blocks <= u32::MAX as u64;
+    Ok(fill(&g, block))
+}
 
+fn too_small(volume: u64, block: u64) -> String {
+    format!(
+        "{} is too small for ext4 with {} blocks (mke2fs: not enough space to build proposed filesystem)",
+        iec(volume),
+        iec(block)
+    )
+}
+
+/// What mke2fs.c PRS asks of initialize.c: the size in blocks, the inode
+/// count, and whether a resize inode is wanted.
+struct Wanted {
+    volume: u64,
+    block: u64,
+    blocks: u64,
+    inodes: u64,
+    resize_inode: bool,
+}
+
+impl Wanted {
+    fn of(volume: u64, block: u64) -> Wanted {
+        // mke2fs.c PRS: the device size in blocks; the size type from the size.
+        let mut param_blocks = volume / block;
+        // mke2fs.c PRS: a size read from the device is rounded down to whole
+        // pages (sys_page_size 4096).
+        if block < 4096 {
+            param_blocks &= !(4096 / block - 1);
+        }
+        let size_type = SizeType::of(param_blocks * block);
+        // mke2fs.c PRS: "if (inode_ratio < blocksize) inode_ratio = blocksize".
+        let ratio = size_type.inode_ratio().max(block);
+        // mke2fs.c PRS: s_inodes_count = blocks * blocksize / inode_ratio (a
+        // __u32; initialize.c caps it at ~0U with 64bit).
+        let param_inodes =
+            (param_blocks as u128 * block as u128 / ratio as u128).min(u32::MAX as u128) as u64;
+        Wanted {
+            volume,
+            block,
+            blocks: param_blocks,
+            inodes: param_inodes,
+            // mke2fs.c PRS: 64bit file systems over 2^32 blocks get no resize_inode.
+            resize_inode: param_blocks <= u32::MAX as u64,
+        }
+    }
+}
+
+/// The group geometry initialize.c settles on after its retries.
+struct Groups {
+    first: u64,
+    bpg: u64,
+    gdpb: u64,
+    blocks: u64,
+    groups: u64,
+    desc_blocks: u64,
+    ipg: u64,
+    itb: u64,
+    rsv: u64,
+    meta_bg: bool,
+    resize_inode: bool,
+}
+
+/// initialize.c `ext2fs_initialize`: groups, descriptors, inode tables and
+/// reserved GDT blocks, retried with fewer blocks per group (too many
+/// inodes) or without a last group too small for its own metadata.
+fn groups(w: &Wanted) -> Result<Groups, String> {
+    let (volume, block) = (w.volume, w.block);
     // initialize.c: one bitmap block per group; EXT2_MAX_BLOCKS_PER_GROUP.
     let mut bpg = (block * 8).min(65528);
     let first = u64::from(block == 1024);
     let gdpb = block / DESC_SIZE;
     let inodes_per_block = block / INODE_SIZE;
-    let mut blocks = param_blocks;
-    let (groups, desc_blocks, ipg, itb, rsv, meta_bg) = 'retry: loop {
+    let mut blocks = w.blocks;
+    let mut resize_inode = w.resize_inode;
+    loop {
         if blocks <= first {
-            return Err(too_small());
+            return Err(too_small(volume, block));
         }
         let groups = (blocks - first).div_ceil(bpg);
         let desc_blocks = groups.div_ceil(gdpb);
-        let inodes = param_inodes.max(FIRST_INO + 1);
-        let mut ipg = inodes.div_ceil(groups);
+        let inodes = w.inodes.max(FIRST_INO + 1);
+        let ipg = inodes.div_ceil(groups);
         if ipg > block * 8 {
             if bpg >= 256 {
                 bpg -= 8;
-                blocks = param_blocks;
-                continue 'retry;
+                blocks = w.blocks;
+                continue;
             }
             return Err(format!("{}: too many inodes for ext4", iec(volume)));
         }
         // EXT2_MAX_INODES_PER_GROUP.
-        ipg = ipg.min(65536 - inodes_per_block);
-        // initialize.c ipg_retry: fill whole inode-table blocks, multiple of 8.
-        let (ipg, itb) = loop {
-            let itb = (ipg * INODE_SIZE).div_ceil(block);
-            let mut n = itb * block / INODE_SIZE;
-            n = n.max(8) & !7;
-            let itb = (n * INODE_SIZE).div_ceil(block);
-            if n * groups > u32::MAX as u64 {
-                if ipg <= 8 {
-                    return Err(format!("{}: too many block groups for ext4", iec(volume)));
-                }
-                ipg -= 1;
-                continue;
-            }
-            break (n, itb);
-        };
-        // initialize.c calc_reserved_gdt_blocks: room to grow 1024 times, or
-        // to 2^32 blocks, at most one block of pointers.
+        let (ipg, itb) = inode_tables(ipg.min(65536 - inodes_per_block), groups, w)?;
         let mut rsv = 0;
         if resize_inode {
-            let max_blocks: u64 = if blocks < 0xFFFF_FFFF / 1024 {
-                blocks * 1024
-            } else {
-                0xFFFF_FFFF
-            };
-            let rsv_groups = (max_blocks - first).div_ceil(bpg);
-            // unsigned arithmetic: wraps (then is capped) when the
-            // descriptors already exceed it.
-            let r = (rsv_groups.div_ceil(gdpb) as u32).wrapping_sub(desc_blocks as u32);
-            rsv = (r as u64).min(block / 4);
+            rsv = reserved_gdt(blocks, first, bpg, gdpb, desc_blocks, block);
         }
         // initialize.c: meta_bg when GDT blocks would take over 3/4 of a group.
         let mut meta_bg = false;
@@ -303,54 +332,96 @@ pub fn layout(volume: u64, block: u64) -> Result<Layout, String> {
         }
         let rem = (blocks - first) % bpg;
         if groups == 1 && rem != 0 && rem < last {
-            return Err(too_small());
+            return Err(too_small(volume, block));
         }
         if rem != 0 && rem < last + 50 {
             blocks -= rem;
-            continue 'retry;
+            continue;
         }
-        break (groups, desc_blocks, ipg, itb, rsv, meta_bg);
-    };
-    // mke2fs.c: the reserved inodes (1..11) must exist.
-    if ipg * groups < FIRST_INO + 1 {
-        return Err(format!(
-            "{} is too small for ext4 with {} blocks (mke2fs: too few inodes)",
-            iec(volume),
-            iec(block)
-        ));
+        return Ok(Groups {
+            first,
+            bpg,
+            gdpb,
+            blocks,
+            groups,
+            desc_blocks,
+            ipg,
+            itb,
+            rsv,
+            meta_bg,
+            resize_inode,
+        });
     }
+}
 
+/// initialize.c ipg_retry: inodes per group filling whole inode-table
+/// blocks, a multiple of 8, and the table's blocks.
+fn inode_tables(mut ipg: u64, groups: u64, w: &Wanted) -> Result<(u64, u64), String> {
+    let block = w.block;
+    loop {
+        let itb = (ipg * INODE_SIZE).div_ceil(block);
+        let mut n = itb * block / INODE_SIZE;
+        n = n.max(8) & !7;
+        let itb = (n * INODE_SIZE).div_ceil(block);
+        if n * groups > u32::MAX as u64 {
+            if ipg <= 8 {
+                return Err(format!("{}: too many block groups for ext4", iec(w.volume)));
+            }
+            ipg -= 1;
+            continue;
+        }
+        return Ok((n, itb));
+    }
+}
+
+/// initialize.c calc_reserved_gdt_blocks: room to grow 1024 times, or to
+/// 2^32 blocks, at most one block of pointers.
+fn reserved_gdt(blocks: u64, first: u64, bpg: u64, gdpb: u64, desc_blocks: u64, block: u64) -> u64 {
+    let max_blocks: u64 = if blocks < 0xFFFF_FFFF / 1024 {
+        blocks * 1024
+    } else {
+        0xFFFF_FFFF
+    };
+    let rsv_groups = (max_blocks - first).div_ceil(bpg);
+    // unsigned arithmetic: wraps (then is capped) when the descriptors
+    // already exceed it.
+    let r = (rsv_groups.div_ceil(gdpb) as u32).wrapping_sub(desc_blocks as u32);
+    (r as u64).min(block / 4)
+}
+
+/// The free blocks the fresh filesystem is left with, and the layout.
+fn fill(g: &Groups, block: u64) -> Layout {
     // initialize.c / alloc_tables.c: each group loses its bitmaps and inode
     // table; groups with a superblock backup also the descriptors and the
     // reserved GDT blocks (meta_bg: one descriptor block in the first, second
     // and last group of each meta group instead).
-    let data_blocks = blocks - first;
-    let mut free = data_blocks - groups * (2 + itb);
-    let supers = super_groups(groups);
+    let data_blocks = g.blocks - g.first;
+    let mut free = data_blocks - g.groups * (2 + g.itb);
+    let supers = super_groups(g.groups);
     free -= supers;
-    if meta_bg {
-        let full = groups / gdpb;
-        let rest = groups % gdpb;
-        let mut copies = full * 3.min(gdpb);
+    if g.meta_bg {
+        let full = g.groups / g.gdpb;
+        let rest = g.groups % g.gdpb;
+        let mut copies = full * 3.min(g.gdpb);
         copies += rest.min(2);
         free -= copies;
     } else {
-        free -= supers * (desc_blocks + rsv);
+        free -= supers * (g.desc_blocks + g.rsv);
     }
     // mke2fs.c: journal (figure_journal_size, ext2fs_add_journal_inode3).
-    let journal_blocks = default_journal_blocks(blocks).unwrap_or(0);
+    let journal_blocks = default_journal_blocks(g.blocks).unwrap_or(0);
     let lost_found_blocks = (16384 / block).clamp(2, 12);
     let geo = Geo {
-        first,
-        bpg,
-        blocks,
-        groups,
-        desc_blocks,
-        rsv,
-        meta_bg,
-        gdpb,
-        itb,
-        extras: 1 + lost_found_blocks + u64::from(resize_inode),
+        first: g.first,
+        bpg: g.bpg,
+        blocks: g.blocks,
+        groups: g.groups,
+        desc_blocks: g.desc_blocks,
+        rsv: g.rsv,
+        meta_bg: g.meta_bg,
+        gdpb: g.gdpb,
+        itb: g.itb,
+        extras: 1 + lost_found_blocks + u64::from(g.resize_inode),
     };
     let journal_tree = journal_tree_blocks(&geo, journal_blocks, block);
     free -= journal_blocks + journal_tree;
@@ -360,26 +431,26 @@ pub fn layout(volume: u64, block: u64) -> Result<Layout, String> {
     // EXT2_NDIR_BLOCKS (12) blocks.
     free -= lost_found_blocks;
     // lib/ext2fs/res_gdt.c ext2fs_create_resize_inode: its double-indirect block.
-    if resize_inode {
+    if g.resize_inode {
         free -= 1;
     }
-    Ok(Layout {
+    Layout {
         block,
-        blocks,
-        first_data_block: first,
-        blocks_per_group: bpg,
-        groups,
-        desc_blocks,
-        reserved_gdt: rsv,
-        meta_bg,
-        resize_inode,
-        inodes_per_group: ipg,
-        itable_blocks: itb,
+        blocks: g.blocks,
+        first_data_block: g.first,
+        blocks_per_group: g.bpg,
+        groups: g.groups,
+        desc_blocks: g.desc_blocks,
+        reserved_gdt: g.rsv,
+        meta_bg: g.meta_bg,
+        resize_inode: g.resize_inode,
+        inodes_per_group: g.ipg,
+        itable_blocks: g.itb,
         journal_blocks,
         journal_tree,
         lost_found_blocks,
         free_blocks: free,
-    })
+    }
 }
 
 /// The block geometry the journal placement needs.
@@ -690,42 +761,27 @@ impl Ext4Model {
     where
         I: Iterator<Item = (&'a [u8], bool)>,
     {
+        reset(s, pre);
         let Scratch {
             leaves,
             spare,
             map,
             nodes,
         } = s;
-        for l in leaves.drain(..) {
-            let mut v = l.ents;
-            v.clear();
-            spare.push(v);
-        }
-        nodes.clear();
         let lin_cap = self.leaf_cap - DOTS;
-        let half = self.block as u32 / 2;
-        let mut first = spare.pop().unwrap_or_default();
-        let mut used = 0u32;
-        if pre > 0 {
-            first.push((name_hash(b"lost+found"), pre as u16));
-            used += pre;
-        }
-        leaves.push(Leaf {
-            start: 0,
-            used,
-            ents: first,
-        });
         let mut indexed = false;
-        let mut blocks = 1u64;
-        let mut extents = 1u64;
         // A subdirectory made since this directory's last block allocation
         // took the block after it (measured: cp -r makes each subdirectory,
         // and its subtree, before going on).
-        let mut moved = false;
+        let mut g = Growth {
+            blocks: 1,
+            extents: 1,
+            moved: false,
+        };
         for (name, is_dir) in entries {
             // namei.c ext4_mkdir: a subdirectory gets its block before its
             // entry is added here.
-            moved |= is_dir;
+            g.moved |= is_dir;
             let rec = rec_len(name.len());
             let h = name_hash(name);
             let i = if indexed {
@@ -740,106 +796,19 @@ impl Ext4Model {
                 continue;
             }
             // Block full: a new block is allocated from here on.
-            let mut alloc = |n: u64, moved: &mut bool| {
-                blocks += n;
-                if *moved {
-                    extents += 1;
-                    *moved = false;
-                }
-            };
             if !indexed {
                 // make_indexed_dir: block 0 becomes the dx_root, its entries
                 // move to block 1 (the last one taking the slack), which
                 // do_split then halves into block 2.
                 indexed = true;
-                alloc(1, &mut moved);
+                g.alloc(1);
             }
-            // ext4_dx_add_entry: a full index block is split first.
-            let nleaves = leaves.len() as u32;
-            if nodes.is_empty() && nleaves == self.root_limit {
-                // add_level: the root's entries move to a new node.
-                nodes.push(nleaves);
-                alloc(1, &mut moved);
-            }
-            let mut node_of_leaf = usize::MAX;
-            if !nodes.is_empty() {
-                let mut acc = 0usize;
-                for (k, &c) in nodes.iter().enumerate() {
-                    acc += c as usize;
-                    if i < acc {
-                        node_of_leaf = k;
-                        break;
-                    }
-                }
-                if nodes[node_of_leaf] == self.node_limit {
-                    if nodes.len() as u32 == self.root_limit {
-                        // Index full (no large_dir): the kernel says ENOSPC.
-                        continue;
-                    }
-                    let c = nodes[node_of_leaf];
-                    let c1 = c / 2;
-                    nodes[node_of_leaf] = c1;
-                    nodes.insert(node_of_leaf + 1, c - c1);
-                    alloc(1, &mut moved);
-                    let before: u32 = nodes[..=node_of_leaf].iter().sum();
-                    if i as u32 >= before {
-                        node_of_leaf += 1;
-                    }
-                }
-            }
-            // do_split: sort by hash, move the upper half by size to a new
-            // leaf; the physically last entry carries the block's slack.
-            let leaf = &mut leaves[i];
-            map.clear();
-            map.extend_from_slice(&leaf.ents);
-            let slack = self.leaf_cap - leaf.used;
-            if let Some(last) = map.last_mut() {
-                last.1 = (last.1 as u32 + slack).min(u16::MAX as u32) as u16;
-            }
-            map.sort_unstable_by_key(|e| e.0);
-            let count = map.len();
-            let mut size = 0u32;
-            let mut mv = 0usize;
-            let mut j = count as isize - 1;
-            while j >= 0 {
-                let sz = map[j as usize].1 as u32;
-                if size + sz / 2 > half {
-                    break;
-                }
-                size += sz;
-                mv += 1;
-                j -= 1;
-            }
-            let split = if j > 0 { count - mv } else { count / 2 };
-            // A full leaf holds several entries (names are at most 255
-            // bytes), so both halves get some.
-            let split = split.clamp(1, count - 1);
-            let hash2 = map[split].0;
-            // Those staying keep their physical order (dx_pack_dirents),
-            // those moving go in hash order (dx_move_dirents).
-            let mut moving = spare.pop().unwrap_or_default();
-            moving.clear();
-            let mut moved_used = 0u32;
-            let mut stay_used = 0u32;
-            leaf.ents.retain(|&(hh, r)| {
-                let go = hh >= hash2;
-                if go {
-                    moving.push((hh, r));
-                    moved_used += r as u32;
-                } else {
-                    stay_used += r as u32;
-                }
-                !go
-            });
-            moving.sort_unstable_by_key(|e| e.0);
-            leaf.used = stay_used;
-            let new_leaf = Leaf {
-                start: hash2,
-                used: moved_used,
-                ents: moving,
+            let Some(node_of_leaf) = self.grow_index(nodes, leaves.len() as u32, i, &mut g) else {
+                // Index full (no large_dir): the kernel says ENOSPC.
+                continue;
             };
-            leaves.insert(i + 1, new_leaf);
-            alloc(1, &mut moved);
+            let hash2 = self.split_leaf(leaves, map, spare, i);
+            g.alloc(1);
             if node_of_leaf != usize::MAX {
                 nodes[node_of_leaf] += 1;
             }
@@ -847,8 +816,158 @@ impl Ext4Model {
             leaves[t].used += rec;
             leaves[t].ents.push((h, rec as u16));
         }
-        DirBlocks { blocks, extents }
+        DirBlocks {
+            blocks: g.blocks,
+            extents: g.extents,
+        }
     }
+
+    /// ext4_dx_add_entry: a full index block is split first. The index
+    /// node holding leaf `i` (usize::MAX: the root holds the leaves), or
+    /// None when the index is full.
+    fn grow_index(
+        &self,
+        nodes: &mut Vec<u32>,
+        nleaves: u32,
+        i: usize,
+        g: &mut Growth,
+    ) -> Option<usize> {
+        if nodes.is_empty() && nleaves == self.root_limit {
+            // add_level: the root's entries move to a new node.
+            nodes.push(nleaves);
+            g.alloc(1);
+        }
+        let mut node_of_leaf = usize::MAX;
+        if !nodes.is_empty() {
+            let mut acc = 0usize;
+            for (k, &c) in nodes.iter().enumerate() {
+                acc += c as usize;
+                if i < acc {
+                    node_of_leaf = k;
+                    break;
+                }
+            }
+            if nodes[node_of_leaf] == self.node_limit {
+                if nodes.len() as u32 == self.root_limit {
+                    return None;
+                }
+                let c = nodes[node_of_leaf];
+                let c1 = c / 2;
+                nodes[node_of_leaf] = c1;
+                nodes.insert(node_of_leaf + 1, c - c1);
+                g.alloc(1);
+                let before: u32 = nodes[..=node_of_leaf].iter().sum();
+                if i as u32 >= before {
+                    node_of_leaf += 1;
+                }
+            }
+        }
+        Some(node_of_leaf)
+    }
+
+    /// do_split: sort by hash, move the upper half by size to a new leaf
+    /// after leaf `i`; the physically last entry carries the block's slack.
+    /// The new leaf's first hash.
+    fn split_leaf(
+        &self,
+        leaves: &mut Vec<Leaf>,
+        map: &mut Vec<(u32, u16)>,
+        spare: &mut Vec<Vec<(u32, u16)>>,
+        i: usize,
+    ) -> u32 {
+        let half = self.block as u32 / 2;
+        let leaf = &mut leaves[i];
+        map.clear();
+        map.extend_from_slice(&leaf.ents);
+        let slack = self.leaf_cap - leaf.used;
+        if let Some(last) = map.last_mut() {
+            last.1 = (last.1 as u32 + slack).min(u16::MAX as u32) as u16;
+        }
+        map.sort_unstable_by_key(|e| e.0);
+        let count = map.len();
+        let mut size = 0u32;
+        let mut mv = 0usize;
+        let mut j = count as isize - 1;
+        while j >= 0 {
+            let sz = map[j as usize].1 as u32;
+            if size + sz / 2 > half {
+                break;
+            }
+            size += sz;
+            mv += 1;
+            j -= 1;
+        }
+        let split = if j > 0 { count - mv } else { count / 2 };
+        // A full leaf holds several entries (names are at most 255
+        // bytes), so both halves get some.
+        let split = split.clamp(1, count - 1);
+        let hash2 = map[split].0;
+        // Those staying keep their physical order (dx_pack_dirents),
+        // those moving go in hash order (dx_move_dirents).
+        let mut moving = spare.pop().unwrap_or_default();
+        moving.clear();
+        let mut moved_used = 0u32;
+        let mut stay_used = 0u32;
+        leaf.ents.retain(|&(hh, r)| {
+            let go = hh >= hash2;
+            if go {
+                moving.push((hh, r));
+                moved_used += r as u32;
+            } else {
+                stay_used += r as u32;
+            }
+            !go
+        });
+        moving.sort_unstable_by_key(|e| e.0);
+        leaf.used = stay_used;
+        let new_leaf = Leaf {
+            start: hash2,
+            used: moved_used,
+            ents: moving,
+        };
+        leaves.insert(i + 1, new_leaf);
+        hash2
+    }
+}
+
+/// Blocks a directory has taken, and its extents: a block allocated after
+/// a subdirectory took the next one starts a new extent.
+struct Growth {
+    blocks: u64,
+    extents: u64,
+    moved: bool,
+}
+
+impl Growth {
+    fn alloc(&mut self, n: u64) {
+        self.blocks += n;
+        if self.moved {
+            self.extents += 1;
+            self.moved = false;
+        }
+    }
+}
+
+/// Empty the scratch (keeping its vectors for reuse) and start block 0
+/// with `pre` bytes of entries (lost+found's, in the root).
+fn reset(s: &mut Scratch, pre: u32) {
+    for l in s.leaves.drain(..) {
+        let mut v = l.ents;
+        v.clear();
+        s.spare.push(v);
+    }
+    s.nodes.clear();
+    let mut first = s.spare.pop().unwrap_or_default();
+    let mut used = 0u32;
+    if pre > 0 {
+        first.push((name_hash(b"lost+found"), pre as u16));
+        used += pre;
+    }
+    s.leaves.push(Leaf {
+        start: 0,
+        used,
+        ents: first,
+    });
 }
 
 impl Model for Ext4Model {

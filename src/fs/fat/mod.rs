@@ -398,51 +398,113 @@ fn layout_or_refusal(bits: u32, volume: u64, spc: Option<u32>) -> Result<Layout,
 }
 
 fn layout_with(bits: u32, volume: u64, spc: Option<u32>, hints: bool) -> Result<Layout, Refused> {
-    // mkfs.fat.c main: blocks = size / 1024, plus the odd 512-byte sector;
-    // setup_tables caps at 2^32 - 1 sectors ("space at end will be left unused").
-    let mut num_sectors = (volume / SECTOR).min(u32::MAX as u64) as u32;
-    let blocks = if volume / SECTOR > u32::MAX as u64 {
-        u32::MAX as u64 * SECTOR / 1024
+    let g = Geometry::of(bits, volume);
+    let (clusters, fat_sectors, cs) = pick_cluster(bits, volume, spc, hints, &g)?;
+    let al = g.aligned;
+    let reserved = align(g.reserved, cs, al);
+    let root_entries = if al {
+        align(g.root_sectors, cs, al) * (SECTOR as u32 / 32)
     } else {
-        volume / 1024
+        g.root_entries
     };
-    let fl = floppy(volume);
-    // establish_params: geometry when the device reports none (image files):
-    // SD-card CHS recommendation up to 256 MiB, LBA-assist above.
-    let total = volume / SECTOR;
-    let mut spt = if total <= 524_288 {
-        if total <= 4096 {
-            16
-        } else {
-            32
-        }
-    } else {
-        63
-    };
-    if let Some(f) = fl {
-        spt = f.0;
+    // setup_tables: "Too few blocks for viable filesystem".
+    let start_data = reserved as u64
+        + NR_FATS as u64 * fat_sectors as u64
+        + (root_entries as u64 * 32).div_ceil(SECTOR);
+    if g.blocks < start_data.div_ceil(2) + 32 {
+        return Err(too_few_blocks(bits, volume, cs));
     }
-    let root_default = fl.map_or(512, |f| f.2);
-    // setup_tables: root entries 0 on FAT32; 32 reserved sectors on FAT32, 1 else.
-    let root_entries = if bits == 32 { 0 } else { root_default };
-    let reserved = if bits == 32 { 32 } else { 1 };
-    // setup_tables: "Align number of sectors to be multiple of sectors per track".
-    num_sectors = num_sectors / spt * spt;
-    // setup_tables: no alignment for filesystems of 8192 sectors or less.
-    let al = num_sectors > 8192;
-    let root_sectors = cdiv(root_entries * 32, SECTOR as u32);
+    Ok(Layout {
+        bits,
+        sectors_per_cluster: cs,
+        sectors: g.sectors,
+        reserved,
+        fat_sectors,
+        root_entries,
+        clusters,
+    })
+}
 
+/// What mkfs.fat settles before it picks the cluster size.
+struct Geometry {
+    /// Sectors used, a multiple of the sectors per track.
+    sectors: u32,
+    /// 1 KiB blocks of the device (for the "too few blocks" check).
+    blocks: u64,
+    root_entries: u32,
+    root_sectors: u32,
+    /// Reserved sectors before alignment.
+    reserved: u32,
+    /// Align the areas to the cluster (over 8192 sectors).
+    aligned: bool,
+}
+
+impl Geometry {
+    fn of(bits: u32, volume: u64) -> Geometry {
+        // mkfs.fat.c main: blocks = size / 1024, plus the odd 512-byte sector;
+        // setup_tables caps at 2^32 - 1 sectors ("space at end will be left unused").
+        let mut num_sectors = (volume / SECTOR).min(u32::MAX as u64) as u32;
+        let blocks = if volume / SECTOR > u32::MAX as u64 {
+            u32::MAX as u64 * SECTOR / 1024
+        } else {
+            volume / 1024
+        };
+        let fl = floppy(volume);
+        // establish_params: geometry when the device reports none (image files):
+        // SD-card CHS recommendation up to 256 MiB, LBA-assist above.
+        let total = volume / SECTOR;
+        let mut spt = if total <= 524_288 {
+            if total <= 4096 {
+                16
+            } else {
+                32
+            }
+        } else {
+            63
+        };
+        if let Some(f) = fl {
+            spt = f.0;
+        }
+        let root_default = fl.map_or(512, |f| f.2);
+        // setup_tables: root entries 0 on FAT32; 32 reserved sectors on FAT32, 1 else.
+        let root_entries = if bits == 32 { 0 } else { root_default };
+        let reserved = if bits == 32 { 32 } else { 1 };
+        // setup_tables: "Align number of sectors to be multiple of sectors per track".
+        num_sectors = num_sectors / spt * spt;
+        Geometry {
+            sectors: num_sectors,
+            blocks,
+            root_entries,
+            root_sectors: cdiv(root_entries * 32, SECTOR as u32),
+            reserved,
+            // setup_tables: no alignment for filesystems of 8192 sectors or less.
+            aligned: num_sectors > 8192,
+        }
+    }
+}
+
+/// setup_tables' loop: from the starting sectors per cluster, double until
+/// the cluster count fits the FAT type. (clusters, FAT sectors, sectors per
+/// cluster), or why mkfs.fat refuses.
+fn pick_cluster(
+    bits: u32,
+    volume: u64,
+    spc: Option<u32>,
+    hints: bool,
+    g: &Geometry,
+) -> Result<(u32, u32, u32), Refused> {
+    let (num_sectors, al) = (g.sectors, g.aligned);
     let start = spc.unwrap_or_else(|| start_spc(bits, volume));
     let max_spc = spc.unwrap_or(128);
     let mut cs = start;
-    let (clusters, fat_sectors, cs) = loop {
-        let fatdata32 = num_sectors.wrapping_sub(align(reserved, cs, al));
-        let fatdata1216 = fatdata32.wrapping_sub(align(root_sectors, cs, al));
+    loop {
+        let fatdata32 = num_sectors.wrapping_sub(align(g.reserved, cs, al));
+        let fatdata1216 = fatdata32.wrapping_sub(align(g.root_sectors, cs, al));
         let (c, fat, max) = try_spc(bits, fatdata32, fatdata1216, cs, al);
         // The range checks of the loop; FAT32 asked for with -F 32 may have
         // fewer than 65525 clusters (mkfs.fat only warns).
         if c <= max && c != 0 && !(bits == 16 && c < MIN_CLUST_16) {
-            break (c, fat, cs);
+            return Ok((c, fat, cs));
         }
         // bs.cluster_size is a uint8_t: 128 << 1 wraps to 0 and ends the loop.
         let next = (cs << 1) & 0xff;
@@ -453,46 +515,29 @@ fn layout_with(bits: u32, volume: u64, spc: Option<u32>, hints: bool) -> Result<
             });
         }
         cs = next;
-    };
-    let reserved = align(reserved, cs, al);
-    let root_entries = if al {
-        align(root_sectors, cs, al) * (SECTOR as u32 / 32)
-    } else {
-        root_entries
-    };
-    // setup_tables: "Too few blocks for viable filesystem".
-    let start_data = reserved as u64
-        + NR_FATS as u64 * fat_sectors as u64
-        + (root_entries as u64 * 32).div_ceil(SECTOR);
-    if blocks < start_data.div_ceil(2) + 32 {
-        // Over 2^32 sectors mkfs.fat uses only the first 2 TiB, and the
-        // FATs of small clusters outgrow even that: not "too small".
-        let why = if volume / SECTOR > u32::MAX as u64 {
-            format!(
-                "FAT{bits} addresses at most 2 TiB (2^32 sectors): mkfs.fat uses only that much of {}, and its FATs at {} clusters would not leave room for data (mkfs.fat: too few blocks for viable filesystem; use larger clusters)",
-                size(volume),
-                crate::units::short(cs as u64 * SECTOR)
-            )
-        } else {
-            format!(
-                "{} is too small for FAT{bits} (mkfs.fat: too few blocks for viable filesystem)",
-                size(volume)
-            )
-        };
-        return Err(Refused {
-            too_many: false,
-            why,
-        });
     }
-    Ok(Layout {
-        bits,
-        sectors_per_cluster: cs,
-        sectors: num_sectors,
-        reserved,
-        fat_sectors,
-        root_entries,
-        clusters,
-    })
+}
+
+/// mkfs.fat's "too few blocks for viable filesystem".
+fn too_few_blocks(bits: u32, volume: u64, cs: u32) -> Refused {
+    // Over 2^32 sectors mkfs.fat uses only the first 2 TiB, and the
+    // FATs of small clusters outgrow even that: not "too small".
+    let why = if volume / SECTOR > u32::MAX as u64 {
+        format!(
+            "FAT{bits} addresses at most 2 TiB (2^32 sectors): mkfs.fat uses only that much of {}, and its FATs at {} clusters would not leave room for data (mkfs.fat: too few blocks for viable filesystem; use larger clusters)",
+            size(volume),
+            crate::units::short(cs as u64 * SECTOR)
+        )
+    } else {
+        format!(
+            "{} is too small for FAT{bits} (mkfs.fat: too few blocks for viable filesystem)",
+            size(volume)
+        )
+    };
+    Refused {
+        too_many: false,
+        why,
+    }
 }
 
 /// One config: the layout, the cluster, the name rule.
