@@ -6,25 +6,25 @@ use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
 /// A size such as 64G (GiB), 64GB (10^9), 512M, 4096.
-pub fn size(s: &str) -> Result<u64, String> {
+pub fn size(s: &str) -> crate::Result<u64> {
     crate::units::parse_size(s)
 }
 
 /// A time budget (`90s`, `10m`, `1h30m`): at least 30 s, one short pass of
 /// one config.
-pub fn budget(s: &str) -> Result<std::time::Duration, String> {
+pub fn budget(s: &str) -> crate::Result<std::time::Duration> {
     let d = crate::units::parse_duration(s)?;
     if d < std::time::Duration::from_secs(30) {
-        return Err(format!(
+        return Err(crate::Error::input(format!(
             "'{s}' is too short (give at least 30s: one short pass of one config)"
-        ));
+        )));
     }
     Ok(d)
 }
 
 /// The size of a volume to plan, at least 1 MiB: a size (`64GB`, `64g`),
 /// or a block device or image file whose capacity is read (read-only).
-pub fn volume_size(s: &str) -> Result<u64, String> {
+pub fn volume_size(s: &str) -> crate::Result<u64> {
     let looks_like_path = s.contains('/') || std::path::Path::new(s).exists();
     let n = match size(s) {
         Ok(n) => n,
@@ -32,13 +32,13 @@ pub fn volume_size(s: &str) -> Result<u64, String> {
         Err(e) => return Err(e),
     };
     if n < 1 << 20 {
-        return Err("too small to plan (at least 1M)".into());
+        return Err(crate::Error::input("too small to plan (at least 1M)"));
     }
     Ok(n)
 }
 
 /// `exfat`, `exfat:4K,32K`, `fat32:default`.
-pub fn fs_spec(s: &str) -> Result<FsSpec, String> {
+pub fn fs_spec(s: &str) -> crate::Result<FsSpec> {
     crate::fs::spec::parse_fs_spec(s)
 }
 
@@ -581,10 +581,10 @@ pub struct BenchArgs {
     pub list_profiles: bool,
 }
 
-fn min_time(s: &str) -> Result<f64, String> {
+fn min_time(s: &str) -> crate::Result<f64> {
     match s.parse::<f64>() {
         Ok(v) if (0.0..=3600.0).contains(&v) => Ok(v),
-        _ => Err("give seconds, 0 to 3600".into()),
+        _ => Err(crate::Error::input("give seconds, 0 to 3600")),
     }
 }
 

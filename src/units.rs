@@ -1,43 +1,45 @@
 //! Sizes on the command line and in tables.
 
+use crate::{Error, Result};
+
 /// Parse a size as people type it: plain bytes, or a number with a unit,
 /// in any case and with or without a space (`64g`, `64 GB`, `1.5T`).
 /// `K M G T P` (with or without `i`/`iB`) are powers of 1024; `KB MB GB TB
 /// PB` are powers of 1000, as drive makers count ("a 64GB stick").
-pub fn parse_size(s: &str) -> Result<u64, String> {
+pub fn parse_size(s: &str) -> Result<u64> {
     let t = s.trim();
     let hint = "try 4096, 32K, 64G or 64GB";
     if t.starts_with('-') {
-        return Err(format!("'{s}': a size must be positive"));
+        return Err(Error::input(format!("'{s}': a size must be positive")));
     }
     let split = t
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .unwrap_or(t.len());
     let (num, suffix) = t.split_at(split);
     if num.is_empty() {
-        return Err(format!("'{s}' is not a size ({hint})"));
+        return Err(Error::input(format!("'{s}' is not a size ({hint})")));
     }
     let mult = unit(suffix.trim()).ok_or_else(|| {
-        format!(
+        Error::input(format!(
             "'{s}': unknown unit '{}' (use K, M, G, T for powers of 1024, KB, MB, GB, TB for powers of 1000)",
             suffix.trim()
-        )
+        ))
     })?;
     let value = if num.contains('.') {
         let f: f64 = num
             .parse()
-            .map_err(|_| format!("'{s}' is not a size ({hint})"))?;
+            .map_err(|_| Error::input(format!("'{s}' is not a size ({hint})")))?;
         let v = f * mult as f64;
         if !v.is_finite() || v >= u64::MAX as f64 {
-            return Err(format!("'{s}' is too large"));
+            return Err(Error::input(format!("'{s}' is too large")));
         }
         v.round() as u64
     } else {
         let n: u64 = num
             .parse()
-            .map_err(|_| format!("'{s}' is not a size ({hint})"))?;
+            .map_err(|_| Error::input(format!("'{s}' is not a size ({hint})")))?;
         n.checked_mul(mult)
-            .ok_or_else(|| format!("'{s}' is too large"))?
+            .ok_or_else(|| Error::input(format!("'{s}' is too large")))?
     };
     Ok(value)
 }
@@ -63,24 +65,25 @@ fn unit(u: &str) -> Option<u64> {
 
 /// Bytes a block device or an image file holds, read without writing:
 /// what `--volume DEV|IMAGE` plans for.
-pub fn capacity_of(path: &std::path::Path) -> Result<u64, String> {
+pub fn capacity_of(path: &std::path::Path) -> Result<u64> {
     use std::os::unix::fs::FileTypeExt;
-    let f = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let f =
+        std::fs::File::open(path).map_err(|e| Error::input(format!("{}: {e}", path.display())))?;
     let meta = f
         .metadata()
-        .map_err(|e| format!("{}: {e}", path.display()))?;
+        .map_err(|e| Error::input(format!("{}: {e}", path.display())))?;
     let bytes = if meta.file_type().is_block_device() {
-        block_device_bytes(&f).map_err(|e| format!("{}: {e}", path.display()))?
+        block_device_bytes(&f).map_err(|e| Error::input(format!("{}: {e}", path.display())))?
     } else if meta.is_file() {
         meta.len()
     } else {
-        return Err(format!(
+        return Err(Error::input(format!(
             "{}: not a size, a block device or an image file",
             path.display()
-        ));
+        )));
     };
     if bytes == 0 {
-        return Err(format!("{}: holds 0 bytes", path.display()));
+        return Err(Error::input(format!("{}: holds 0 bytes", path.display())));
     }
     Ok(bytes)
 }
@@ -100,8 +103,8 @@ fn block_device_bytes(f: &std::fs::File) -> std::io::Result<u64> {
 
 /// Parse a duration: `90` or `90s` seconds, `10m` minutes, `1h` hours,
 /// `1h30m` (the parts add up).
-pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
-    let bad = || format!("'{s}' is not a duration (try 90s, 10m or 1h30m)");
+pub fn parse_duration(s: &str) -> Result<std::time::Duration> {
+    let bad = || Error::input(format!("'{s}' is not a duration (try 90s, 10m or 1h30m)"));
     let t = s.trim();
     if t.is_empty() {
         return Err(bad());
@@ -242,7 +245,7 @@ mod tests {
         assert_eq!(parse_size("2 MiB").unwrap(), 2 << 20);
         assert_eq!(parse_size("10b").unwrap(), 10);
         let e = parse_size("-1").unwrap_err();
-        assert!(e.contains("a size must be positive"), "{e}");
+        assert!(e.to_string().contains("a size must be positive"), "{e}");
         assert!(parse_size("64gx").is_err());
         assert!(parse_size("1.2.3G").is_err());
         assert!(parse_size("gb").is_err());

@@ -136,7 +136,8 @@ fn options(
     let specs = match config {
         None => Vec::new(),
         Some((fs, cluster)) => {
-            vec![crate::usage::parse_fs_spec(&format!("{fs}:{cluster}")).map_err(Error::Work)?]
+            vec![crate::usage::parse_fs_spec(&format!("{fs}:{cluster}"))
+                .map_err(|e| Error::work(e.to_string()))?]
         }
     };
     Ok(bench::Options {

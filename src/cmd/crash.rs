@@ -8,7 +8,7 @@ use std::path::PathBuf;
 fn options(a: &CrashArgs, quiet: bool) -> Result<crash::Options> {
     let specs = if a.fs.is_empty() {
         // The filesystem advise ranks first (ext4).
-        vec![crate::usage::parse_fs_spec(crate::fs::preferred().name()).map_err(Error::input)?]
+        vec![crate::usage::parse_fs_spec(crate::fs::preferred().name())?]
     } else {
         a.fs.clone()
     };

@@ -183,7 +183,7 @@ pub fn walk(
     driver: Option<crate::fs::DriverKind>,
     quiet: bool,
 ) -> Result<UsageReport> {
-    let (configs, refused) = usage::plan(specs, volume, driver).map_err(Error::Input)?;
+    let (configs, refused) = usage::plan(specs, volume, driver)?;
     let counter = Arc::new(AtomicU64::new(0));
     let spinner = Spinner::start(quiet, counter.clone());
     let source = match &w.manifest {
@@ -207,7 +207,7 @@ pub fn walk(
         &counter,
     );
     drop(spinner);
-    let r = result.map_err(Error::Input)?;
+    let r = result?;
     warn(&r);
     Ok(r)
 }

@@ -3,6 +3,7 @@
 //! advise all take one.
 
 use crate::fs::{self, Filesystem};
+use crate::{Error, Result};
 
 /// A `--fs` argument: `exfat`, `exfat:4K,32K`, `fat32:default`.
 #[derive(Clone)]
@@ -18,16 +19,16 @@ impl std::fmt::Debug for FsSpec {
     }
 }
 
-pub fn parse_fs_spec(s: &str) -> Result<FsSpec, String> {
+pub fn parse_fs_spec(s: &str) -> Result<FsSpec> {
     let (name, clusters) = match s.split_once(':') {
         Some((n, c)) => (n, Some(c)),
         None => (s, None),
     };
     let fs = fs::by_name(name.trim()).ok_or_else(|| {
-        format!(
+        Error::input(format!(
             "unknown filesystem '{name}' (choose from {})",
             fs::names().join(", ")
-        )
+        ))
     })?;
     let mut out = Vec::new();
     match clusters {
@@ -39,7 +40,8 @@ pub fn parse_fs_spec(s: &str) -> Result<FsSpec, String> {
                     out.push(None);
                     continue;
                 }
-                let n = crate::units::parse_size(c).map_err(|e| format!("--fs {s}: {e}"))?;
+                let n = crate::units::parse_size(c)
+                    .map_err(|e| Error::input(format!("--fs {s}: {e}")))?;
                 check_cluster(fs, n)?;
                 out.push(Some(n));
             }
@@ -49,7 +51,7 @@ pub fn parse_fs_spec(s: &str) -> Result<FsSpec, String> {
 }
 
 /// Is `n` a cluster size this filesystem's mkfs accepts at all?
-pub fn check_cluster(fs: &dyn Filesystem, n: u64) -> Result<(), String> {
+pub fn check_cluster(fs: &dyn Filesystem, n: u64) -> Result<()> {
     let (lo, hi) = fs.cluster_range();
     let choices = fs::powers_of_two(lo, hi)
         .into_iter()
@@ -57,13 +59,13 @@ pub fn check_cluster(fs: &dyn Filesystem, n: u64) -> Result<(), String> {
         .collect::<Vec<_>>()
         .join(", ");
     if !n.is_power_of_two() || n < lo || n > hi {
-        return Err(format!(
+        return Err(Error::input(format!(
             "{}: cluster size {} is not possible (choose a power of two from {} to {}: {choices})",
             fs.name(),
             n,
             crate::units::short(lo),
             crate::units::short(hi)
-        ));
+        )));
     }
     Ok(())
 }

@@ -115,15 +115,19 @@ pub fn read(
     format: Option<Format>,
     progress: &AtomicU64,
     visit: &(dyn Fn(&Dir) + Sync),
-) -> Result<ManifestSummary, String> {
+) -> crate::Result<ManifestSummary> {
     let name = file.display();
     let raw: Box<dyn Read> = if file == Path::new("-") {
         Box::new(std::io::stdin())
     } else {
-        Box::new(std::fs::File::open(file).map_err(|e| format!("{name}: {e}"))?)
+        Box::new(
+            std::fs::File::open(file).map_err(|e| crate::Error::input(format!("{name}: {e}")))?,
+        )
     };
     let mut input = BufReader::with_capacity(1 << 16, raw);
-    let head = input.fill_buf().map_err(|e| format!("{name}: {e}"))?;
+    let head = input
+        .fill_buf()
+        .map_err(|e| crate::Error::input(format!("{name}: {e}")))?;
     let mut input: Box<dyn BufRead> = if head.starts_with(&[0x1f, 0x8b]) {
         Box::new(BufReader::with_capacity(
             1 << 16,
@@ -135,9 +139,13 @@ pub fn read(
     let format = match format {
         Some(f) => f,
         None => {
-            let head = input.fill_buf().map_err(|e| format!("{name}: {e}"))?;
+            let head = input
+                .fill_buf()
+                .map_err(|e| crate::Error::input(format!("{name}: {e}")))?;
             sniff(head).ok_or_else(|| {
-                format!("{name}: cannot tell the listing's format; name it with --format")
+                crate::Error::input(format!(
+                    "{name}: cannot tell the listing's format; name it with --format"
+                ))
             })?
         }
     };
@@ -151,7 +159,8 @@ pub fn read(
         Format::S3Inventory => s3::read(&mut input, &mut emit),
         Format::Csv => csv::read(&mut input, &mut emit),
     };
-    let skipped = res.map_err(|b| format!("{name}:{}: {}", b.line, b.message))?;
+    let skipped =
+        res.map_err(|b| crate::Error::input(format!("{name}:{}: {}", b.line, b.message)))?;
     let (counts, no_mtime) = tree.finish();
 
     let mut lacks: Vec<String> = format.lacks().iter().map(|s| s.to_string()).collect();

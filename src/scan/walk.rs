@@ -73,13 +73,13 @@ pub fn walk(
     opts: &WalkOptions,
     progress: &AtomicU64,
     visit: &(dyn Fn(&Dir) + Sync),
-) -> Result<WalkSummary, String> {
+) -> crate::Result<WalkSummary> {
     let threads = opts.threads.max(1);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .thread_name(|i| format!("fsfit-walk-{i}"))
         .build()
-        .map_err(|e| format!("cannot start {threads} walker threads: {e}"))?;
+        .map_err(|e| crate::Error::input(format!("cannot start {threads} walker threads: {e}")))?;
     let shared = Shared {
         visit,
         counts: (0..threads + 1).map(|_| Mutex::default()).collect(),
@@ -93,7 +93,8 @@ pub fn walk(
     // Stat the command-line paths first, so a missing one is a clean error.
     let mut tops = Vec::new();
     for p in paths {
-        let md = fs::metadata(p).map_err(|e| format!("{}: {}", p.display(), e))?;
+        let md =
+            fs::metadata(p).map_err(|e| crate::Error::input(format!("{}: {}", p.display(), e)))?;
         tops.push((p.clone(), md));
     }
 

@@ -8,6 +8,7 @@ pub mod top;
 pub use crate::fs::spec::{check_cluster, parse_fs_spec, FsSpec};
 use crate::fs::{self, Acc, Filesystem, Model};
 use crate::scan::{self, TreeCounts, WalkError};
+use crate::Error;
 use problems::{DirFacts, Findings};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -77,7 +78,7 @@ pub type Plan = (Vec<(Config, Box<dyn Model>)>, Vec<Refused>);
 
 /// The configs to evaluate. Explicit configs the mkfs tool refuses are an
 /// error; in the default matrix they are listed as refused.
-pub fn plan(specs: &[FsSpec], volume: u64, driver: Option<fs::DriverKind>) -> Result<Plan, String> {
+pub fn plan(specs: &[FsSpec], volume: u64, driver: Option<fs::DriverKind>) -> crate::Result<Plan> {
     let mut configs = Vec::new();
     let mut refused = Vec::new();
     let mut seen = std::collections::HashSet::new();
@@ -98,12 +99,12 @@ pub fn plan(specs: &[FsSpec], volume: u64, driver: Option<fs::DriverKind>) -> Re
                 m,
             )),
             Err(reason) if explicit => {
-                return Err(format!(
+                return Err(Error::input(format!(
                     "{}:{} on a {} volume: {reason}",
                     fs.name(),
                     crate::units::short(cluster),
                     crate::units::iec(volume)
-                ))
+                )))
             }
             Err(reason) => refused.push(Refused {
                 fs: fs.name().to_string(),
@@ -370,7 +371,7 @@ pub fn run(
     volume: u64,
     opts: &UsageOptions,
     progress: &AtomicU64,
-) -> Result<UsageReport, String> {
+) -> crate::Result<UsageReport> {
     let shape = Shape::of(&configs, opts);
     let threads = opts.threads.max(1);
     let states: Vec<Mutex<ThreadState>> = (0..threads + 1)
@@ -497,7 +498,7 @@ fn read_source(
     opts: &UsageOptions,
     progress: &AtomicU64,
     visit: &(dyn Fn(&scan::Dir) + Sync),
-) -> Result<(scan::WalkSummary, Option<Listing>), String> {
+) -> crate::Result<(scan::WalkSummary, Option<Listing>)> {
     match source {
         Source::Walk(paths) => {
             let opts = scan::WalkOptions {
