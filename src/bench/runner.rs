@@ -122,7 +122,7 @@ fn plan(opts: &Options, volume: u64) -> (Vec<Planned>, Vec<Skipped>) {
             continue;
         }
         if let Err(e) = f.model(volume, cluster) {
-            skipped.push(skip(e));
+            skipped.push(skip(e.to_string()));
             continue;
         }
         match drivers::choose(f, opts.driver) {
@@ -146,7 +146,7 @@ fn plan(opts: &Options, volume: u64) -> (Vec<Planned>, Vec<Skipped>) {
                     label,
                 });
             }
-            Err(e) => skipped.push(skip(e)),
+            Err(e) => skipped.push(skip(e.to_string())),
         }
     }
     (planned, skipped)

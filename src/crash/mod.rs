@@ -239,7 +239,7 @@ pub fn run(o: &Options) -> Result<Report, String> {
             Err(reason) => {
                 rep.skipped.push(Skipped {
                     fs: fs.name().into(),
-                    reason,
+                    reason: reason.to_string(),
                 });
                 continue;
             }

@@ -48,7 +48,11 @@ fn choose_fs(
     capacity: u64,
     notes: &mut Vec<String>,
 ) -> Result<(&'static dyn Filesystem, Option<u64>), String> {
-    let spec = if r.sd { Some(sd::row(capacity)?) } else { None };
+    let spec = if r.sd {
+        Some(sd::row(capacity).map_err(|e| e.to_string())?)
+    } else {
+        None
+    };
     match (&r.fs, spec) {
         (Some((f, c)), Some(row)) if f.name() != row.fs => {
             notes.push(format!(
@@ -87,7 +91,11 @@ fn alignment(
     capacity: u64,
     notes: &mut Vec<String>,
 ) -> Result<u64, String> {
-    let bu = || sd::row(capacity).map(|row| row.bu);
+    let bu = || {
+        sd::row(capacity)
+            .map(|row| row.bu)
+            .map_err(|e| e.to_string())
+    };
     match r.align {
         Align::Bytes(a) => Ok(a),
         Align::Auto => match probed_au(dev) {

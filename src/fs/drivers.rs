@@ -151,7 +151,7 @@ fn package_version(program: &str) -> Option<String> {
 }
 
 /// A mountable driver for `fs` as chosen, with the label the results record.
-pub fn choose(fs: &dyn Filesystem, choice: Choice) -> Result<(Driver, String), String> {
+pub fn choose(fs: &dyn Filesystem, choice: Choice) -> crate::Result<(Driver, String)> {
     let modules = fs.info().drivers.kernel_modules;
     let kernel = fs.info().drivers.kernel.filter(|t| kernel_has(t, modules));
     let fuse_driver = fs.info().drivers.fuse.map(|f| (f.program, f.args));
@@ -163,7 +163,7 @@ pub fn choose(fs: &dyn Filesystem, choice: Choice) -> Result<(Driver, String), S
     };
     if use_kernel {
         let Some(t) = kernel else {
-            return Err(format!(
+            return Err(crate::Error::work(format!(
                 "this kernel has no {} driver (not in /proc/filesystems, modprobe {} failed)",
                 fs.name(),
                 if modules.is_empty() {
@@ -171,7 +171,7 @@ pub fn choose(fs: &dyn Filesystem, choice: Choice) -> Result<(Driver, String), S
                 } else {
                     modules.join(" ")
                 }
-            ));
+            )));
         };
         let label = format!("kernel:{t} {}", kernel_release());
         return Ok((
@@ -194,7 +194,7 @@ pub fn choose(fs: &dyn Filesystem, choice: Choice) -> Result<(Driver, String), S
                 label,
             ))
         }
-        None => Err(match fuse_driver {
+        None => Err(crate::Error::work(match fuse_driver {
             Some((p, _)) => format!(
                 "no FUSE driver for {}: install {p} (and /dev/fuse must exist)",
                 fs.name()
@@ -203,7 +203,7 @@ pub fn choose(fs: &dyn Filesystem, choice: Choice) -> Result<(Driver, String), S
                 "{} has no FUSE driver and this kernel has no driver for it",
                 fs.name()
             ),
-        }),
+        })),
     }
 }
 

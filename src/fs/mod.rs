@@ -269,7 +269,7 @@ pub trait Filesystem: Sync {
         Vec::new()
     }
     /// The model for one config, or why the mkfs tool refuses it.
-    fn model(&self, volume: u64, cluster: u64) -> Result<Box<dyn Model>, String>;
+    fn model(&self, volume: u64, cluster: u64) -> crate::Result<Box<dyn Model>>;
     /// The model for one config filled by `driver`, where drivers lay the
     /// same tree out differently (NTFS: ntfs3 and ntfs-3g); by default one
     /// model fits every driver.
@@ -278,7 +278,7 @@ pub trait Filesystem: Sync {
         volume: u64,
         cluster: u64,
         _driver: DriverKind,
-    ) -> Result<Box<dyn Model>, String> {
+    ) -> crate::Result<Box<dyn Model>> {
         self.model(volume, cluster)
     }
     /// Is the model for `driver` checked against real volumes (the JSON's

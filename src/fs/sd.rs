@@ -40,16 +40,16 @@ pub const TABLE: &[SdRow] = &[
 ];
 
 /// The row for a card of `capacity` bytes, or why the table has none.
-pub fn row(capacity: u64) -> Result<SdRow, String> {
+pub fn row(capacity: u64) -> crate::Result<SdRow> {
     TABLE
         .iter()
         .copied()
         .find(|r| capacity <= r.up_to)
         .ok_or_else(|| {
-            format!(
+            crate::Error::input(format!(
                 "the SD File System Specification covers cards up to 2 TiB; this one is {}",
                 crate::units::iec(capacity)
-            )
+            ))
         })
 }
 

@@ -306,7 +306,7 @@ fn answers_for_every_size(f: &dyn Filesystem) {
         clusters.push(f.default_cluster(v));
         clusters.extend(f.sweep(v));
         for c in clusters {
-            if let Err(why) = f.model(v, c) {
+            if let Err(why) = f.model(v, c).map_err(|e| e.to_string()) {
                 assert!(
                     !why.is_empty() && !why.contains('\n'),
                     "{} {v} B, cluster {c}: a refusal is one non-empty line: {why:?}",

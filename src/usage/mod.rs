@@ -109,7 +109,7 @@ pub fn plan(specs: &[FsSpec], volume: u64, driver: Option<fs::DriverKind>) -> cr
             Err(reason) => refused.push(Refused {
                 fs: fs.name().to_string(),
                 cluster_bytes: cluster,
-                reason,
+                reason: reason.to_string(),
             }),
         }
         Ok(())

@@ -307,16 +307,16 @@ impl Filesystem for Btrfs {
     fn default_cluster(&self, _volume: u64) -> u64 {
         SECTOR
     }
-    fn model(&self, volume: u64, cluster: u64) -> Result<Box<dyn Model>, String> {
+    fn model(&self, volume: u64, cluster: u64) -> crate::Result<Box<dyn Model>> {
         if cluster != SECTOR {
-            return Err(format!(
+            return Err(crate::Error::input(format!(
                 "mkfs.btrfs only makes {SECTOR}-byte sectors on 4 KiB-page systems"
-            ));
+            )));
         }
         if volume < MIN_DEVICE {
-            return Err(format!(
+            return Err(crate::Error::input(format!(
                 "mkfs.btrfs refuses devices under {MIN_DEVICE} bytes (109 MiB)"
-            ));
+            )));
         }
         Ok(Box::new(Volume { volume }))
     }

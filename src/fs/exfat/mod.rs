@@ -92,7 +92,7 @@ impl Layout {
     /// The layout of `mkfs.exfat -c CLUSTER` on a whole device of `volume`
     /// bytes, or mkfs.exfat's refusal. Follows exfatprogs 1.2.0
     /// mkfs/mkfs.c exfat_build_mkfs_info with partition offset 0.
-    pub fn new(volume: u64, cluster: u64) -> Result<Layout, String> {
+    pub fn new(volume: u64, cluster: u64) -> crate::Result<Layout> {
         let num_clusters = fat_clusters(volume, cluster)?;
         // mkfs.c: fat_byte_off = round_up(24 sectors, boundary_align).
         let fat_offset = round_up(24 * SECTOR, BOUNDARY);
@@ -101,19 +101,19 @@ impl Layout {
         // mkfs.c: clu_byte_off = round_up(fat_byte_off + fat_byte_len, boundary_align).
         let heap_offset = round_up(fat_offset + fat_length, BOUNDARY);
         if volume <= heap_offset {
-            return Err(format!(
+            return Err(crate::Error::input(format!(
                 "mkfs.exfat refuses (\"boundary alignment is too big\"): the FAT ends at {} \
                  bytes, no room for the cluster heap in {volume} bytes",
                 heap_offset
-            ));
+            )));
         }
         // mkfs.c: total_clu_cnt = (size - clu_byte_off) / cluster_size.
         let clusters = (volume - heap_offset) / cluster;
         if clusters > MAX_HEAP_CLUSTERS {
-            return Err(format!(
+            return Err(crate::Error::input(format!(
                 "mkfs.exfat refuses: cluster size ({cluster} bytes) is too small (\
                  {clusters} clusters)"
-            ));
+            )));
         }
         let layout = Layout {
             cluster,
@@ -133,17 +133,17 @@ impl Layout {
     }
 
     /// What mkfs.exfat 1.2.0 writes anyway but leaves corrupt.
-    fn check_sound(&self) -> Result<(), String> {
+    fn check_sound(&self) -> crate::Result<()> {
         let (cluster, clusters) = (self.cluster, self.clusters);
         let used = self.bitmap_clusters + self.upcase_clusters + self.root_clusters;
         if clusters < used {
             // measured: mkfs.exfat 1.2.0 formats anyway and dump.exfat then
             // reports 4294967295 free clusters.
-            return Err(format!(
+            return Err(crate::Error::input(format!(
                 "mkfs.exfat 1.2.0 writes a corrupt volume: the cluster heap has {clusters} \
                  clusters of {cluster} bytes but its bitmap, up-case table and root directory \
                  need {used} (use a smaller cluster)"
-            ));
+            )));
         }
         // mkfs.exfat 1.2.0 keeps the FAT length and the heap, up-case and
         // root byte offsets in 32 bits; past 4 GiB they wrap (measured: FAT
@@ -153,10 +153,10 @@ impl Layout {
         let root_offset =
             self.heap_offset + (self.bitmap_clusters + self.upcase_clusters) * cluster;
         if self.fat_length > u32::MAX as u64 || root_offset > u32::MAX as u64 {
-            return Err(format!(
+            return Err(crate::Error::input(format!(
                 "mkfs.exfat 1.2.0 writes a corrupt volume: its FAT and bitmap reach past 4 GiB \
                  ({root_offset} bytes) and overflow its 32-bit offsets (use a bigger cluster)"
-            ));
+            )));
         }
         Ok(())
     }
@@ -172,29 +172,29 @@ impl Layout {
 
 /// The clusters the FAT covers (the whole volume's), or why mkfs.exfat
 /// refuses the cluster size.
-fn fat_clusters(volume: u64, cluster: u64) -> Result<u64, String> {
+fn fat_clusters(volume: u64, cluster: u64) -> crate::Result<u64> {
     if !cluster.is_power_of_two() || !(512..=32 << 20).contains(&cluster) {
         // mkfs/mkfs.c main: -c must be a power of two, at most 32 MiB;
         // exfat_build_mkfs_info: not smaller than the 512-byte sector.
-        return Err(format!(
+        return Err(crate::Error::input(format!(
             "cluster size {cluster} is not a power of two from 512 B to 32 MiB"
-        ));
+        )));
     }
     // libexfat.c: bd->num_clusters = size / cluster_size (whole volume).
     let num_clusters = volume / cluster;
     if num_clusters > u32::MAX as u64 && num_clusters % (1 << 32) <= MAX_FAT_CLUSTERS {
         // measured: 2 TiB with 512 B clusters formats with FAT Length 0
         // (1.2.0 keeps num_clusters in an unsigned int, which wraps).
-        return Err(format!(
+        return Err(crate::Error::input(format!(
             "mkfs.exfat 1.2.0 writes a corrupt volume: {num_clusters} clusters overflow its \
              32-bit cluster count (use a bigger cluster)"
-        ));
+        )));
     }
     if num_clusters > MAX_FAT_CLUSTERS {
-        return Err(format!(
+        return Err(crate::Error::input(format!(
             "mkfs.exfat refuses: cluster size ({cluster} bytes) is too small for this volume \
              ({num_clusters} clusters, at most {MAX_FAT_CLUSTERS})"
-        ));
+        )));
     }
     Ok(num_clusters)
 }
@@ -206,7 +206,7 @@ pub struct ExfatModel {
 }
 
 impl ExfatModel {
-    pub fn new(volume: u64, cluster: u64, driver: Driver) -> Result<ExfatModel, String> {
+    pub fn new(volume: u64, cluster: u64, driver: Driver) -> crate::Result<ExfatModel> {
         Ok(ExfatModel {
             layout: Layout::new(volume, cluster)?,
             driver,
@@ -508,7 +508,7 @@ impl Filesystem for Exfat {
         }
         v
     }
-    fn model(&self, volume: u64, cluster: u64) -> Result<Box<dyn Model>, String> {
+    fn model(&self, volume: u64, cluster: u64) -> crate::Result<Box<dyn Model>> {
         Ok(Box::new(ExfatModel::new(volume, cluster, DEFAULT_DRIVER)?))
     }
 }
@@ -592,8 +592,14 @@ mod tests {
         assert!(Layout::new(((1 << 30) - 262144) * 4096, 4096).is_err());
         assert!(Layout::new(2 << 40, 32 << 10).is_ok());
         // 2^32 clusters wrap mkfs's cluster count to 0: FAT Length 0
-        assert!(Layout::new(2 << 40, 512).unwrap_err().contains("corrupt"));
-        assert!(Layout::new(600 * G, 512).unwrap_err().contains("refuses"));
+        assert!(Layout::new(2 << 40, 512)
+            .unwrap_err()
+            .to_string()
+            .contains("corrupt"));
+        assert!(Layout::new(600 * G, 512)
+            .unwrap_err()
+            .to_string()
+            .contains("refuses"));
         // not a cluster mkfs accepts
         assert!(Layout::new(G, 64 * M).is_err());
         assert!(Layout::new(G, 3000).is_err());

@@ -199,31 +199,31 @@ fn extent_tree_blocks(extents: u64, block: u64) -> u64 {
 }
 
 /// The ext4 layout mke2fs 1.47.0 makes on `volume` bytes with `-b block`.
-pub fn layout(volume: u64, block: u64) -> Result<Layout, String> {
+pub fn layout(volume: u64, block: u64) -> crate::Result<Layout> {
     if !block.is_power_of_two() || !(1024..=65536).contains(&block) {
-        return Err(format!(
+        return Err(crate::Error::input(format!(
             "mkfs.ext4 takes block sizes 1024 to 65536, not {block}"
-        ));
+        )));
     }
     let w = Wanted::of(volume, block);
     let g = groups(&w)?;
     // mke2fs.c: the reserved inodes (1..11) must exist.
     if g.ipg * g.groups < FIRST_INO + 1 {
-        return Err(format!(
+        return Err(crate::Error::input(format!(
             "{} is too small for ext4 with {} blocks (mke2fs: too few inodes)",
             iec(volume),
             iec(block)
-        ));
+        )));
     }
     Ok(fill(&g, block))
 }
 
-fn too_small(volume: u64, block: u64) -> String {
-    format!(
+fn too_small(volume: u64, block: u64) -> crate::Error {
+    crate::Error::input(format!(
         "{} is too small for ext4 with {} blocks (mke2fs: not enough space to build proposed filesystem)",
         iec(volume),
         iec(block)
-    )
+    ))
 }
 
 /// What mke2fs.c PRS asks of initialize.c: the size in blocks, the inode
@@ -281,7 +281,7 @@ struct Groups {
 /// initialize.c `ext2fs_initialize`: groups, descriptors, inode tables and
 /// reserved GDT blocks, retried with fewer blocks per group (too many
 /// inodes) or without a last group too small for its own metadata.
-fn groups(w: &Wanted) -> Result<Groups, String> {
+fn groups(w: &Wanted) -> crate::Result<Groups> {
     let (volume, block) = (w.volume, w.block);
     // initialize.c: one bitmap block per group; EXT2_MAX_BLOCKS_PER_GROUP.
     let mut bpg = (block * 8).min(65528);
@@ -304,7 +304,10 @@ fn groups(w: &Wanted) -> Result<Groups, String> {
                 blocks = w.blocks;
                 continue;
             }
-            return Err(format!("{}: too many inodes for ext4", iec(volume)));
+            return Err(crate::Error::input(format!(
+                "{}: too many inodes for ext4",
+                iec(volume)
+            )));
         }
         // EXT2_MAX_INODES_PER_GROUP.
         let (ipg, itb) = inode_tables(ipg.min(65536 - inodes_per_block), groups, w)?;
@@ -322,7 +325,10 @@ fn groups(w: &Wanted) -> Result<Groups, String> {
         // initialize.c: with meta_bg a group holds one descriptor block.
         let overhead = 3 + itb + rsv + if meta_bg { 1 } else { desc_blocks };
         if overhead > bpg {
-            return Err(format!("{}: too many inodes for ext4", iec(volume)));
+            return Err(crate::Error::input(format!(
+                "{}: too many inodes for ext4",
+                iec(volume)
+            )));
         }
         // initialize.c: a last group too small for its own metadata plus 50
         // blocks is dropped.
@@ -356,7 +362,7 @@ fn groups(w: &Wanted) -> Result<Groups, String> {
 
 /// initialize.c ipg_retry: inodes per group filling whole inode-table
 /// blocks, a multiple of 8, and the table's blocks.
-fn inode_tables(mut ipg: u64, groups: u64, w: &Wanted) -> Result<(u64, u64), String> {
+fn inode_tables(mut ipg: u64, groups: u64, w: &Wanted) -> crate::Result<(u64, u64)> {
     let block = w.block;
     loop {
         let itb = (ipg * INODE_SIZE).div_ceil(block);
@@ -365,7 +371,10 @@ fn inode_tables(mut ipg: u64, groups: u64, w: &Wanted) -> Result<(u64, u64), Str
         let itb = (n * INODE_SIZE).div_ceil(block);
         if n * groups > u32::MAX as u64 {
             if ipg <= 8 {
-                return Err(format!("{}: too many block groups for ext4", iec(w.volume)));
+                return Err(crate::Error::input(format!(
+                    "{}: too many block groups for ext4",
+                    iec(w.volume)
+                )));
             }
             ipg -= 1;
             continue;
@@ -1141,7 +1150,7 @@ impl Filesystem for Ext4 {
         }
         v
     }
-    fn model(&self, volume: u64, cluster: u64) -> Result<Box<dyn Model>, String> {
+    fn model(&self, volume: u64, cluster: u64) -> crate::Result<Box<dyn Model>> {
         let l = layout(volume, cluster)?;
         Ok(Box::new(Ext4Model::new(&l)))
     }

@@ -75,16 +75,20 @@ pub(crate) struct Layout {
 }
 
 /// mkfs.f2fs's layout for a whole device of `volume` bytes, or why it refuses.
-pub(crate) fn layout(volume: u64) -> Result<Layout, String> {
+pub(crate) fn layout(volume: u64) -> crate::Result<Layout> {
     if volume > MAX_VOLUME {
-        return Err("mkfs.f2fs supports volumes up to 16 TiB".into());
+        return Err(crate::Error::input(
+            "mkfs.f2fs supports volumes up to 16 TiB",
+        ));
     }
     let seg_bytes = BLK * BLKS_PER_SEG;
     // Segment 0 starts at the first zone boundary after the two superblocks
     // (zone_align_start_offset; a zone is one 2 MiB segment by default).
     let start = (2 * BLK).div_ceil(seg_bytes) * seg_bytes;
     if volume / 512 * 512 < start + 16 * seg_bytes {
-        return Err("mkfs.f2fs: device size is not sufficient for F2FS volume".into());
+        return Err(crate::Error::input(
+            "mkfs.f2fs: device size is not sufficient for F2FS volume",
+        ));
     }
     let segment_count = (volume / 512 * 512 - start) / seg_bytes;
     let ckpt = 2; // F2FS_NUMBER_OF_CHECKPOINT_PACK
@@ -130,7 +134,9 @@ pub(crate) fn layout(volume: u64) -> Result<Layout, String> {
     // 6 = NR_CURSEG_TYPE; both counts are truncated to integers as mkfs does.
     let reserved = (2.0 * (100.0 / best + 1.0) + 6.0) as u64;
     if best == 0.0 || main < 6 || main - 6 < reserved {
-        return Err("mkfs.f2fs: device size is not sufficient for F2FS volume".into());
+        return Err(crate::Error::input(
+            "mkfs.f2fs: device size is not sufficient for F2FS volume",
+        ));
     }
     let overprov = ((main - reserved) as f64 * best / 100.0) as u64 + reserved;
     Ok(Layout {
@@ -311,7 +317,7 @@ struct F2fsModel {
 }
 
 impl F2fsModel {
-    fn new(volume: u64, rules: Rules) -> Result<F2fsModel, String> {
+    fn new(volume: u64, rules: Rules) -> crate::Result<F2fsModel> {
         let l = layout(volume)?;
         Ok(F2fsModel {
             free_blocks: l.user_blocks - FRESH_VALID_BLOCKS,
@@ -470,9 +476,9 @@ impl Filesystem for F2fs {
     fn default_cluster(&self, _volume: u64) -> u64 {
         BLK
     }
-    fn model(&self, volume: u64, cluster: u64) -> Result<Box<dyn Model>, String> {
+    fn model(&self, volume: u64, cluster: u64) -> crate::Result<Box<dyn Model>> {
         if cluster != BLK {
-            return Err("F2FS blocks are always 4 KiB".into());
+            return Err(crate::Error::input("F2FS blocks are always 4 KiB"));
         }
         Ok(Box::new(F2fsModel::new(volume, KERNEL)?))
     }

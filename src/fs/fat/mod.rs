@@ -382,8 +382,8 @@ fn refusal(bits: u32, volume: u64, spc: u32, clusters: u32, max: u32, hints: boo
 /// The layout `mkfs.fat -F BITS [-s SPC] IMAGE` makes on an image file of
 /// `volume` bytes, or why mkfs.fat refuses. `spc: None` is mkfs.fat's own
 /// choice (the loop doubling the cluster from [`start_spc`] until it fits).
-pub fn layout(bits: u32, volume: u64, spc: Option<u32>) -> Result<Layout, String> {
-    layout_or_refusal(bits, volume, spc).map_err(|r| r.why)
+pub fn layout(bits: u32, volume: u64, spc: Option<u32>) -> crate::Result<Layout> {
+    layout_or_refusal(bits, volume, spc).map_err(|r| crate::Error::input(r.why))
 }
 
 /// Why mkfs.fat refuses a config.
@@ -934,12 +934,12 @@ impl Filesystem for Fat {
         // rule); fusefat's own layout is not modelled.
         super::DriverKind::Kernel
     }
-    fn model(&self, volume: u64, cluster: u64) -> Result<Box<dyn Model>, String> {
+    fn model(&self, volume: u64, cluster: u64) -> crate::Result<Box<dyn Model>> {
         if !cluster.is_power_of_two() || !(512..=65536).contains(&cluster) {
-            return Err(format!(
+            return Err(crate::Error::input(format!(
                 "mkfs.fat takes 1 to 128 sectors of 512 bytes per cluster, not {}",
                 short(cluster)
-            ));
+            )));
         }
         let layout = layout(self.bits, volume, Some((cluster / SECTOR) as u32))?;
         Ok(Box::new(FatModel {
@@ -1044,12 +1044,16 @@ mod tests {
     #[test]
     fn refusals_say_why() {
         let e = FAT16.model(64 * G, 32768).err().unwrap();
-        assert!(e.contains("at most 65524"), "{e}");
-        assert!(e.contains("64 GiB at 32 KiB clusters makes 2096893"), "{e}");
+        assert!(e.to_string().contains("at most 65524"), "{e}");
+        assert!(
+            e.to_string()
+                .contains("64 GiB at 32 KiB clusters makes 2096893"),
+            "{e}"
+        );
         let e = FAT12.model(G, 512).err().unwrap();
-        assert!(e.contains("at most 4084"), "{e}");
+        assert!(e.to_string().contains("at most 4084"), "{e}");
         let e = FAT16.model(16 * M, 65536).err().unwrap();
-        assert!(e.contains("at least 4087"), "{e}");
+        assert!(e.to_string().contains("at least 4087"), "{e}");
         // FAT32 with few clusters: mkfs.fat only warns.
         assert!(FAT32.model(64 * M, 4096).is_ok());
         assert!(FAT12.model(64 * G, FAT12.default_cluster(64 * G)).is_err());

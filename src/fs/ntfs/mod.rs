@@ -315,24 +315,47 @@ pub struct Layout {
     pub logfile: u64,
 }
 
-pub fn layout(volume: u64, cluster: u64) -> Result<Layout, String> {
+/// $LogFile's clusters and bytes: sized by the volume, halved until it fits
+/// after `log_lcn` (mkntfs_initialize_rl_logfile).
+fn logfile(nr: u64, c: u64, log_lcn: u64) -> (u64, u64) {
+    let vs = nr * c;
+    let mut log = if vs < 2048 * 1024 {
+        256 * 1024
+    } else if vs < 4_000_000 {
+        512 * 1024
+    } else if vs <= 200 << 20 {
+        2048 * 1024
+    } else if vs >= 12 << 30 {
+        64 << 20
+    } else {
+        (vs / 200) & !(c - 1)
+    };
+    while log > 0 && log_lcn + log / c >= nr {
+        log >>= 1;
+    }
+    (log / c, round_up(log, c))
+}
+
+pub fn layout(volume: u64, cluster: u64) -> crate::Result<Layout> {
     let c = cluster;
     if !c.is_power_of_two() || !(SECTOR..=65536).contains(&c) {
         // mkntfs.c mkntfs_override_vol_params: sector size .. 64 KiB,
         // at most 128 sectors.
-        return Err(format!("mkntfs takes clusters of 512 B to 64 KiB, not {c}"));
+        return Err(crate::Error::input(format!(
+            "mkntfs takes clusters of 512 B to 64 KiB, not {c}"
+        )));
     }
     // The last sector holds the backup boot sector (mkntfs_override_vol_params).
     let sectors = (volume / SECTOR).saturating_sub(1);
     let bytes = sectors * SECTOR;
     if bytes < 1 << 20 {
-        return Err("mkntfs needs at least 1 MiB".into());
+        return Err(crate::Error::input("mkntfs needs at least 1 MiB"));
     }
     let nr = bytes / c;
     if nr >> 32 != 0 {
-        return Err(format!(
+        return Err(crate::Error::input(format!(
             "more than 2^32 clusters of {c} B; mkntfs refuses (use a larger cluster)"
-        ));
+        )));
     }
     let cl = |b: u64| b.div_ceil(c);
     let mut used = 0;
@@ -346,28 +369,12 @@ pub fn layout(volume: u64, cluster: u64) -> Result<Layout, String> {
     let mirr_lcn = (bytes / 2) / c;
     let mirr = cl(4 * RECORD);
     used += mirr;
-    // $LogFile right after $MFTMirr, sized by the volume, halved until it
-    // fits (mkntfs_initialize_rl_logfile).
-    let vs = nr * c;
-    let mut log = if vs < 2048 * 1024 {
-        256 * 1024
-    } else if vs < 4_000_000 {
-        512 * 1024
-    } else if vs <= 200 << 20 {
-        2048 * 1024
-    } else if vs >= 12 << 30 {
-        64 << 20
-    } else {
-        (vs / 200) & !(c - 1)
-    };
-    let log_lcn = mirr_lcn + mirr;
-    while log > 0 && log_lcn + log / c >= nr {
-        log >>= 1;
-    }
-    let log_clusters = log / c;
-    let log = round_up(log, c);
+    // $LogFile right after $MFTMirr (mkntfs_initialize_rl_logfile).
+    let (log_clusters, log) = logfile(nr, c, mirr_lcn + mirr);
     if log < 256 * 1024 {
-        return Err("volume too small for the $LogFile mkntfs requires".into());
+        return Err(crate::Error::input(
+            "volume too small for the $LogFile mkntfs requires",
+        ));
     }
     used += log_clusters;
     // $Bitmap: one bit per cluster, in 8-byte units (mkntfs_initialize_bitmaps).
@@ -384,9 +391,9 @@ pub fn layout(volume: u64, cluster: u64) -> Result<Layout, String> {
     // The root's first index block (upgrade_to_large_index).
     used += cl(INDX);
     if used >= nr {
-        return Err(format!(
+        return Err(crate::Error::input(format!(
             "volume too small for clusters of {c} B (mkntfs cannot place its system files)"
-        ));
+        )));
     }
     Ok(Layout {
         clusters: nr,
@@ -709,7 +716,7 @@ impl Filesystem for Ntfs {
         // ntfs3 is checked too (tests/it/lab.rs), but within about 1 %.
         driver == super::DriverKind::Fuse
     }
-    fn model(&self, volume: u64, cluster: u64) -> Result<Box<dyn Model>, String> {
+    fn model(&self, volume: u64, cluster: u64) -> crate::Result<Box<dyn Model>> {
         self.model_with(volume, cluster, super::DriverKind::Fuse)
     }
     fn model_with(
@@ -717,7 +724,7 @@ impl Filesystem for Ntfs {
         volume: u64,
         cluster: u64,
         driver: super::DriverKind,
-    ) -> Result<Box<dyn Model>, String> {
+    ) -> crate::Result<Box<dyn Model>> {
         let l = layout(volume, cluster)?;
         Ok(Box::new(NtfsModel {
             cluster,

@@ -117,19 +117,21 @@ impl Filesystem for Skeleton {
         Vec::new()
     }
 
-    fn model(&self, volume: u64, cluster: u64) -> Result<Box<dyn Model>, String> {
+    fn model(&self, volume: u64, cluster: u64) -> crate::Result<Box<dyn Model>> {
         // Refuse what mkfs refuses, with mkfs's reason.
         let (lo, hi) = self.cluster_range();
         if !cluster.is_power_of_two() || !(lo..=hi).contains(&cluster) {
-            return Err(format!(
+            return Err(crate::Error::input(format!(
                 "mkfs.skeleton takes clusters of {lo} to {hi} bytes"
-            ));
+            )));
         }
         let clusters = volume / cluster;
         let bitmap = round_up(clusters.div_ceil(8), cluster);
         let used = RESERVED + bitmap;
         if used >= volume {
-            return Err(format!("mkfs.skeleton needs more than {used} bytes"));
+            return Err(crate::Error::input(format!(
+                "mkfs.skeleton needs more than {used} bytes"
+            )));
         }
         Ok(Box::new(SkeletonModel {
             cluster,

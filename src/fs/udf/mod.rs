@@ -352,13 +352,18 @@ impl Filesystem for Udf {
     fn sweep(&self, _volume: u64) -> Vec<u64> {
         powers_of_two(512, 4096)
     }
-    fn model(&self, volume: u64, cluster: u64) -> Result<Box<dyn Model>, String> {
+    fn model(&self, volume: u64, cluster: u64) -> crate::Result<Box<dyn Model>> {
         let (lo, hi) = self.cluster_range();
         if !cluster.is_power_of_two() || cluster < lo || cluster > hi {
-            return Err(format!("UDF blocks are 512 B … 4 KiB, not {cluster}"));
+            return Err(crate::Error::input(format!(
+                "UDF blocks are 512 B … 4 KiB, not {cluster}"
+            )));
         }
-        let free_blocks = free_blocks(volume, cluster)
-            .ok_or_else(|| format!("fsfit models UDF volumes of at least {MIN_BLOCKS} blocks"))?;
+        let free_blocks = free_blocks(volume, cluster).ok_or_else(|| {
+            crate::Error::input(format!(
+                "fsfit models UDF volumes of at least {MIN_BLOCKS} blocks"
+            ))
+        })?;
         Ok(Box::new(UdfModel {
             bs: cluster,
             free_blocks,

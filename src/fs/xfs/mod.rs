@@ -71,11 +71,13 @@ pub struct Geometry {
 impl Geometry {
     /// xfs_mkfs.c: calc_default_ag_geometry (single device, no stripe),
     /// align_ag_geometry and calculate_log_size.
-    pub fn new(volume: u64, block: u64) -> Result<Geometry, String> {
+    pub fn new(volume: u64, block: u64) -> crate::Result<Geometry> {
         let blog = block.trailing_zeros();
         let mut dblocks = volume >> blog;
         if dblocks < MIN_VOLUME >> blog {
-            return Err("mkfs.xfs refuses filesystems under 300 MiB".into());
+            return Err(crate::Error::input(
+                "mkfs.xfs refuses filesystems under 300 MiB",
+            ));
         }
         // XFS_AG_MAX_BLOCKS: AGs are at most 1 TiB.
         let ag_max = ((1u64 << 40) - 1) >> blog;
@@ -425,9 +427,11 @@ impl Filesystem for Xfs {
     fn sweep(&self, _volume: u64) -> Vec<u64> {
         vec![1024, 4096]
     }
-    fn model(&self, volume: u64, cluster: u64) -> Result<Box<dyn Model>, String> {
+    fn model(&self, volume: u64, cluster: u64) -> crate::Result<Box<dyn Model>> {
         if !cluster.is_power_of_two() || !(1024..=65536).contains(&cluster) {
-            return Err("mkfs.xfs (v5, crc=1) takes block sizes from 1 KiB to 64 KiB".into());
+            return Err(crate::Error::input(
+                "mkfs.xfs (v5, crc=1) takes block sizes from 1 KiB to 64 KiB",
+            ));
         }
         Ok(Box::new(Volume::new(Geometry::new(volume, cluster)?)))
     }
