@@ -6,7 +6,7 @@ use crate::scan::Kind;
 use std::io::BufRead;
 
 /// Split one CSV line into fields, undoing RFC 4180 quoting.
-pub fn fields(line: &str) -> Result<Vec<String>, String> {
+pub fn fields(line: &str) -> Result<Vec<String>, Bad> {
     let mut out = Vec::new();
     let mut cur = String::new();
     let mut chars = line.chars().peekable();
@@ -28,15 +28,15 @@ pub fn fields(line: &str) -> Result<Vec<String>, String> {
                 out.push(std::mem::take(&mut cur));
                 was_quoted = false;
             }
-            (false, '"') => return Err("a quote inside an unquoted field".into()),
+            (false, '"') => return Err(Bad::new("a quote inside an unquoted field")),
             (false, c) if was_quoted => {
-                return Err(format!("'{c}' after a closing quote"));
+                return Err(Bad::new(format!("'{c}' after a closing quote")));
             }
             (false, c) => cur.push(c),
         }
     }
     if quoted {
-        return Err("a quoted field does not end on its line".into());
+        return Err(Bad::new("a quoted field does not end on its line"));
     }
     out.push(cur);
     Ok(out)
@@ -62,7 +62,7 @@ pub fn read(input: &mut dyn BufRead, emit: &mut Emit) -> Result<Vec<String>, Bad
             return Ok(());
         }
         let bad = |message: String| Bad { line, message };
-        let f = fields(text).map_err(bad)?;
+        let f = fields(text).map_err(|b| b.at(line))?;
         if f.len() < 2 {
             return Err(bad(format!("expected path,size: {text:?}")));
         }

@@ -30,18 +30,18 @@ pub fn read(input: &mut dyn BufRead, emit: &mut Emit) -> Result<Vec<String>, Bad
         if rec.is_empty() {
             return Ok(());
         }
-        let r = parse(rec).map_err(|message| Bad { line, message })?;
+        let r = parse(rec).map_err(|b| b.at(line))?;
         emit(r, line)
     })?;
     Ok(Vec::new())
 }
 
-fn parse(rec: &[u8]) -> Result<Record, String> {
+fn parse(rec: &[u8]) -> Result<Record, Bad> {
     let bad = || {
-        format!(
+        Bad::new(format!(
             "not find's '%y %s %T@ %P' form: {:?}",
             String::from_utf8_lossy(&rec[..rec.len().min(80)])
-        )
+        ))
     };
     let mut f = rec.splitn(4, |&c| c == b' ');
     let (Some(y), Some(s), Some(t), Some(path)) = (f.next(), f.next(), f.next(), f.next()) else {

@@ -95,6 +95,20 @@ pub struct Bad {
     pub message: String,
 }
 
+impl Bad {
+    /// A problem in a record whose line the caller fills in with [`Bad::at`].
+    pub fn new(message: impl Into<String>) -> Bad {
+        Bad {
+            line: 0,
+            message: message.into(),
+        }
+    }
+
+    pub fn at(self, line: u64) -> Bad {
+        Bad { line, ..self }
+    }
+}
+
 /// What reading a listing found besides what the models saw.
 pub struct ManifestSummary {
     pub counts: TreeCounts,
@@ -151,7 +165,7 @@ pub fn read(
     };
 
     let mut tree = Builder::new(visit, progress);
-    let mut emit = |r: Record, line: u64| tree.add(r).map_err(|message| Bad { line, message });
+    let mut emit = |r: Record, line: u64| tree.add(r).map_err(|b| b.at(line));
     let res = match format {
         Format::Find => find::read(&mut input, &mut emit),
         Format::RcloneLsjson => rclone::read(&mut input, &mut emit),
@@ -321,14 +335,14 @@ impl<'v> Builder<'v> {
         }
     }
 
-    fn add(&mut self, r: Record) -> Result<(), String> {
+    fn add(&mut self, r: Record) -> Result<(), Bad> {
         let mut path = Vec::with_capacity(r.path.len());
         for c in components(&r.path) {
             if c == b".." {
-                return Err(format!(
+                return Err(Bad::new(format!(
                     "'{}': a path with '..' is not a listing of one tree",
                     show(&r.path)
-                ));
+                )));
             }
             if !path.is_empty() {
                 path.push(b'/');
@@ -374,7 +388,7 @@ impl<'v> Builder<'v> {
     /// Make `dir` the top of the stack: visit the folders the listing has
     /// left, open the ones it enters (listing them in their parent when only
     /// their paths name them, if that parent is still open).
-    fn open(&mut self, dir: &[u8]) -> Result<(), String> {
+    fn open(&mut self, dir: &[u8]) -> Result<(), Bad> {
         while !self.stack.last().unwrap().holds(dir) {
             self.close();
         }
@@ -397,13 +411,13 @@ impl<'v> Builder<'v> {
             let q = &dir[..end];
             match self.dirs.get(&key(q)).map(|p| p.is_none()) {
                 Some(true) if end == dir.len() => {
-                    return Err(format!(
+                    return Err(Bad::new(format!(
                         "'{}/' comes back after its entries ended: the listing is neither \
                          in tree order nor grouped by folder (sort it by path: \
                          `LC_ALL=C sort -z -t' ' -k4` for find's NUL form, \
                          `LC_ALL=C sort` for CSV or rclone lines)",
                         show(q)
-                    ))
+                    )))
                 }
                 // Visited already: pass through to its subfolder.
                 Some(true) => parent_open = false,
@@ -424,11 +438,11 @@ impl<'v> Builder<'v> {
                     self.push(q);
                 }
                 None => {
-                    return Err(format!(
+                    return Err(Bad::new(format!(
                         "'{}/' is not among the entries of '{}/', which ended before it",
                         show(q),
                         show(&dir[..at.saturating_sub(1)])
-                    ))
+                    )))
                 }
             }
             if end == dir.len() {
@@ -520,7 +534,7 @@ mod tests {
     use std::sync::Mutex;
 
     /// Feed records and return the directories visited, in order, with their entry names.
-    fn visits(recs: &[(&str, Kind)]) -> Result<Vec<(String, Vec<String>)>, String> {
+    fn visits(recs: &[(&str, Kind)]) -> Result<Vec<(String, Vec<String>)>, Bad> {
         let seen = Mutex::new(Vec::new());
         let visit = |d: &Dir| {
             let names = d
@@ -603,10 +617,14 @@ mod tests {
     #[test]
     fn coming_back_to_a_folder_is_refused() {
         use Kind::*;
-        let e = visits(&[("a/x", File), ("b/y", File), ("a/z", File)]).unwrap_err();
+        let e = visits(&[("a/x", File), ("b/y", File), ("a/z", File)])
+            .unwrap_err()
+            .message;
         assert!(e.contains("'a/' comes back"), "{e}");
         // A folder not listed in its parent, met after the parent ended.
-        let e = visits(&[("a/x", File), ("b/y", File), ("a/c/z", File)]).unwrap_err();
+        let e = visits(&[("a/x", File), ("b/y", File), ("a/c/z", File)])
+            .unwrap_err()
+            .message;
         assert!(e.contains("'a/c/' is not among the entries of 'a/'"), "{e}");
         assert!(visits(&[("../x", File)]).is_err());
     }

@@ -32,7 +32,7 @@ pub fn looks_like(f: &[String]) -> bool {
 }
 
 /// Undo the URL encoding of keys (`%2F`, and `+` for a space).
-fn url_decode(s: &str) -> Result<Vec<u8>, String> {
+fn url_decode(s: &str) -> Result<Vec<u8>, Bad> {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
@@ -42,7 +42,7 @@ fn url_decode(s: &str) -> Result<Vec<u8>, String> {
                 let hex = s
                     .get(i + 1..i + 3)
                     .and_then(|h| u8::from_str_radix(h, 16).ok())
-                    .ok_or_else(|| format!("bad URL encoding in key {s:?}"))?;
+                    .ok_or_else(|| Bad::new(format!("bad URL encoding in key {s:?}")))?;
                 out.push(hex);
                 i += 3;
             }
@@ -67,7 +67,7 @@ pub fn read(input: &mut dyn BufRead, emit: &mut Emit) -> Result<Vec<String>, Bad
             return Ok(());
         }
         let bad = |message: String| Bad { line, message };
-        let f = csv::fields(text).map_err(bad)?;
+        let f = csv::fields(text).map_err(|b| b.at(line))?;
         let l = match lay {
             Some(l) => l,
             None => *lay.insert(layout(&f).ok_or_else(|| {
@@ -94,7 +94,7 @@ pub fn read(input: &mut dyn BufRead, emit: &mut Emit) -> Result<Vec<String>, Bad
                 return Ok(());
             }
         }
-        let key = url_decode(&f[1]).map_err(bad)?;
+        let key = url_decode(&f[1]).map_err(|b| b.at(line))?;
         let size = f[size_at]
             .parse::<u64>()
             .map_err(|_| bad(format!("size {:?} is not a number of bytes", f[size_at])))?;
