@@ -292,7 +292,7 @@ fn fitting(
     let try_size = |p: &FormatParams| {
         fs.model(p.volume_bytes, p.cluster)
             .map_err(|e| format!("{} at {}: {e}", fs.info().title, short(p.cluster)))?;
-        fs.format(p)
+        fs.format(p).map_err(|e| e.to_string())
     };
     let first = match try_size(p) {
         Ok(c) => return Ok(c),

@@ -318,10 +318,10 @@ pub trait Filesystem: Sync {
     /// and where it puts the data area, or None when fsfit cannot make it.
     /// By default: [`Filesystem::mkfs`] plus the label; where the data
     /// area lands is left to what `fsfit info` reads afterwards.
-    fn format(&self, p: &FormatParams) -> Result<FormatCmd, String> {
-        let mut argv = self
-            .mkfs(p.cluster)
-            .ok_or_else(|| format!("fsfit cannot make {}", self.info().title))?;
+    fn format(&self, p: &FormatParams) -> crate::Result<FormatCmd> {
+        let mut argv = self.mkfs(p.cluster).ok_or_else(|| {
+            crate::Error::input(format!("fsfit cannot make {}", self.info().title))
+        })?;
         if let Some(l) = p.label {
             argv.extend(label_args(self.info(), l));
         }

@@ -446,7 +446,7 @@ impl Filesystem for Exfat {
         // exfatprogs mkfs.exfat: -c cluster size in bytes.
         Some(super::argv(&["mkfs.exfat", "-c", &cluster.to_string()]))
     }
-    fn format(&self, p: &crate::fs::FormatParams) -> Result<crate::fs::FormatCmd, String> {
+    fn format(&self, p: &crate::fs::FormatParams) -> crate::Result<crate::fs::FormatCmd> {
         // mkfs.exfat aligns the FAT and the cluster heap to -b from the
         // device's start (it reads the partition's start): half the
         // alignment puts the FAT at align/2 and the heap at align, the SD

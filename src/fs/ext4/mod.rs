@@ -1106,9 +1106,11 @@ impl Filesystem for Ext4 {
             "0",
         ]))
     }
-    fn format(&self, p: &crate::fs::FormatParams) -> Result<crate::fs::FormatCmd, String> {
+    fn format(&self, p: &crate::fs::FormatParams) -> crate::Result<crate::fs::FormatCmd> {
         // A data volume: the root folder belongs to the user, not root.
-        let mut argv = self.mkfs(p.cluster).ok_or("no mkfs")?;
+        let mut argv = self
+            .mkfs(p.cluster)
+            .ok_or_else(|| crate::Error::input("no mkfs"))?;
         let (uid, gid) = p.owner;
         argv.extend(["-E".to_string(), format!("root_owner={uid}:{gid}")]);
         if let Some(l) = p.label {

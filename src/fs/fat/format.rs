@@ -37,18 +37,18 @@ pub fn aligned_reserved(
     spc: u32,
     start: u64,
     align: u64,
-) -> Result<(u64, u64), String> {
+) -> crate::Result<(u64, u64)> {
     let a = (align / SECTOR).max(1);
     let s0 = start / SECTOR;
     // FAT32 keeps its backup boot sector at 6: at least 32 as mkfs.fat does.
     let mut r = if bits == 32 { 32 } else { 1 };
     for _ in 0..64 {
         let data = data_start(bits, volume, spc, r).ok_or_else(|| {
-            format!(
+            crate::Error::input(format!(
                 "mkfs.fat finds no FAT{bits} layout with {} clusters on {} bytes",
                 spc as u64 * SECTOR,
                 volume
-            )
+            ))
         })?;
         let off = (s0 + data) % a;
         if off == 0 {
@@ -59,13 +59,13 @@ pub fn aligned_reserved(
             break;
         }
     }
-    Err(format!(
+    Err(crate::Error::input(format!(
         "FAT{bits} cannot start its data region on a {align}-byte boundary: \
          the reserved sectors would pass {MAX_RESERVED}; choose a smaller --align"
-    ))
+    )))
 }
 
-pub fn format(fat: &Fat, p: &FormatParams) -> Result<FormatCmd, String> {
+pub fn format(fat: &Fat, p: &FormatParams) -> crate::Result<FormatCmd> {
     let spc = (p.cluster / SECTOR).max(1) as u32;
     let (reserved, data) =
         aligned_reserved(fat.bits, p.volume_bytes, spc, p.start_bytes, p.align_bytes)?;

@@ -867,7 +867,7 @@ impl Filesystem for Fat {
             &spc,
         ]))
     }
-    fn format(&self, p: &crate::fs::FormatParams) -> Result<crate::fs::FormatCmd, String> {
+    fn format(&self, p: &crate::fs::FormatParams) -> crate::Result<crate::fs::FormatCmd> {
         format::format(self, p)
     }
     fn partition_type(&self) -> crate::fs::PartType {

@@ -658,10 +658,12 @@ impl Filesystem for Ntfs {
             &cluster.to_string(),
         ]))
     }
-    fn format(&self, p: &crate::fs::FormatParams) -> Result<crate::fs::FormatCmd, String> {
+    fn format(&self, p: &crate::fs::FormatParams) -> crate::Result<crate::fs::FormatCmd> {
         // -p: the partition start (hidden sectors), which mkntfs writes to
         // the boot sector (Windows boots and checks with it).
-        let mut argv = self.mkfs(p.cluster).ok_or("no mkfs")?;
+        let mut argv = self
+            .mkfs(p.cluster)
+            .ok_or_else(|| crate::Error::input("no mkfs"))?;
         argv.extend(["-p".to_string(), (p.start_bytes / 512).to_string()]);
         if let Some(l) = p.label {
             argv.extend(super::label_args(self.info(), l));

@@ -295,8 +295,10 @@ impl Filesystem for Udf {
             &format!("--blocksize={cluster}"),
         ]))
     }
-    fn format(&self, p: &crate::fs::FormatParams) -> Result<crate::fs::FormatCmd, String> {
-        let mut argv = self.mkfs(p.cluster).ok_or("no mkfs")?;
+    fn format(&self, p: &crate::fs::FormatParams) -> crate::Result<crate::fs::FormatCmd> {
+        let mut argv = self
+            .mkfs(p.cluster)
+            .ok_or_else(|| crate::Error::input("no mkfs"))?;
         // mkudffs's default on a fixed whole disk is an MBR in the boot
         // area; a drive for Windows wants none unless asked (--table mbr).
         argv.push(if p.mbr_boot_area {
