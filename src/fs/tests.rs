@@ -316,3 +316,19 @@ fn answers_for_every_size(f: &dyn Filesystem) {
         }
     }
 }
+
+/// `fsfit usage --help` lists the filesystems in a doc comment, which clap
+/// cannot fill from the registry: keep it the registry's list, in order.
+#[test]
+fn the_usage_help_lists_every_filesystem() {
+    let cli = include_str!("../cli.rs");
+    let start = cli.find("Filesystems: ").expect("the --fs help lists them") + 13;
+    let listed: Vec<&str> = cli[start..]
+        .split('.')
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .filter(|w| *w != "///")
+        .collect();
+    assert_eq!(listed, names(), "src/cli.rs: the --fs help of usage");
+}
