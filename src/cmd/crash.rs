@@ -76,7 +76,7 @@ fn model(a: &CrashArgs) -> Result<(Model, Option<Geometry>)> {
     }
     let flash = match (&a.flash, a.device_model) {
         (None, DeviceModel::Torn) => None,
-        (p, _) if wants_flash => Some(faults::geometry(p.as_deref()).map_err(Error::input)?),
+        (p, _) if wants_flash => Some(faults::geometry(p.as_deref())?),
         _ => None,
     };
     let model = match a.device_model {
@@ -112,8 +112,9 @@ pub fn run(a: &CrashArgs, quiet: bool) -> Result<()> {
     super::cancel_on_ctrl_c(|| {});
     let rep = match crash::run(&o) {
         Ok(r) => r,
+        // Whatever failed once the user asked to stop, the run was stopped.
         Err(_) if crate::cancel::requested() => return Err(Error::Interrupted),
-        Err(e) => return Err(Error::work(e)),
+        Err(e) => return Err(e),
     };
     if let Some(p) = &a.json {
         let text = serde_json::to_vec_pretty(&rep).map_err(|e| Error::work(e.to_string()))?;

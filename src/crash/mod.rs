@@ -19,6 +19,7 @@ use crate::device::loopdev::LoopDev;
 use crate::device::mount::{self, Driver};
 use crate::fs::Filesystem;
 use crate::usage::FsSpec;
+use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -147,14 +148,6 @@ pub struct Report {
     pub lab: Option<String>,
 }
 
-fn interrupted() -> Result<(), String> {
-    if crate::cancel::requested() {
-        Err("interrupted".into())
-    } else {
-        Ok(())
-    }
-}
-
 /// The volume size a crash run uses: 64 MiB, or the smallest multiple of it
 /// the mkfs tool accepts (the registry's model knows: btrfs 128 MiB, XFS
 /// 320 MiB).
@@ -202,9 +195,9 @@ fn with_options(d: &Driver, opts: &str) -> Driver {
     }
 }
 
-pub fn run(o: &Options) -> Result<Report, String> {
+pub fn run(o: &Options) -> Result<Report> {
     std::fs::create_dir_all(&o.run_dir)
-        .map_err(|e| format!("cannot create {}: {e}", o.run_dir.display()))?;
+        .map_err(|e| Error::work(format!("cannot create {}: {e}", o.run_dir.display())))?;
     let mut rep = Report {
         schema: SCHEMA.into(),
         fsfit: env!("CARGO_PKG_VERSION").into(),
@@ -255,7 +248,7 @@ pub fn run(o: &Options) -> Result<Report, String> {
         for cluster in &spec.clusters {
             let cluster = cluster.unwrap_or_else(|| fs.default_cluster(size));
             for (wi, w) in o.workloads.iter().enumerate() {
-                interrupted()?;
+                crate::cancel::check()?;
                 let name = format!(
                     "{}-{}-{}{}-{w}",
                     fs.name(),
@@ -303,8 +296,8 @@ pub fn run(o: &Options) -> Result<Report, String> {
                 )
                 .and_then(|rec| explore(fs, &driver, &dir, &rec, o, seed, &mut pool, &mut res));
                 match got {
-                    Err(e) if e == "interrupted" => return Err(e),
-                    Err(e) => res.error = Some(e),
+                    Err(Error::Interrupted) => return Err(Error::Interrupted),
+                    Err(e) => res.error = Some(e.to_string()),
                     Ok(()) => {}
                 }
                 if !o.quiet {
@@ -326,7 +319,7 @@ struct Recording {
 /// loop device can keep a stale partition (seen here: another program's
 /// partitioned loop device detached while a partition was open), and
 /// mkfs.fat refuses such a device; the next free one is tried instead.
-fn attach_unpartitioned(path: &Path) -> Result<LoopDev, String> {
+fn attach_unpartitioned(path: &Path) -> Result<LoopDev> {
     let mut stale = Vec::new();
     for _ in 0..4 {
         let lo = LoopDev::attach(path)?;
@@ -342,16 +335,20 @@ fn attach_unpartitioned(path: &Path) -> Result<LoopDev, String> {
         }
         stale.push(lo);
     }
-    Err("every loop device tried shows a stale partition".into())
+    Err(Error::work(
+        "every loop device tried shows a stale partition",
+    ))
 }
 
-fn mkfs_base(fs: &dyn Filesystem, cluster: u64, path: &Path, size: u64) -> Result<(), String> {
+fn mkfs_base(fs: &dyn Filesystem, cluster: u64, path: &Path, size: u64) -> Result<()> {
     let f = std::fs::File::create(path)
-        .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
-    f.set_len(size).map_err(|e| e.to_string())?;
+        .map_err(|e| Error::work(format!("cannot create {}: {e}", path.display())))?;
+    f.set_len(size).map_err(|e| Error::work(e.to_string()))?;
     drop(f);
     let lo = attach_unpartitioned(path)?;
-    let mut argv = fs.mkfs(cluster).ok_or("fsfit cannot format it")?;
+    let mut argv = fs
+        .mkfs(cluster)
+        .ok_or_else(|| Error::work("fsfit cannot format it"))?;
     argv.push(lo.dev.clone());
     let args: Vec<&str> = argv[1..].iter().map(|s| s.as_str()).collect();
     crate::device::run_tool(&argv[0], &args)?;
@@ -374,11 +371,13 @@ fn record(
     o: &Options,
     seed: u64,
     res: &mut CrashResult,
-) -> Result<Recording, String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+) -> Result<Recording> {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| Error::work(format!("cannot create {}: {e}", dir.display())))?;
     let base = dir.join("base.img");
     mkfs_base(fs, cluster, &base, res.image_bytes)?;
-    let image = std::fs::read(&base).map_err(|e| format!("cannot read {}: {e}", base.display()))?;
+    let image = std::fs::read(&base)
+        .map_err(|e| Error::work(format!("cannot read {}: {e}", base.display())))?;
     let rec = recorder::Recorder::start(image, &dir.join("log"))?;
     let mut oracle = oracle::Oracle::default();
     {
@@ -400,21 +399,21 @@ fn record(
     res.writes = w;
     res.flushes = f;
     res.log_bytes = bytes;
-    let text = serde_json::to_vec(&oracle).map_err(|e| e.to_string())?;
-    crate::atomic::write_atomic(&dir.join("oracle.json"), &text).map_err(|e| e.to_string())?;
+    let text = serde_json::to_vec(&oracle).map_err(|e| Error::work(e.to_string()))?;
+    crate::atomic::write_atomic(&dir.join("oracle.json"), &text)?;
     Ok(Recording { oracle })
 }
 
 /// The states of a recorded log and the log itself.
-fn load(dir: &Path) -> Result<(log::Log, Vec<u8>), String> {
+fn load(dir: &Path) -> Result<(log::Log, Vec<u8>)> {
     let log = log::read(&dir.join("log"))?;
     let base = std::fs::read(dir.join("base.img"))
-        .map_err(|e| format!("cannot read base.img in {}: {e}", dir.display()))?;
+        .map_err(|e| Error::work(format!("cannot read base.img in {}: {e}", dir.display())))?;
     if base.len() as u64 != log.image_size {
-        return Err(format!(
+        return Err(Error::work(format!(
             "{}: base.img does not match the log",
             dir.display()
-        ));
+        )));
     }
     Ok((log, base))
 }
@@ -432,7 +431,7 @@ pub struct Slot {
 }
 
 impl Slot {
-    fn new(base: &Arc<Vec<u8>>) -> Result<Slot, String> {
+    fn new(base: &Arc<Vec<u8>>) -> Result<Slot> {
         let server = recorder::Recorder::serve(base.clone())?;
         // FUSE drivers too mount the state through a loop device:
         // exfat-fuse insists on a block device. The checker reads it there.
@@ -462,7 +461,7 @@ impl Drop for Slot {
 }
 
 /// `jobs` slots for images of `size` bytes in `pool`, made as needed.
-fn slots(pool: &mut Vec<Slot>, base: &Arc<Vec<u8>>, jobs: usize) -> Result<(), String> {
+fn slots(pool: &mut Vec<Slot>, base: &Arc<Vec<u8>>, jobs: usize) -> Result<()> {
     pool.retain(|s| s.size == base.len() as u64);
     while pool.len() < jobs {
         pool.push(Slot::new(base)?);
@@ -480,14 +479,14 @@ fn explore(
     seed: u64,
     pool: &mut Vec<Slot>,
     res: &mut CrashResult,
-) -> Result<(), String> {
+) -> Result<()> {
     let (log, base) = load(dir)?;
     let base = Arc::new(base);
     let mark = log
         .records
         .iter()
         .position(|r| r.kind == log::Kind::Mark)
-        .ok_or("the log has no workload mark")?;
+        .ok_or_else(|| Error::work("the log has no workload mark"))?;
     let mut rng = states::Rng::new(seed.rotate_left(17));
     let all = faults::generate(
         &log.records,
@@ -498,8 +497,8 @@ fn explore(
         &mut rng,
     );
     res.selection = faults::selection(&o.model, &all, o.min_states, o.states);
-    let text = serde_json::to_vec(&all).map_err(|e| e.to_string())?;
-    crate::atomic::write_atomic(&dir.join("states.json"), &text).map_err(|e| e.to_string())?;
+    let text = serde_json::to_vec(&all).map_err(|e| Error::work(e.to_string()))?;
+    crate::atomic::write_atomic(&dir.join("states.json"), &text)?;
     let checker = fs.checker();
     let ro = check::ro_driver(driver, state_mount_extra(fs, driver));
     // A kernel that refuses a second copy of a volume (btrfs): one worker.
@@ -547,10 +546,10 @@ fn judge_all(
     jobs: usize,
     pool: &mut Vec<Slot>,
     w: &Work,
-) -> Result<(Vec<check::Looked>, check::Steps), String> {
+) -> Result<(Vec<check::Looked>, check::Steps)> {
     let chunk = distinct.len().div_ceil(jobs).max(1);
     slots(pool, w.base, distinct.len().div_ceil(chunk))?;
-    let outcomes: Vec<Result<Judged, String>> = std::thread::scope(|s| {
+    let outcomes: Vec<Result<Judged>> = std::thread::scope(|s| {
         let handles: Vec<_> = distinct
             .chunks(chunk)
             .zip(pool.iter_mut())
@@ -558,7 +557,10 @@ fn judge_all(
             .collect();
         handles
             .into_iter()
-            .map(|h| h.join().unwrap_or_else(|_| Err("a worker panicked".into())))
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(Error::work("a worker panicked")))
+            })
             .collect()
     });
     let mut looked = Vec::new();
@@ -608,14 +610,14 @@ struct Work<'a> {
 
 /// One worker: build its states in order, serve each from memory (its
 /// slot's state server, under the slot's loop device) and judge it.
-fn worker(w: &Work, part: &[&states::State], slot: &mut Slot) -> Result<Judged, String> {
+fn worker(w: &Work, part: &[&states::State], slot: &mut Slot) -> Result<Judged> {
     let t0 = Instant::now();
     let mut b = states::Builder::new(w.base, w.records);
     slot.server.load_base(w.base.clone());
     let m = slot
         .mnt
         .as_mut()
-        .ok_or("the worker's mount folder is gone")?;
+        .ok_or_else(|| Error::work("the worker's mount folder is gone"))?;
     m.set_driver(w.ro);
     let m = &*m;
     let mut out = Vec::new();
@@ -624,7 +626,7 @@ fn worker(w: &Work, part: &[&states::State], slot: &mut Slot) -> Result<Judged, 
         ..Default::default()
     };
     for s in part {
-        interrupted()?;
+        crate::cancel::check()?;
         let t0 = Instant::now();
         let changed = b.build(s)?;
         let t1 = Instant::now();
@@ -745,24 +747,24 @@ fn device_fault(
 }
 
 /// `fsfit crash --replay RUN_DIR --state ID -o IMAGE`: write one state's image.
-pub fn replay(dir: &Path, id: &str, out: &Path) -> Result<(), String> {
+pub fn replay(dir: &Path, id: &str, out: &Path) -> Result<()> {
     let text = std::fs::read(dir.join("states.json")).map_err(|e| {
-        format!(
+        Error::work(format!(
             "{} is not a crash run directory (no states.json): {e}",
             dir.display()
-        )
+        ))
     })?;
     let all: Vec<states::State> =
-        serde_json::from_slice(&text).map_err(|e| format!("states.json: {e}"))?;
+        serde_json::from_slice(&text).map_err(|e| Error::work(format!("states.json: {e}")))?;
     let s = all.iter().find(|s| s.id == id).ok_or_else(|| {
-        format!(
+        Error::work(format!(
             "no state '{id}' in {} ({} states)",
             dir.display(),
             all.len()
-        )
+        ))
     })?;
     let (log, base) = load(dir)?;
     let mut b = states::Builder::new(&base, &log.records);
     b.build(s)?;
-    crate::atomic::write_atomic(out, &b.image()).map_err(|e| e.to_string())
+    crate::atomic::write_atomic(out, &b.image())
 }

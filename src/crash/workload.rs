@@ -5,6 +5,7 @@
 
 use super::oracle::Oracle;
 use super::states::Rng;
+use crate::{Error, Result};
 use std::io::Write;
 use std::os::fd::AsRawFd;
 use std::path::Path;
@@ -47,11 +48,11 @@ impl Scale {
 /// The log position, read from the recorder after each step returns.
 pub type Pos<'a> = &'a dyn Fn() -> u64;
 
-fn io<'a>(what: &'a str, p: &'a Path) -> impl FnOnce(std::io::Error) -> String + 'a {
-    move |e| format!("{what} {}: {e}", p.display())
+fn io<'a>(what: &'a str, p: &'a Path) -> impl FnOnce(std::io::Error) -> Error + 'a {
+    move |e| Error::work(format!("{what} {}: {e}", p.display()))
 }
 
-fn write_file(p: &Path, bytes: &[u8], fsync: bool) -> Result<(), String> {
+fn write_file(p: &Path, bytes: &[u8], fsync: bool) -> Result<()> {
     let mut f = std::fs::File::create(p).map_err(io("cannot create", p))?;
     f.write_all(bytes).map_err(io("cannot write", p))?;
     if fsync {
@@ -60,26 +61,26 @@ fn write_file(p: &Path, bytes: &[u8], fsync: bool) -> Result<(), String> {
     Ok(())
 }
 
-fn fsync_dir(p: &Path) -> Result<(), String> {
+fn fsync_dir(p: &Path) -> Result<()> {
     std::fs::File::open(p)
         .and_then(|f| f.sync_all())
         .map_err(io("cannot fsync", p))
 }
 
 /// syncfs(2) on the filesystem holding `root`: what `sync` does for it.
-pub fn syncfs(root: &Path) -> Result<(), String> {
+pub fn syncfs(root: &Path) -> Result<()> {
     let f = std::fs::File::open(root).map_err(io("cannot open", root))?;
     if unsafe { libc::syncfs(f.as_raw_fd()) } != 0 {
-        return Err(format!(
+        return Err(Error::work(format!(
             "syncfs {}: {}",
             root.display(),
             std::io::Error::last_os_error()
-        ));
+        )));
     }
     Ok(())
 }
 
-fn mkdir(p: &Path) -> Result<(), String> {
+fn mkdir(p: &Path) -> Result<()> {
     std::fs::create_dir_all(p).map_err(io("cannot create", p))
 }
 
@@ -97,7 +98,7 @@ pub fn prepare(
     rng: &mut Rng,
     sc: Scale,
     pos: Pos,
-) -> Result<(), String> {
+) -> Result<()> {
     mkdir(&root.join("old"))?;
     for i in 0..8 {
         let rel = format!("old/keep{i}.dat");
@@ -142,7 +143,7 @@ pub fn run(
     rng: &mut Rng,
     sc: Scale,
     pos: Pos,
-) -> Result<(), String> {
+) -> Result<()> {
     match name {
         // A folder of photos copied, then `sync`.
         "copy" => {
@@ -250,10 +251,10 @@ pub fn run(
             }
         }
         other => {
-            return Err(format!(
+            return Err(Error::work(format!(
                 "unknown crash workload '{other}' (choose from {})",
                 NAMES.join(", ")
-            ))
+            )))
         }
     }
     Ok(())
