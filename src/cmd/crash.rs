@@ -2,6 +2,7 @@
 
 use crate::cli::{CrashArgs, DeviceModel};
 use crate::crash::faults::{self, Geometry, Model};
+use crate::crash::workloads::{self, Workload};
 use crate::{crash, report, units, Error, Result};
 use std::path::PathBuf;
 
@@ -12,23 +13,14 @@ fn options(a: &CrashArgs, quiet: bool) -> Result<crash::Options> {
     } else {
         a.fs.clone()
     };
-    let workloads: Vec<String> = if a.workloads.is_empty() {
-        crash::workload::NAMES
-            .iter()
-            .map(|s| s.to_string())
-            .collect()
+    let workloads = if a.workloads.is_empty() {
+        workloads::all()
     } else {
-        a.workloads.iter().map(|w| w.trim().to_string()).collect()
+        a.workloads
+            .iter()
+            .map(|w| workload(w.trim()))
+            .collect::<Result<_>>()?
     };
-    if let Some(w) = workloads
-        .iter()
-        .find(|w| !crash::workload::NAMES.contains(&w.as_str()))
-    {
-        return Err(Error::input(format!(
-            "unknown crash workload '{w}' (choose from {})",
-            crash::workload::NAMES.join(", ")
-        )));
-    }
     if unsafe { libc::geteuid() } != 0 {
         return Err(Error::input(
             "fsfit crash formats and mounts images and serves a FUSE recorder: run it as root (sudo)",
@@ -60,6 +52,16 @@ fn options(a: &CrashArgs, quiet: bool) -> Result<crash::Options> {
         run_dir,
         quiet,
         command: std::env::args().collect::<Vec<_>>().join(" "),
+    })
+}
+
+/// The crash workload called `name`.
+fn workload(name: &str) -> Result<&'static dyn Workload> {
+    workloads::by_name(name).ok_or_else(|| {
+        Error::input(format!(
+            "unknown crash workload '{name}' (choose from {})",
+            workloads::names().join(", ")
+        ))
     })
 }
 

@@ -12,7 +12,7 @@ pub mod oracle;
 pub mod recorder;
 pub mod states;
 pub mod table;
-pub mod workload;
+pub mod workloads;
 
 use crate::bench::drivers::{self, Choice};
 use crate::device::loopdev::LoopDev;
@@ -40,7 +40,7 @@ pub struct Options {
     pub specs: Vec<FsSpec>,
     pub driver: Choice,
     pub mount_options: String,
-    pub workloads: Vec<String>,
+    pub workloads: Vec<&'static dyn workloads::Workload>,
     /// Random states per flush epoch.
     pub states: usize,
     /// The fewest states per config × workload (more inside epochs if the
@@ -247,8 +247,9 @@ pub fn run(o: &Options) -> Result<Report> {
         let size = image_bytes(fs);
         for cluster in &spec.clusters {
             let cluster = cluster.unwrap_or_else(|| fs.default_cluster(size));
-            for (wi, w) in o.workloads.iter().enumerate() {
+            for (wi, wl) in o.workloads.iter().enumerate() {
                 crate::cancel::check()?;
+                let w = wl.name();
                 let name = format!(
                     "{}-{}-{}{}-{w}",
                     fs.name(),
@@ -269,7 +270,7 @@ pub fn run(o: &Options) -> Result<Report> {
                     checker: fs
                         .checker()
                         .map(|c| format!("{} {}", c.program, drivers::tool_version(c.program))),
-                    workload: w.clone(),
+                    workload: w.into(),
                     image_bytes: size,
                     run_dir: dir.to_string_lossy().into_owned(),
                     ..Default::default()
@@ -288,7 +289,7 @@ pub fn run(o: &Options) -> Result<Report> {
                     cluster,
                     &driver,
                     &o.mount_options,
-                    w,
+                    *wl,
                     &dir,
                     o,
                     seed,
@@ -366,7 +367,7 @@ fn record(
     cluster: u64,
     driver: &Driver,
     mount_options: &str,
-    workload: &str,
+    workload: &dyn workloads::Workload,
     dir: &Path,
     o: &Options,
     seed: u64,
@@ -389,10 +390,16 @@ fn record(
         let _watch = rec.arm_on_drop();
         let pos = || rec.position();
         let mut rng = states::Rng::new(seed);
-        let sc = workload::Scale::new(o.quick);
-        workload::prepare(workload, &m.dir, &mut oracle, &mut rng, sc, &pos)?;
+        let mut c = workloads::Ctx {
+            root: &m.dir,
+            oracle: &mut oracle,
+            rng: &mut rng,
+            scale: workloads::Scale::new(o.quick),
+            pos: &pos,
+        };
+        workloads::prepare(workload, &mut c)?;
         rec.mark();
-        workload::run(workload, &m.dir, &mut oracle, &mut rng, sc, &pos)?;
+        workload.run(&mut c)?;
         m.unmount()?;
     }
     let (w, f, bytes) = rec.finish()?;
