@@ -198,7 +198,43 @@ fn with_options(d: &Driver, opts: &str) -> Driver {
 pub fn run(o: &Options) -> Result<Report> {
     std::fs::create_dir_all(&o.run_dir)
         .map_err(|e| Error::work(format!("cannot create {}: {e}", o.run_dir.display())))?;
-    let mut rep = Report {
+    let mut rep = new_report(o);
+    // The workers' state servers, kept from one config × workload to the
+    // next while the image size stays (dropped before the report returns).
+    let mut pool: Vec<Slot> = Vec::new();
+    for spec in &o.specs {
+        let fs = spec.fs;
+        let (driver, label) = match usable_driver(fs, o) {
+            Ok(d) => d,
+            Err(skipped) => {
+                rep.skipped.push(skipped);
+                continue;
+            }
+        };
+        let size = image_bytes(fs);
+        for cluster in &spec.clusters {
+            let cluster = cluster.unwrap_or_else(|| fs.default_cluster(size));
+            for (wi, w) in o.workloads.iter().enumerate() {
+                crate::cancel::check()?;
+                let c = Config {
+                    fs,
+                    cluster,
+                    driver: &driver,
+                    label: &label,
+                    size,
+                    workload: *w,
+                    seed: o.seed ^ ((wi as u64) << 32) ^ cluster,
+                };
+                rep.results.push(run_config(o, &c, &mut pool)?);
+            }
+        }
+    }
+    Ok(rep)
+}
+
+/// The report's head, before any result.
+fn new_report(o: &Options) -> Report {
+    Report {
         schema: SCHEMA.into(),
         fsfit: env!("CARGO_PKG_VERSION").into(),
         date: crate::units::now_utc(),
@@ -214,101 +250,100 @@ pub fn run(o: &Options) -> Result<Report> {
         results: Vec::new(),
         skipped: Vec::new(),
         lab: crate::bench::lab(),
-    };
-    // The workers' state servers, kept from one config × workload to the
-    // next while the image size stays (dropped before the report returns).
-    let mut pool: Vec<Slot> = Vec::new();
-    for spec in &o.specs {
-        let fs = spec.fs;
-        let (driver, label) = match drivers::choose(fs, o.driver) {
-            Ok((d, _)) if o.driver == Choice::Auto && defers_writes(fs, &d) => {
-                rep.skipped.push(Skipped {
-                    fs: fs.name().into(),
-                    reason: "no kernel vfat here: crash-test FAT in the lab (scripts/lab/uml -- fsfit crash --fs fat32 --driver kernel), or ask for fusefat with --driver fuse (it writes nothing until unmount, unlike the vfat users have)".into(),
-                });
-                continue;
-            }
-            Ok(d) => d,
-            Err(reason) => {
-                rep.skipped.push(Skipped {
-                    fs: fs.name().into(),
-                    reason,
-                });
-                continue;
-            }
-        };
-        if fs.mkfs(4096).is_none() {
-            rep.skipped.push(Skipped {
-                fs: fs.name().into(),
-                reason: "fsfit cannot format it".into(),
-            });
-            continue;
-        }
-        let size = image_bytes(fs);
-        for cluster in &spec.clusters {
-            let cluster = cluster.unwrap_or_else(|| fs.default_cluster(size));
-            for (wi, wl) in o.workloads.iter().enumerate() {
-                crate::cancel::check()?;
-                let w = wl.name();
-                let name = format!(
-                    "{}-{}-{}{}-{w}",
-                    fs.name(),
-                    cluster,
-                    if driver.is_fuse() { "fuse" } else { "kernel" },
-                    if o.mount_options.is_empty() {
-                        String::new()
-                    } else {
-                        format!("-{}", o.mount_options.replace([',', '=', '/'], "_"))
-                    }
-                );
-                let dir = o.run_dir.join(name);
-                let mut res = CrashResult {
-                    fs: fs.name().into(),
-                    cluster_bytes: cluster,
-                    driver: label.clone(),
-                    mount_options: o.mount_options.clone(),
-                    checker: fs
-                        .checker()
-                        .map(|c| format!("{} {}", c.program, drivers::tool_version(c.program))),
-                    workload: w.into(),
-                    image_bytes: size,
-                    run_dir: dir.to_string_lossy().into_owned(),
-                    ..Default::default()
-                };
-                if !o.quiet {
-                    eprintln!(
-                        "fsfit crash: {} {} {} {w}: recording...",
-                        fs.name(),
-                        crate::units::iec(cluster),
-                        label
-                    );
-                }
-                let seed = o.seed ^ ((wi as u64) << 32) ^ cluster;
-                let got = record(
-                    fs,
-                    cluster,
-                    &driver,
-                    &o.mount_options,
-                    *wl,
-                    &dir,
-                    o,
-                    seed,
-                    &mut res,
-                )
-                .and_then(|rec| explore(fs, &driver, &dir, &rec, o, seed, &mut pool, &mut res));
-                match got {
-                    Err(Error::Interrupted) => return Err(Error::Interrupted),
-                    Err(e) => res.error = Some(e.to_string()),
-                    Ok(()) => {}
-                }
-                if !o.quiet {
-                    eprintln!("  {}", table::one_line(&res));
-                }
-                rep.results.push(res);
-            }
-        }
     }
-    Ok(rep)
+}
+
+/// The driver (and its label) a filesystem is crash-tested with, or why
+/// it is skipped.
+fn usable_driver(
+    fs: &dyn Filesystem,
+    o: &Options,
+) -> std::result::Result<(Driver, String), Skipped> {
+    let skip = |reason: String| Skipped {
+        fs: fs.name().into(),
+        reason,
+    };
+    let chosen = match drivers::choose(fs, o.driver) {
+        Ok((d, _)) if o.driver == Choice::Auto && defers_writes(fs, &d) => {
+            return Err(skip("no kernel vfat here: crash-test FAT in the lab (scripts/lab/uml -- fsfit crash --fs fat32 --driver kernel), or ask for fusefat with --driver fuse (it writes nothing until unmount, unlike the vfat users have)".into()));
+        }
+        Ok(d) => d,
+        Err(reason) => return Err(skip(reason.to_string())),
+    };
+    if fs.mkfs(4096).is_none() {
+        return Err(skip("fsfit cannot format it".into()));
+    }
+    Ok(chosen)
+}
+
+/// One config × workload of a run.
+struct Config<'a> {
+    fs: &'a dyn Filesystem,
+    cluster: u64,
+    driver: &'a Driver,
+    /// The driver as the results name it.
+    label: &'a str,
+    /// The volume's size.
+    size: u64,
+    workload: &'a dyn workloads::Workload,
+    seed: u64,
+}
+
+/// Where a config × workload is kept in the run directory.
+fn config_dir(o: &Options, c: &Config) -> PathBuf {
+    let name = format!(
+        "{}-{}-{}{}-{}",
+        c.fs.name(),
+        c.cluster,
+        if c.driver.is_fuse() { "fuse" } else { "kernel" },
+        if o.mount_options.is_empty() {
+            String::new()
+        } else {
+            format!("-{}", o.mount_options.replace([',', '=', '/'], "_"))
+        },
+        c.workload.name()
+    );
+    o.run_dir.join(name)
+}
+
+/// Record, explore and judge one config × workload. Its failure is its
+/// result's error; only an interruption stops the run.
+fn run_config(o: &Options, c: &Config, pool: &mut Vec<Slot>) -> Result<CrashResult> {
+    let dir = config_dir(o, c);
+    let fs = c.fs;
+    let mut res = CrashResult {
+        fs: fs.name().into(),
+        cluster_bytes: c.cluster,
+        driver: c.label.into(),
+        mount_options: o.mount_options.clone(),
+        checker: fs
+            .checker()
+            .map(|c| format!("{} {}", c.program, drivers::tool_version(c.program))),
+        workload: c.workload.name().into(),
+        image_bytes: c.size,
+        run_dir: dir.to_string_lossy().into_owned(),
+        ..Default::default()
+    };
+    if !o.quiet {
+        eprintln!(
+            "fsfit crash: {} {} {} {}: recording...",
+            fs.name(),
+            crate::units::iec(c.cluster),
+            c.label,
+            c.workload.name()
+        );
+    }
+    let got =
+        record(c, &dir, o, &mut res).and_then(|rec| explore(c, &dir, &rec, o, pool, &mut res));
+    match got {
+        Err(Error::Interrupted) => return Err(Error::Interrupted),
+        Err(e) => res.error = Some(e.to_string()),
+        Ok(()) => {}
+    }
+    if !o.quiet {
+        eprintln!("  {}", table::one_line(&res));
+    }
+    Ok(res)
 }
 
 /// What recording leaves for exploring.
@@ -361,22 +396,11 @@ fn dio_of(lo: &LoopDev) -> bool {
         .is_ok_and(|s| s.trim() == "1")
 }
 
-#[allow(clippy::too_many_arguments)]
-fn record(
-    fs: &dyn Filesystem,
-    cluster: u64,
-    driver: &Driver,
-    mount_options: &str,
-    workload: &dyn workloads::Workload,
-    dir: &Path,
-    o: &Options,
-    seed: u64,
-    res: &mut CrashResult,
-) -> Result<Recording> {
+fn record(c: &Config, dir: &Path, o: &Options, res: &mut CrashResult) -> Result<Recording> {
     std::fs::create_dir_all(dir)
         .map_err(|e| Error::work(format!("cannot create {}: {e}", dir.display())))?;
     let base = dir.join("base.img");
-    mkfs_base(fs, cluster, &base, res.image_bytes)?;
+    mkfs_base(c.fs, c.cluster, &base, res.image_bytes)?;
     let image = std::fs::read(&base)
         .map_err(|e| Error::work(format!("cannot read {}: {e}", base.display())))?;
     let rec = recorder::Recorder::start(image, &dir.join("log"))?;
@@ -384,22 +408,22 @@ fn record(
     {
         let lo = LoopDev::attach(&rec.image_path())?;
         res.recorder_dio = dio_of(&lo);
-        let mut m = mount::mount(&lo.dev, &with_options(driver, mount_options))?;
+        let mut m = mount::mount(&lo.dev, &with_options(c.driver, &o.mount_options))?;
         // Dropped before m and lo: their cleanup, whatever ends this block,
         // is watched (recorder.rs, CLEANUP_LIMIT).
         let _watch = rec.arm_on_drop();
         let pos = || rec.position();
-        let mut rng = states::Rng::new(seed);
-        let mut c = workloads::Ctx {
+        let mut rng = states::Rng::new(c.seed);
+        let mut ctx = workloads::Ctx {
             root: &m.dir,
             oracle: &mut oracle,
             rng: &mut rng,
             scale: workloads::Scale::new(o.quick),
             pos: &pos,
         };
-        workloads::prepare(workload, &mut c)?;
+        workloads::prepare(c.workload, &mut ctx)?;
         rec.mark();
-        workload.run(&mut c)?;
+        c.workload.run(&mut ctx)?;
         m.unmount()?;
     }
     let (w, f, bytes) = rec.finish()?;
@@ -476,17 +500,15 @@ fn slots(pool: &mut Vec<Slot>, base: &Arc<Vec<u8>>, jobs: usize) -> Result<()> {
     Ok(())
 }
 
-#[allow(clippy::too_many_arguments)]
 fn explore(
-    fs: &dyn Filesystem,
-    driver: &Driver,
+    c: &Config,
     dir: &Path,
     rec: &Recording,
     o: &Options,
-    seed: u64,
     pool: &mut Vec<Slot>,
     res: &mut CrashResult,
 ) -> Result<()> {
+    let (fs, driver) = (c.fs, c.driver);
     let (log, base) = load(dir)?;
     let base = Arc::new(base);
     let mark = log
@@ -494,7 +516,7 @@ fn explore(
         .iter()
         .position(|r| r.kind == log::Kind::Mark)
         .ok_or_else(|| Error::work("the log has no workload mark"))?;
-    let mut rng = states::Rng::new(seed.rotate_left(17));
+    let mut rng = states::Rng::new(c.seed.rotate_left(17));
     let all = faults::generate(
         &log.records,
         mark + 1,

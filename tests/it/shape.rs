@@ -21,8 +21,6 @@ const KNOWN: &[(&str, &str)] = &[
     ("src/usage/mod.rs", "run"),
     ("src/device/guard.rs", "real_loop_device"),
     ("src/bench/runner.rs", "run_configs"),
-    ("src/crash/mod.rs", "run"),
-    ("src/crash/table.rs", "render"),
     ("src/device/guard.rs", "check"),
     ("src/report/html/bench.rs", "bench_section"),
     ("src/report/text/advise.rs", "text"),
