@@ -119,25 +119,15 @@ pub fn run(a: &CrashArgs, quiet: bool) -> Result<()> {
         Err(e) => return Err(e),
     };
     if let Some(p) = &a.json {
-        let text = serde_json::to_vec_pretty(&rep).map_err(|e| Error::work(e.to_string()))?;
-        report::write_atomic(p, &text)?;
+        report::write_atomic(p, &report::crash::json(&rep)?)?;
     }
-    super::print(&crash::table::render(&rep))?;
+    super::print(&report::text::crash::render(&rep))?;
     super::print(&format!(
         "Run kept in {} (for --replay).\n",
         o.run_dir.display()
     ))?;
     if let Some(path) = &a.report {
-        let source = match &a.json {
-            Some(j) => format!("{} (this run)", j.display()),
-            None => "fsfit crash (this run)".to_string(),
-        };
-        let mut inputs = report::inputs::Inputs::default();
-        inputs.add(
-            "this run",
-            &source,
-            report::inputs::Input::Crash(Box::new(rep)),
-        );
+        let inputs = report::crash::inputs(rep, a.json.as_deref());
         super::report::write(&inputs, path, None)?;
     }
     Ok(())

@@ -11,7 +11,6 @@ pub mod log;
 pub mod oracle;
 pub mod recorder;
 pub mod states;
-pub mod table;
 pub mod workloads;
 
 use crate::bench::drivers::{self, Choice};
@@ -341,9 +340,21 @@ fn run_config(o: &Options, c: &Config, pool: &mut Vec<Slot>) -> Result<CrashResu
         Ok(()) => {}
     }
     if !o.quiet {
-        eprintln!("  {}", table::one_line(&res));
+        eprintln!("  {}", one_line(&res));
     }
     Ok(res)
+}
+
+/// A one-line summary, for progress output.
+fn one_line(r: &CrashResult) -> String {
+    if let Some(e) = &r.error {
+        return format!("error: {e}");
+    }
+    let o = &r.outcomes;
+    format!(
+        "{} states ({} distinct images) in {:.1} s ({:.1}/s): {} mount as is, {} durable lost, {} old damaged, {} unrepairable",
+        r.states, r.images, r.seconds, r.states_per_s, o.mountable_as_is, o.durable_lost, o.old_files_damaged, o.unrepairable
+    )
 }
 
 /// What recording leaves for exploring.

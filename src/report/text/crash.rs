@@ -1,7 +1,7 @@
-//! The survival table: one row per config × workload, as percentages of the
-//! crash states tested.
+//! The crash document as a table: one row per config × workload, as
+//! percentages of the crash states tested (`fsfit crash`).
 
-use super::{CrashResult, Report};
+use crate::crash::{CrashResult, Report};
 
 fn pct(n: u64, of: u64) -> String {
     if of == 0 {
@@ -9,18 +9,6 @@ fn pct(n: u64, of: u64) -> String {
     } else {
         format!("{:.0}", n as f64 * 100.0 / of as f64)
     }
-}
-
-/// A one-line summary, for progress output.
-pub fn one_line(r: &CrashResult) -> String {
-    if let Some(e) = &r.error {
-        return format!("error: {e}");
-    }
-    let o = &r.outcomes;
-    format!(
-        "{} states ({} distinct images) in {:.1} s ({:.1}/s): {} mount as is, {} durable lost, {} old damaged, {} unrepairable",
-        r.states, r.images, r.seconds, r.states_per_s, o.mountable_as_is, o.durable_lost, o.old_files_damaged, o.unrepairable
-    )
 }
 
 /// The DEVICE-FAULT% cell: measured against undamaged twins for torn and
