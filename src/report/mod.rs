@@ -5,6 +5,7 @@
 
 pub mod advice_html;
 pub mod charts;
+pub mod crash;
 pub mod csv;
 pub mod html;
 pub mod inputs;
