@@ -8,7 +8,6 @@ use crate::bench::TargetSpec;
 use crate::cli::AdviseArgs;
 use crate::{report, Error, Result};
 use std::path::PathBuf;
-use std::sync::atomic::Ordering;
 
 /// Time for measuring when --budget is not given.
 const DEFAULT_BUDGET: std::time::Duration = std::time::Duration::from_secs(600);
@@ -297,7 +296,7 @@ pub fn run(o: &Options, quiet: bool) -> Result<()> {
         command: std::env::args().collect(),
     });
     if measure.is_some() {
-        super::cancel_on_ctrl_c(|| advise::measure::USER_STOP.store(true, Ordering::SeqCst));
+        super::cancel_on_ctrl_c(advise::measure::stop_by_user);
     }
     let mut advice = advise::recommend(&r, opts, measure.as_ref())?;
     if let Some(c) = &advice.choice {

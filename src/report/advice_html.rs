@@ -4,7 +4,7 @@
 //! figures go into the report's bench and usage sections (see html.rs).
 
 use super::charts::esc;
-use crate::advise::measure::BudgetReport;
+use crate::advise::BudgetReport;
 use crate::bench::results::BenchReport;
 use crate::units::{iec, short};
 use crate::usage::UsageReport;

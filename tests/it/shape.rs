@@ -11,9 +11,6 @@ const MAX_LINES: usize = 80;
 const KNOWN: &[(&str, &str)] = &[
     ("src/report/charts/draw.rs", "bars"),
     ("src/fs/ext4/mod.rs", "layout"),
-    ("src/advise/rank.rs", "advise"),
-    ("src/advise/rank.rs", "why_lines"),
-    ("src/advise/measure.rs", "rounds"),
     ("src/fs/ext4/mod.rs", "replay"),
     ("src/report/charts/draw.rs", "lines"),
     ("src/bench/runner.rs", "prepare_target"),
