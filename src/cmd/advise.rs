@@ -302,8 +302,7 @@ pub fn run(o: &Options, quiet: bool) -> Result<()> {
     if let Some(c) = &advice.choice {
         advice.commands = Some(advise::commands(&c.fs, c.cluster_bytes, &o.label));
     }
-    let mut json = serde_json::to_string_pretty(&advice).expect("advice serializes");
-    json.push('\n');
+    let json = report::json::advise(&advice);
     match o.json.as_deref() {
         Some(p) if p.as_os_str() == "-" => super::print(&json)?,
         Some(p) => {

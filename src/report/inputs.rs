@@ -20,7 +20,7 @@ pub struct Named<T> {
 pub enum Input {
     Bench(Box<BenchReport>),
     Usage(Box<UsageReport>),
-    Advise(Box<super::advice_html::AdviseDoc>),
+    Advise(Box<super::html::advice::AdviseDoc>),
     Crash(Box<CrashReport>),
 }
 
@@ -87,7 +87,7 @@ fn known() -> String {
 pub struct Inputs {
     pub bench: Vec<Named<BenchReport>>,
     pub usage: Vec<Named<UsageReport>>,
-    pub advice: Vec<Named<super::advice_html::AdviseDoc>>,
+    pub advice: Vec<Named<super::html::advice::AdviseDoc>>,
     pub crash: Vec<Named<CrashReport>>,
 }
 
