@@ -56,9 +56,7 @@ pub fn run(o: &Options) -> Result<()> {
     let r = info::inspect::inspect_with(&o.target, o.max_files, &o.probe).map_err(Error::Work)?;
     let failed = r.volume.is_none() && r.partitions.is_empty() && r.mounted.is_none();
     if o.json {
-        let mut s = serde_json::to_string_pretty(&r).expect("info serializes");
-        s.push('\n');
-        super::print(&s)?;
+        super::print(&report::json::info(&r))?;
     } else if !failed {
         super::print(&report::text::info::text(&r))?;
     }

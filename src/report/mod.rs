@@ -3,7 +3,6 @@
 //! terminal views of each command (usage, bench, advise, info); inputs reads
 //! results files back for `fsfit report`.
 
-pub mod advice_html;
 pub mod charts;
 pub mod crash;
 pub mod csv;
