@@ -11,13 +11,14 @@ pub mod ext4;
 pub mod f2fs;
 pub mod fat;
 pub mod ntfs;
+pub mod probe;
 pub mod sd;
 pub mod skeleton;
 pub mod udf;
 pub mod xfs;
 
-use crate::info::bytes::Dev;
-use crate::info::{ProbeOptions, VolumeInfo};
+use crate::fs::probe::bytes::Dev;
+use crate::fs::probe::{ProbeOptions, VolumeInfo};
 use crate::scan::{Dir, Entry};
 
 /// The size-on-disk figures of one config, as the JSON contract names them.

@@ -20,8 +20,8 @@ pub mod checker;
 pub mod probe;
 
 use super::{Acc, Drivers, Filesystem, Formats, FsInfo, Model, Signature, POSIX_LIMITS};
-use crate::info::bytes::Dev;
-use crate::info::VolumeInfo;
+use crate::fs::probe::bytes::Dev;
+use crate::fs::probe::VolumeInfo;
 use crate::scan::{Dir, Kind};
 
 pub struct Btrfs;

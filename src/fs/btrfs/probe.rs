@@ -4,8 +4,8 @@
 //! (struct btrfs_super_block, struct btrfs_dev_item, BTRFS_FEATURE_* flags);
 //! fs/btrfs/disk-io.c (btrfs_validate_super) for the sanity rules.
 
-use crate::info::bytes::{self, kv, Dev, Fields};
-use crate::info::VolumeInfo;
+use crate::fs::probe::bytes::{self, kv, Dev, Fields};
+use crate::fs::probe::VolumeInfo;
 
 const FS: &str = "btrfs";
 const SB_OFFSET: u64 = 0x10000;

@@ -16,8 +16,8 @@ pub mod probe;
 use super::{
     powers_of_two, Acc, Drivers, Filesystem, Formats, FsInfo, FuseDriver, Limits, Model, Signature,
 };
-use crate::info::bytes::{self, Dev};
-use crate::info::VolumeInfo;
+use crate::fs::probe::bytes::{self, Dev};
+use crate::fs::probe::VolumeInfo;
 use crate::scan::{Dir, Entry, Kind};
 
 pub struct Exfat;

@@ -6,8 +6,8 @@
 //! §3.1 Main Boot Sector, §3.4 Main and Backup Boot Checksum Sub-regions,
 //! §4 FAT, §7.1 Allocation Bitmap and §7.3 Volume Label directory entries.
 
-use crate::info::bytes::{self, kv, Dev, Fields};
-use crate::info::VolumeInfo;
+use crate::fs::probe::bytes::{self, kv, Dev, Fields};
+use crate::fs::probe::VolumeInfo;
 
 const FS: &str = "exfat";
 /// Count the allocation bitmap only when it is at most this big (a 2 TiB

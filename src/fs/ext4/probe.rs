@@ -4,8 +4,8 @@
 //! EXT2/3/4_FEATURE_* flags); ext2 vs ext3 vs ext4 as libblkid decides it
 //! (util-linux libblkid/src/superblocks/ext.c: EXT3_FEATURE_*_SUPP).
 
-use crate::info::bytes::{self, kv, Dev, Fields};
-use crate::info::VolumeInfo;
+use crate::fs::probe::bytes::{self, kv, Dev, Fields};
+use crate::fs::probe::VolumeInfo;
 
 const FS: &str = "ext4";
 const MAGIC: u16 = 0xEF53;

@@ -5,8 +5,8 @@
 //! (sanity_check_raw_super), fs/f2fs/checkpoint.c (get_checkpoint_version:
 //! CRC at checksum_offset, f2fs_crc32 seeded with F2FS_SUPER_MAGIC).
 
-use crate::info::bytes::{self, kv, Dev, Fields};
-use crate::info::VolumeInfo;
+use crate::fs::probe::bytes::{self, kv, Dev, Fields};
+use crate::fs::probe::VolumeInfo;
 
 const FS: &str = "f2fs";
 const MAGIC: u32 = 0xF2F5_2010;

@@ -14,8 +14,8 @@ pub mod format;
 pub mod probe;
 
 use super::{Acc, Drivers, Filesystem, Formats, FsInfo, FuseDriver, Limits, Model, Signature};
-use crate::info::bytes::Dev;
-use crate::info::{ProbeOptions, VolumeInfo};
+use crate::fs::probe::bytes::Dev;
+use crate::fs::probe::{ProbeOptions, VolumeInfo};
 use crate::scan::{Dir, Entry, Kind};
 use crate::units::{iec, short};
 use std::ffi::OsStr;

@@ -4,8 +4,8 @@
 //! (fatgen103): BPB layout, "FAT Type Determination" (by cluster count
 //! only), "FAT32 FSInfo Sector Structure", "FAT Directory Structure".
 
-use crate::info::bytes::{self, kv, Dev, Fields};
-use crate::info::{ProbeOptions, VolumeInfo};
+use crate::fs::probe::bytes::{self, kv, Dev, Fields};
+use crate::fs::probe::{ProbeOptions, VolumeInfo};
 
 const FS: &str = "fat";
 
@@ -555,7 +555,7 @@ mod tests {
     fn parse_cp(img: &[u8], cp: &str) -> VolumeInfo {
         let mut r = bytes::slice_reader(img);
         let opts = ProbeOptions {
-            codepage: crate::info::codepage::by_name(cp).unwrap(),
+            codepage: crate::fs::probe::codepage::by_name(cp).unwrap(),
         };
         parse_with(&mut Dev::new(&mut r), &img[..4096], &opts).unwrap()
     }

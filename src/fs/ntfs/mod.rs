@@ -25,8 +25,8 @@ use super::{
     powers_of_two, round_up, Acc, Drivers, Filesystem, Formats, FsInfo, FuseDriver, Limits, Model,
     Signature, Sizes,
 };
-use crate::info::bytes::{self, Dev};
-use crate::info::VolumeInfo;
+use crate::fs::probe::bytes::{self, Dev};
+use crate::fs::probe::VolumeInfo;
 use crate::scan::{Dir, Kind};
 
 pub struct Ntfs;

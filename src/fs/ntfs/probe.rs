@@ -6,8 +6,8 @@
 //! sectors-per-cluster and clusters-per-MFT-record encodings); Linux
 //! fs/ntfs3/ntfs.h and fs/ntfs3/fsntfs.c (update sequence fixups).
 
-use crate::info::bytes::{self, kv, Dev, Fields};
-use crate::info::VolumeInfo;
+use crate::fs::probe::bytes::{self, kv, Dev, Fields};
+use crate::fs::probe::VolumeInfo;
 
 const FS: &str = "ntfs";
 /// Count $Bitmap only up to this size (a 2 TiB volume of 4 KiB clusters).

@@ -17,8 +17,8 @@ use super::{
     fsck_verdict, powers_of_two, round_up, Acc, Checker, Drivers, Filesystem, Formats, FsInfo,
     Model, Signature, POSIX_LIMITS,
 };
-use crate::info::bytes::{self, Dev};
-use crate::info::VolumeInfo;
+use crate::fs::probe::bytes::{self, Dev};
+use crate::fs::probe::VolumeInfo;
 use crate::scan::{Dir, Kind};
 
 /// Space mkfs keeps for itself (boot area, superblock, root directory).

@@ -10,8 +10,8 @@ pub mod probe;
 use super::{
     powers_of_two, round_up, Acc, Drivers, Filesystem, Formats, FsInfo, Limits, Model, Signature,
 };
-use crate::info::bytes::Dev;
-use crate::info::VolumeInfo;
+use crate::fs::probe::bytes::Dev;
+use crate::fs::probe::VolumeInfo;
 use crate::scan::{Dir, Entry, Kind};
 use std::ffi::OsStr;
 use std::path::Path;

@@ -9,8 +9,8 @@
 //! libblkid/src/superblocks/udf.c (label from the LVD, UUID from the
 //! volume set identifier).
 
-use crate::info::bytes::{self, kv, Dev, Fields};
-use crate::info::VolumeInfo;
+use crate::fs::probe::bytes::{self, kv, Dev, Fields};
+use crate::fs::probe::VolumeInfo;
 
 const FS: &str = "udf";
 const VRS_START: u64 = 32768;

@@ -14,8 +14,8 @@ pub mod checker;
 pub mod probe;
 
 use super::{Acc, Drivers, Filesystem, Formats, FsInfo, Limits, Model, Signature, POSIX_LIMITS};
-use crate::info::bytes::{self, Dev};
-use crate::info::VolumeInfo;
+use crate::fs::probe::bytes::{self, Dev};
+use crate::fs::probe::VolumeInfo;
 use crate::scan::{Dir, Kind};
 
 pub struct Xfs;

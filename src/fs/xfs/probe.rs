@@ -3,8 +3,8 @@
 //! Source: Linux fs/xfs/libxfs/xfs_format.h (struct xfs_dsb, XFS_SB_VERSION_*
 //! and XFS_SB_FEAT_* flags) and xfs_sb.c (xfs_validate_sb_common).
 
-use crate::info::bytes::{self, kv, Dev, Fields};
-use crate::info::VolumeInfo;
+use crate::fs::probe::bytes::{self, kv, Dev, Fields};
+use crate::fs::probe::VolumeInfo;
 
 const FS: &str = "xfs";
 
