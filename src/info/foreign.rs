@@ -116,21 +116,6 @@ pub fn deeper(dev: &mut Dev, head: &[u8]) -> Result<Option<String>, String> {
     Ok(None)
 }
 
-/// True when a boot sector that failed FAT's checks still looks like FAT
-/// (a FAT type string, or a jump, a valid media byte and sector size), so
-/// the failure is worth reporting as a FAT error: a damaged FAT volume,
-/// not some other kind of volume.
-pub fn fat_like(head: &[u8]) -> bool {
-    if crate::fs::fat::probe::has_type_string(head) {
-        return true;
-    }
-    let jump =
-        head.first() == Some(&0xE9) || (head.first() == Some(&0xEB) && head.get(2) == Some(&0x90));
-    let media = head.get(21).is_some_and(|&m| m == 0xF0 || m >= 0xF8);
-    let bps = bytes::le16(head, 11).is_some_and(|b| matches!(b, 512 | 1024 | 2048 | 4096));
-    jump && media && bps
-}
-
 fn le32_at(dev: &mut Dev, off: u64) -> Result<Option<u32>, String> {
     Ok(bytes::le32(&dev.read(off, 4)?, 0))
 }

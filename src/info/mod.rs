@@ -18,7 +18,7 @@ pub use part::partitions;
 // The probe kit moved to fs/probe/; these keep the old paths working.
 pub use crate::fs::probe::{bytes, codepage, ProbeOptions, VolumeInfo};
 
-use crate::fs::{self, Filesystem};
+use crate::fs::probe::signature::{self, Strength};
 use bytes::Dev;
 use serde::Serialize;
 use std::path::Path;
@@ -71,14 +71,8 @@ fn identify(dev: &mut Dev, opts: &ProbeOptions) -> Result<VolumeInfo, String> {
         return Err("nothing to read: the volume is empty".into());
     }
     // Strong signatures first; FAT (only 0x55AA and a sane BPB) last.
-    let mut order: Vec<&dyn Filesystem> = fs::all().to_vec();
-    order.sort_by_key(|f| f.info().signature.order);
-    let (weak, strong): (Vec<&dyn Filesystem>, Vec<&dyn Filesystem>) =
-        order.into_iter().partition(|f| f.info().signature.weak);
-    for f in strong {
-        if let Some(found) = f.probe_with(dev, &head, opts) {
-            return found;
-        }
+    if let Some(found) = signature::identify(dev, &head, opts, Strength::Strong) {
+        return found;
     }
     // Volumes fsfit does not read, several of which carry a FAT-like boot
     // sector: name them rather than report a bogus BPB field.
@@ -88,23 +82,21 @@ fn identify(dev: &mut Dev, opts: &ProbeOptions) -> Result<VolumeInfo, String> {
     if let Some(what) = foreign::boot_sector(&head) {
         return Err(foreign(what));
     }
-    for f in weak {
-        match f.probe_with(dev, &head, opts) {
-            None => {}
-            Some(Ok(v)) => return Ok(v),
-            Some(Err(e)) => {
-                return match foreign::deeper(dev, &head)? {
-                    Some(what) => Err(foreign(what)),
-                    None if foreign::fat_like(&head) => Err(explain_table(dev, e)),
-                    None => Err(explain_table(
-                        dev,
-                        format!(
-                            "no filesystem fsfit knows: the first sector ends in 0x55AA, but \
-                             it is not a FAT boot sector ({e}) and no other known signature \
-                             is present"
-                        ),
-                    )),
-                }
+    match signature::identify(dev, &head, opts, Strength::Weak) {
+        None => {}
+        Some(Ok(v)) => return Ok(v),
+        Some(Err(e)) => {
+            return match foreign::deeper(dev, &head)? {
+                Some(what) => Err(foreign(what)),
+                None if signature::looks_damaged(&head) => Err(explain_table(dev, e)),
+                None => Err(explain_table(
+                    dev,
+                    format!(
+                        "no filesystem fsfit knows: the first sector ends in 0x55AA, but \
+                         it is not a FAT boot sector ({e}) and no other known signature \
+                         is present"
+                    ),
+                )),
             }
         }
     }

@@ -55,12 +55,11 @@ pub(super) fn partitions_dev(dev: &mut Dev) -> Result<Vec<Partition>, String> {
     Ok(out)
 }
 
-/// A FAT, exFAT or NTFS boot sector also ends in 0x55AA; its BPB gives it
-/// away (dos.c does the same check before trusting the table).
+/// A filesystem's boot sector (FAT, exFAT, NTFS) also ends in 0x55AA; its
+/// signature or BPB gives it away (dos.c does the same check before
+/// trusting the table). The registry knows which filesystems keep one.
 fn is_boot_sector(b: &[u8]) -> bool {
-    bytes::has(b, 3, b"NTFS    ")
-        || bytes::has(b, 3, b"EXFAT   ")
-        || crate::fs::fat::probe::bpb(b).is_ok()
+    crate::fs::probe::signature::is_boot_sector(b)
 }
 
 fn part(index: u32, start: u64, size: u64, kind: String) -> Partition {

@@ -5,7 +5,7 @@
 //! fs/btrfs/disk-io.c (btrfs_validate_super) for the sanity rules.
 
 use crate::fs::probe::bytes::{self, kv, Dev, Fields};
-use crate::fs::probe::VolumeInfo;
+use crate::fs::probe::{Magic, Signature, VolumeInfo};
 
 const FS: &str = "btrfs";
 const SB_OFFSET: u64 = 0x10000;
@@ -36,9 +36,15 @@ const COMPAT_RO: &[(u64, &str)] = &[
     (0x8, "block_group_tree"),
 ];
 
-pub fn is_btrfs(dev: &mut Dev) -> Result<bool, String> {
-    Ok(dev.read(SB_OFFSET + 0x40, 8)? == MAGIC)
-}
+/// The magic in the superblock at 64 KiB.
+pub const SIGNATURE: Signature = Signature {
+    order: 60,
+    weak: false,
+    magics: &[Magic::at(SB_OFFSET + 0x40, MAGIC)],
+    parse: |dev, _head, _opts| Some(parse(dev)),
+    boot_sector: None,
+    damaged: None,
+};
 
 pub fn parse(dev: &mut Dev) -> Result<VolumeInfo, String> {
     let sb = dev

@@ -7,9 +7,21 @@
 //! §4 FAT, §7.1 Allocation Bitmap and §7.3 Volume Label directory entries.
 
 use crate::fs::probe::bytes::{self, kv, Dev, Fields};
-use crate::fs::probe::VolumeInfo;
+use crate::fs::probe::{signature, Magic, Signature, VolumeInfo};
 
 const FS: &str = "exfat";
+
+/// The file system name in the main boot sector (§3.1.2).
+const MAGICS: &[Magic] = &[Magic::at(3, b"EXFAT   ")];
+
+pub const SIGNATURE: Signature = Signature {
+    order: 10,
+    weak: false,
+    magics: MAGICS,
+    parse: |dev, head, _opts| Some(parse(dev, head)),
+    boot_sector: Some(|b| signature::any_in(MAGICS, b)),
+    damaged: None,
+};
 /// Count the allocation bitmap only when it is at most this big (a 2 TiB
 /// volume of 4 KiB clusters); past that, say "not counted".
 const MAX_BITMAP: u64 = 64 << 20;

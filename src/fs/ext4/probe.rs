@@ -5,7 +5,7 @@
 //! (util-linux libblkid/src/superblocks/ext.c: EXT3_FEATURE_*_SUPP).
 
 use crate::fs::probe::bytes::{self, kv, Dev, Fields};
-use crate::fs::probe::VolumeInfo;
+use crate::fs::probe::{Magic, Signature, VolumeInfo};
 
 const FS: &str = "ext4";
 const MAGIC: u16 = 0xEF53;
@@ -72,9 +72,17 @@ const RO_COMPAT_NAMES: &[(u32, &str)] = &[
 ];
 
 /// `sb` is the 1024 bytes at offset 1024.
-pub fn is_ext(sb: &[u8]) -> bool {
-    bytes::le16(sb, 0x38) == Some(MAGIC)
-}
+const MAGIC_LE: [u8; 2] = MAGIC.to_le_bytes();
+
+/// s_magic in the superblock at 1 KiB (ext2 and ext3 too).
+pub const SIGNATURE: Signature = Signature {
+    order: 40,
+    weak: false,
+    magics: &[Magic::at(1024 + 0x38, &MAGIC_LE)],
+    parse: |dev, _head, _opts| Some(parse(dev)),
+    boot_sector: None,
+    damaged: None,
+};
 
 fn names(flags: u32, table: &[(u32, &str)]) -> Vec<String> {
     let mut out: Vec<String> = table

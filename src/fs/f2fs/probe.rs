@@ -6,7 +6,7 @@
 //! CRC at checksum_offset, f2fs_crc32 seeded with F2FS_SUPER_MAGIC).
 
 use crate::fs::probe::bytes::{self, kv, Dev, Fields};
-use crate::fs::probe::VolumeInfo;
+use crate::fs::probe::{Magic, Signature, VolumeInfo};
 
 const FS: &str = "f2fs";
 const MAGIC: u32 = 0xF2F5_2010;
@@ -32,9 +32,17 @@ const FEATURES: &[(u32, &str)] = &[
 ];
 
 /// `sb` is the 1024 bytes at offset 1024.
-pub fn is_f2fs(sb: &[u8]) -> bool {
-    bytes::le32(sb, 0) == Some(MAGIC)
-}
+const MAGIC_LE: [u8; 4] = MAGIC.to_le_bytes();
+
+/// The magic at the superblock's start, 1 KiB in.
+pub const SIGNATURE: Signature = Signature {
+    order: 50,
+    weak: false,
+    magics: &[Magic::at(SB_OFFSET, &MAGIC_LE)],
+    parse: |dev, _head, _opts| Some(parse(dev)),
+    boot_sector: None,
+    damaged: None,
+};
 
 fn crc(data: &[u8]) -> u32 {
     bytes::crc32_raw(MAGIC, data, 0xEDB8_8320)

@@ -5,7 +5,7 @@
 //! only), "FAT32 FSInfo Sector Structure", "FAT Directory Structure".
 
 use crate::fs::probe::bytes::{self, kv, Dev, Fields};
-use crate::fs::probe::{ProbeOptions, VolumeInfo};
+use crate::fs::probe::{signature, Magic, ProbeOptions, Signature, VolumeInfo};
 
 const FS: &str = "fat";
 
@@ -459,26 +459,51 @@ fn scan_dir(dir: &[u8]) -> Scan {
     Scan::More
 }
 
-/// A FAT type string where the extended BPB keeps it (BS_FilSysType at
+/// The signatures that make a sector worth parsing as FAT: 0x55AA at 510,
+/// or a FAT type string where the extended BPB keeps it (BS_FilSysType at
 /// 0x36 for FAT12/16, 0x52 for FAT32, or the OEM names old DOS wrote).
 /// libblkid and the kernel take these as FAT even without the 0x55AA
 /// boot signature, which some old and non-PC formatters leave out.
-pub fn has_type_string(head: &[u8]) -> bool {
-    let magic: [(usize, &[u8]); 6] = [
-        (0x36, b"FAT12   "),
-        (0x36, b"FAT16   "),
-        (0x36, b"FAT     "),
-        (0x52, b"FAT32   "),
-        (0x36, b"MSDOS"),
-        (0x52, b"MSWIN"),
-    ];
-    magic.iter().any(|(o, m)| bytes::has(head, *o, m))
+const MAGICS: &[Magic] = &[
+    Magic::at(510, &[0x55, 0xAA]),
+    Magic::at(0x36, b"FAT12   "),
+    Magic::at(0x36, b"FAT16   "),
+    Magic::at(0x36, b"FAT     "),
+    Magic::at(0x52, b"FAT32   "),
+    Magic::at(0x36, b"MSDOS"),
+    Magic::at(0x52, b"MSWIN"),
+];
+
+/// Only the boot sector's 0x55AA (or a type string): weak, so probed
+/// last. The BPB says which of FAT12/16/32 it is, so whichever of the
+/// three registry entries probes first answers.
+pub const SIGNATURE: Signature = Signature {
+    order: 90,
+    weak: true,
+    magics: MAGICS,
+    parse: |dev, head, opts| Some(parse_with(dev, head, opts)),
+    boot_sector: Some(|b| bpb(b).is_ok()),
+    damaged: Some(looks_damaged),
+};
+
+/// A FAT type string (the magics past 0x55AA).
+fn has_type_string(head: &[u8]) -> bool {
+    signature::any_in(&MAGICS[1..], head)
 }
 
-/// The signatures that make a sector worth parsing as FAT: 0x55AA at 510
-/// or a FAT type string.
-pub fn has_signature(head: &[u8]) -> bool {
-    bytes::has(head, 510, &[0x55, 0xAA]) || has_type_string(head)
+/// True when a boot sector that failed FAT's checks still looks like FAT
+/// (a FAT type string, or a jump, a valid media byte and sector size), so
+/// the failure is worth reporting as a FAT error: a damaged FAT volume,
+/// not some other kind of volume.
+fn looks_damaged(head: &[u8]) -> bool {
+    if has_type_string(head) {
+        return true;
+    }
+    let jump =
+        head.first() == Some(&0xE9) || (head.first() == Some(&0xEB) && head.get(2) == Some(&0x90));
+    let media = head.get(21).is_some_and(|&m| m == 0xF0 || m >= 0xF8);
+    let bps = bytes::le16(head, 11).is_some_and(|b| matches!(b, 512 | 1024 | 2048 | 4096));
+    jump && media && bps
 }
 
 /// What mkfs.fat and Windows write for "no label".

@@ -7,9 +7,21 @@
 //! fs/ntfs3/ntfs.h and fs/ntfs3/fsntfs.c (update sequence fixups).
 
 use crate::fs::probe::bytes::{self, kv, Dev, Fields};
-use crate::fs::probe::VolumeInfo;
+use crate::fs::probe::{signature, Magic, Signature, VolumeInfo};
 
 const FS: &str = "ntfs";
+
+/// The OEM ID in the boot sector.
+const MAGICS: &[Magic] = &[Magic::at(3, b"NTFS    ")];
+
+pub const SIGNATURE: Signature = Signature {
+    order: 20,
+    weak: false,
+    magics: MAGICS,
+    parse: |dev, head, _opts| Some(parse(dev, head)),
+    boot_sector: Some(|b| signature::any_in(MAGICS, b)),
+    damaged: None,
+};
 /// Count $Bitmap only up to this size (a 2 TiB volume of 4 KiB clusters).
 const MAX_BITMAP: u64 = 64 << 20;
 /// MFT record numbers of the system files used here.

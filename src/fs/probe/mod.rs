@@ -9,9 +9,11 @@
 
 pub mod bytes;
 pub mod codepage;
+pub mod signature;
 
 pub use bytes::Dev;
 use serde::Serialize;
+pub use signature::{Magic, Signature};
 
 /// What a volume's own structures say about it.
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]

@@ -10,11 +10,35 @@
 //! volume set identifier).
 
 use crate::fs::probe::bytes::{self, kv, Dev, Fields};
-use crate::fs::probe::VolumeInfo;
+use crate::fs::probe::{Magic, Signature, VolumeInfo};
 
 const FS: &str = "udf";
 const VRS_START: u64 = 32768;
 const TAG_PVD: u16 = 1;
+
+/// The first Volume Structure Descriptor's identifier (2/9.1), as
+/// libblkid's udf.c looks for it; `recognize` then walks the sequence to
+/// its NSR descriptor (an ISO 9660 volume has none).
+pub const SIGNATURE: Signature = Signature {
+    order: 70,
+    weak: false,
+    magics: &[
+        Magic::at(VRS_START + 1, b"BEA01"),
+        Magic::at(VRS_START + 1, b"BOOT2"),
+        Magic::at(VRS_START + 1, b"CD001"),
+        Magic::at(VRS_START + 1, b"CDW02"),
+        Magic::at(VRS_START + 1, b"NSR02"),
+        Magic::at(VRS_START + 1, b"NSR03"),
+        Magic::at(VRS_START + 1, b"TEA01"),
+    ],
+    parse: |dev, _head, _opts| match recognize(dev) {
+        Ok(Some(vsd_len)) => Some(parse(dev, vsd_len)),
+        Ok(None) => None,
+        Err(e) => Some(Err(e)),
+    },
+    boot_sector: None,
+    damaged: None,
+};
 const TAG_AVDP: u16 = 2;
 const TAG_PD: u16 = 5;
 const TAG_LVD: u16 = 6;

@@ -4,9 +4,19 @@
 //! and XFS_SB_FEAT_* flags) and xfs_sb.c (xfs_validate_sb_common).
 
 use crate::fs::probe::bytes::{self, kv, Dev, Fields};
-use crate::fs::probe::VolumeInfo;
+use crate::fs::probe::{Magic, Signature, VolumeInfo};
 
 const FS: &str = "xfs";
+
+/// sb_magicnum at the superblock's start.
+pub const SIGNATURE: Signature = Signature {
+    order: 30,
+    weak: false,
+    magics: &[Magic::at(0, b"XFSB")],
+    parse: |dev, head, _opts| Some(parse(dev, head)),
+    boot_sector: None,
+    damaged: None,
+};
 
 const RO_COMPAT: &[(u32, &str)] = &[
     (0x1, "finobt"),
