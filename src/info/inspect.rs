@@ -184,50 +184,7 @@ pub fn inspect_with(
     let md = std::fs::metadata(target).map_err(|e| format!("{}: {e}", target.display()))?;
     let name = target.to_string_lossy().into_owned();
     if md.is_dir() {
-        let s = crate::device::statvfs(target)?;
-        let fr = s.f_frsize;
-        let (fstype, source, mp) = crate::device::mount_of(target).unwrap_or_default();
-        let mounted = Mounted {
-            mount_point: mp,
-            source: source.clone(),
-            fstype,
-            block_bytes: fr,
-            size_bytes: s.f_blocks * fr,
-            free_bytes: s.f_bfree * fr,
-            available_bytes: s.f_bavail * fr,
-            used_bytes: (s.f_blocks).saturating_sub(s.f_bfree) * fr,
-        };
-        // The on-disk details too, when the source is a block device we can read.
-        let src = Path::new(&source);
-        let is_block = std::fs::metadata(src)
-            .map(|m| m.file_type().is_block_device())
-            .unwrap_or(false);
-        let (volume, volume_error) = if is_block {
-            match crate::info::probe_path_with(src, 0, opts) {
-                Ok(v) => (Some(v), None),
-                Err(e) => (None, Some(e)),
-            }
-        } else {
-            (None, None)
-        };
-        let frag = fragmentation(target, max_files).ok();
-        let start = if is_block { partition_start(src) } else { None };
-        return Ok(InfoReport {
-            schema: SCHEMA,
-            target: name,
-            kind: "mounted".into(),
-            size_bytes: mounted.size_bytes,
-            start_bytes: start,
-            aligned_1m: start.map(|s| s % (1 << 20) == 0),
-            aligned_4m: start.map(|s| s % (4 << 20) == 0),
-            data_offset_bytes: data_area(start.unwrap_or(0), volume.as_ref()).0,
-            data_alignment_bytes: data_area(start.unwrap_or(0), volume.as_ref()).1,
-            volume,
-            volume_error,
-            partitions: Vec::new(),
-            mounted: Some(mounted),
-            fragmentation: frag,
-        });
+        return mounted(target, name, max_files, opts);
     }
     let ft = md.file_type();
     let (kind, size) = if ft.is_block_device() {
@@ -269,5 +226,59 @@ pub fn inspect_with(
         partitions: parts,
         mounted: None,
         fragmentation: None,
+    })
+}
+
+/// A mounted directory: statvfs, the mount's source device probed when it
+/// can be read, and fragmentation.
+fn mounted(
+    target: &Path,
+    name: String,
+    max_files: usize,
+    opts: &ProbeOptions,
+) -> Result<InfoReport, String> {
+    let s = crate::device::statvfs(target)?;
+    let fr = s.f_frsize;
+    let (fstype, source, mp) = crate::device::mount_of(target).unwrap_or_default();
+    let mounted = Mounted {
+        mount_point: mp,
+        source: source.clone(),
+        fstype,
+        block_bytes: fr,
+        size_bytes: s.f_blocks * fr,
+        free_bytes: s.f_bfree * fr,
+        available_bytes: s.f_bavail * fr,
+        used_bytes: (s.f_blocks).saturating_sub(s.f_bfree) * fr,
+    };
+    // The on-disk details too, when the source is a block device we can read.
+    let src = Path::new(&source);
+    let is_block = std::fs::metadata(src)
+        .map(|m| m.file_type().is_block_device())
+        .unwrap_or(false);
+    let (volume, volume_error) = if is_block {
+        match crate::info::probe_path_with(src, 0, opts) {
+            Ok(v) => (Some(v), None),
+            Err(e) => (None, Some(e)),
+        }
+    } else {
+        (None, None)
+    };
+    let frag = fragmentation(target, max_files).ok();
+    let start = if is_block { partition_start(src) } else { None };
+    Ok(InfoReport {
+        schema: SCHEMA,
+        target: name,
+        kind: "mounted".into(),
+        size_bytes: mounted.size_bytes,
+        start_bytes: start,
+        aligned_1m: start.map(|s| s % (1 << 20) == 0),
+        aligned_4m: start.map(|s| s % (4 << 20) == 0),
+        data_offset_bytes: data_area(start.unwrap_or(0), volume.as_ref()).0,
+        data_alignment_bytes: data_area(start.unwrap_or(0), volume.as_ref()).1,
+        volume,
+        volume_error,
+        partitions: Vec::new(),
+        mounted: Some(mounted),
+        fragmentation: frag,
     })
 }

@@ -51,6 +51,56 @@ pub fn parse(dev: &mut Dev) -> Result<VolumeInfo, String> {
         .exact(SB_OFFSET, 4096, "superblock")
         .map_err(|e| format!("{FS}: {e}"))?;
     let f = Fields { b: &sb, fs: FS };
+    let g = geometry(&f)?;
+    let csum_name = checksum(&f, &sb)?;
+    let fsid: [u8; 16] = bytes::arr(&sb, 0x20).ok_or(format!("{FS}: fsid truncated"))?;
+    let label = bytes::label(bytes::cstr(f.bytes(0x12B, 256, "label")?));
+    // dev_item at 0xC9: devid 0, total_bytes 8, bytes_used 16, io_align 24,
+    // io_width 28, sector_size 32.
+    let dev_total = f.le64(0xC9 + 8, "dev_item.total_bytes")?;
+    let dev_sector = u64::from(f.le32(0xC9 + 32, "dev_item.sector_size")?);
+    let mut d = vec![
+        kv("nodesize", g.nodesize),
+        kv("devices", g.num_devices),
+        kv("this device's size", dev_total),
+        kv("generation", f.le64(0x48, "generation")?),
+        kv("checksum", csum_name),
+        kv("features", features(&f)?),
+    ];
+    let used = f.le64(0x78, "bytes_used")?;
+    let free = free_space(g.total, used, &mut d);
+    Ok(VolumeInfo {
+        fs: FS.into(),
+        cluster_bytes: g.sectorsize,
+        sector_bytes: if dev_sector.is_power_of_two() && (512..=65536).contains(&dev_sector) {
+            dev_sector
+        } else {
+            g.sectorsize
+        },
+        volume_bytes: g.total,
+        label,
+        uuid: Some(bytes::uuid(&fsid)),
+        total_clusters: Some(g.total / g.sectorsize),
+        free_bytes: free,
+        used_bytes: free.map(|_| used),
+        details: d,
+        // A member of a multi-device filesystem holds only its own share.
+        device_bytes: Some(dev_total),
+        // Clusters (blocks) count from the volume's start.
+        data_offset_bytes: Some(0),
+        ..Default::default()
+    })
+}
+
+/// The superblock fields sizes count in, checked as btrfs_validate_super does.
+struct Geo {
+    sectorsize: u64,
+    nodesize: u64,
+    total: u64,
+    num_devices: u64,
+}
+
+fn geometry(f: &Fields) -> Result<Geo, String> {
     let bytenr = f.le64(0x30, "bytenr")?;
     if bytenr != SB_OFFSET {
         return Err(format!(
@@ -75,11 +125,20 @@ pub fn parse(dev: &mut Dev) -> Result<VolumeInfo, String> {
             "{FS}: total_bytes {total} is smaller than one sector"
         ));
     }
-    let used = f.le64(0x78, "bytes_used")?;
     let num_devices = f.le64(0x88, "num_devices")?;
     if num_devices == 0 {
         return Err(format!("{FS}: num_devices is 0"));
     }
+    Ok(Geo {
+        sectorsize,
+        nodesize,
+        total,
+        num_devices,
+    })
+}
+
+/// The checksum's name; a crc32c superblock must match its checksum.
+fn checksum(f: &Fields, sb: &[u8]) -> Result<&'static str, String> {
     let csum_type = f.le16(0xC4, "csum_type")?;
     let csum_name = match csum_type {
         0 => "crc32c",
@@ -97,12 +156,11 @@ pub fn parse(dev: &mut Dev) -> Result<VolumeInfo, String> {
             ));
         }
     }
-    let fsid: [u8; 16] = bytes::arr(&sb, 0x20).ok_or(format!("{FS}: fsid truncated"))?;
-    let label = bytes::label(bytes::cstr(f.bytes(0x12B, 256, "label")?));
-    // dev_item at 0xC9: devid 0, total_bytes 8, bytes_used 16, io_align 24,
-    // io_width 28, sector_size 32.
-    let dev_total = f.le64(0xC9 + 8, "dev_item.total_bytes")?;
-    let dev_sector = u64::from(f.le32(0xC9 + 32, "dev_item.sector_size")?);
+    Ok(csum_name)
+}
+
+/// The incompat and compat_ro feature names, space-separated.
+fn features(f: &Fields) -> Result<String, String> {
     let incompat = f.le64(0xBC, "incompat_flags")?;
     let compat_ro = f.le64(0xB4, "compat_ro_flags")?;
     let mut feats: Vec<&str> = INCOMPAT
@@ -116,15 +174,12 @@ pub fn parse(dev: &mut Dev) -> Result<VolumeInfo, String> {
             .filter(|(b, _)| compat_ro & b != 0)
             .map(|(_, n)| *n),
     );
-    let mut d = vec![
-        kv("nodesize", nodesize),
-        kv("devices", num_devices),
-        kv("this device's size", dev_total),
-        kv("generation", f.le64(0x48, "generation")?),
-        kv("checksum", csum_name),
-        kv("features", feats.join(" ")),
-    ];
-    let free = if used <= total {
+    Ok(feats.join(" "))
+}
+
+/// total_bytes − bytes_used, noted in the details.
+fn free_space(total: u64, used: u64, d: &mut Vec<(String, String)>) -> Option<u64> {
+    if used <= total {
         d.push(kv(
             "free",
             "total_bytes − bytes_used: allocated extents only; chunk-level allocation \
@@ -137,26 +192,5 @@ pub fn parse(dev: &mut Dev) -> Result<VolumeInfo, String> {
             format!("bytes_used {used} exceeds total_bytes {total}; ignored"),
         ));
         None
-    };
-    Ok(VolumeInfo {
-        fs: FS.into(),
-        cluster_bytes: sectorsize,
-        sector_bytes: if dev_sector.is_power_of_two() && (512..=65536).contains(&dev_sector) {
-            dev_sector
-        } else {
-            sectorsize
-        },
-        volume_bytes: total,
-        label,
-        uuid: Some(bytes::uuid(&fsid)),
-        total_clusters: Some(total / sectorsize),
-        free_bytes: free,
-        used_bytes: free.map(|_| used),
-        details: d,
-        // A member of a multi-device filesystem holds only its own share.
-        device_bytes: Some(dev_total),
-        // Clusters (blocks) count from the volume's start.
-        data_offset_bytes: Some(0),
-        ..Default::default()
-    })
+    }
 }

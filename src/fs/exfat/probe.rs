@@ -53,6 +53,51 @@ impl Geo {
 pub fn parse(dev: &mut Dev, head: &[u8]) -> Result<VolumeInfo, String> {
     Fields::need(head, 512, FS, "main boot sector")?;
     let f = Fields { b: head, fs: FS };
+    validate(&f)?;
+    let (bps_shift, spc_shift, volume_length, volume_bytes) = sizes(&f)?;
+    let l = layout(&f, bps_shift, spc_shift, volume_length)?;
+    let (fat_offset, heap_offset, clusters, root) =
+        (l.fat_offset, l.heap_offset, l.clusters, l.root);
+    let serial = f.le32(100, "VolumeSerialNumber")?;
+    let g = Geo {
+        bps_shift,
+        spc_shift,
+        fat_offset,
+        heap_offset,
+        clusters,
+    };
+    let cluster_bytes = g.cluster_bytes();
+    let sector = 1u64 << bps_shift;
+    let mut d = details(&f, &l)?;
+    check_boot_checksum(dev, sector, &mut d)?;
+    let mut warnings = vec![];
+    if volume_bytes < 1 << 20 {
+        warnings.push(format!(
+            "exfat: the volume is {volume_bytes} bytes, under the specification's 1 MiB \
+             minimum (Windows makes and mounts such volumes; some other drivers may refuse them)"
+        ));
+    }
+    let (label, label_error, free) = label_and_free(dev, &g, root, &mut d);
+    Ok(VolumeInfo {
+        fs: FS.into(),
+        cluster_bytes,
+        sector_bytes: sector,
+        volume_bytes,
+        label,
+        uuid: Some(format!("{:04X}-{:04X}", serial >> 16, serial & 0xFFFF)),
+        total_clusters: Some(clusters),
+        free_bytes: free.map(|n| n * cluster_bytes),
+        used_bytes: free.map(|n| (clusters - n) * cluster_bytes),
+        details: d,
+        label_error,
+        warnings,
+        data_offset_bytes: Some(heap_offset * sector),
+        ..Default::default()
+    })
+}
+
+/// §3.1.3 and the boot signature.
+fn validate(f: &Fields) -> Result<(), String> {
     // §3.1.3: MustBeZero covers the FAT BPB so FAT drivers do not mount it.
     if f.bytes(11, 53, "MustBeZero")?.iter().any(|&x| x != 0) {
         return Err(format!(
@@ -62,6 +107,12 @@ pub fn parse(dev: &mut Dev, head: &[u8]) -> Result<VolumeInfo, String> {
     if f.le16(510, "BootSignature")? != 0xAA55 {
         return Err(format!("{FS}: BootSignature at 510 is not 0xAA55"));
     }
+    Ok(())
+}
+
+/// (BytesPerSectorShift, SectorsPerClusterShift, VolumeLength, the volume
+/// in bytes), checked.
+fn sizes(f: &Fields) -> Result<(u32, u32, u64, u64), String> {
     let bps_shift = u32::from(f.u8(108, "BytesPerSectorShift")?);
     if !(9..=12).contains(&bps_shift) {
         return Err(format!(
@@ -76,7 +127,6 @@ pub fn parse(dev: &mut Dev, head: &[u8]) -> Result<VolumeInfo, String> {
             25 - bps_shift
         ));
     }
-    let sector = 1u64 << bps_shift;
     let volume_length = f.le64(72, "VolumeLength")?;
     // §3.1.5 asks for at least 1 MiB, but Windows formats smaller volumes
     // and mounts them: accept any length that leaves room for the boot
@@ -92,16 +142,32 @@ pub fn parse(dev: &mut Dev, head: &[u8]) -> Result<VolumeInfo, String> {
         .ok_or_else(|| {
             format!("{FS}: VolumeLength {volume_length} sectors overflows a byte count")
         })?;
+    Ok((bps_shift, spc_shift, volume_length, volume_bytes))
+}
+
+/// Where the FATs, the cluster heap and the root directory are.
+struct Layout {
+    fat_offset: u64,
+    fat_length: u64,
+    nfats: u64,
+    heap_offset: u64,
+    clusters: u64,
+    root: u64,
+}
+
+fn layout(
+    f: &Fields,
+    bps_shift: u32,
+    spc_shift: u32,
+    volume_length: u64,
+) -> Result<Layout, String> {
+    let sector = 1u64 << bps_shift;
     let fat_offset = u64::from(f.le32(80, "FatOffset")?);
     let fat_length = u64::from(f.le32(84, "FatLength")?);
     let heap_offset = u64::from(f.le32(88, "ClusterHeapOffset")?);
     let clusters = u64::from(f.le32(92, "ClusterCount")?);
     let root = u64::from(f.le32(96, "FirstClusterOfRootDirectory")?);
-    let serial = f.le32(100, "VolumeSerialNumber")?;
-    let rev = f.le16(104, "FileSystemRevision")?;
-    let flags = f.le16(106, "VolumeFlags")?;
     let nfats = u64::from(f.u8(110, "NumberOfFats")?);
-    let pct = f.u8(112, "PercentInUse")?;
     if fat_offset < 24 {
         return Err(format!(
             "{FS}: FatOffset is {fat_offset}, below the minimum 24"
@@ -142,15 +208,23 @@ pub fn parse(dev: &mut Dev, head: &[u8]) -> Result<VolumeInfo, String> {
             clusters + 1
         ));
     }
-    let g = Geo {
-        bps_shift,
-        spc_shift,
+    Ok(Layout {
         fat_offset,
+        fat_length,
+        nfats,
         heap_offset,
         clusters,
-    };
-    let cluster_bytes = g.cluster_bytes();
-    let mut d = vec![
+        root,
+    })
+}
+
+fn details(f: &Fields, l: &Layout) -> Result<Vec<(String, String)>, String> {
+    let rev = f.le16(104, "FileSystemRevision")?;
+    let flags = f.le16(106, "VolumeFlags")?;
+    let pct = f.u8(112, "PercentInUse")?;
+    let (fat_offset, fat_length, nfats, heap_offset, root) =
+        (l.fat_offset, l.fat_length, l.nfats, l.heap_offset, l.root);
+    Ok(vec![
         kv("revision", format!("{}.{:02}", rev >> 8, rev & 0xFF)),
         kv("FAT offset (sectors)", fat_offset),
         kv("FAT length (sectors)", fat_length),
@@ -172,8 +246,15 @@ pub fn parse(dev: &mut Dev, head: &[u8]) -> Result<VolumeInfo, String> {
                 format!("{pct} %")
             },
         ),
-    ];
-    // §3.4: sector 11 repeats a checksum of sectors 0..10.
+    ])
+}
+
+/// §3.4: sector 11 repeats a checksum of sectors 0..10.
+fn check_boot_checksum(
+    dev: &mut Dev,
+    sector: u64,
+    d: &mut Vec<(String, String)>,
+) -> Result<(), String> {
     match boot_checksum(dev, sector) {
         Ok(true) => d.push(kv("boot checksum", "ok")),
         Ok(false) => {
@@ -184,15 +265,19 @@ pub fn parse(dev: &mut Dev, head: &[u8]) -> Result<VolumeInfo, String> {
         Err(e) => d.push(kv("boot checksum", format!("not verified: {e}"))),
     }
 
-    let mut warnings = vec![];
-    if volume_bytes < 1 << 20 {
-        warnings.push(format!(
-            "exfat: the volume is {volume_bytes} bytes, under the specification's 1 MiB \
-             minimum (Windows makes and mounts such volumes; some other drivers may refuse them)"
-        ));
-    }
+    Ok(())
+}
+
+/// The label from the root directory, why it is unknown, and the free
+/// clusters counted in the allocation bitmap.
+fn label_and_free(
+    dev: &mut Dev,
+    g: &Geo,
+    root: u64,
+    d: &mut Vec<(String, String)>,
+) -> (Option<String>, Option<String>, Option<u64>) {
     let mut label_error = None;
-    let (label, bitmap) = match root_dir(dev, &g, root) {
+    let (label, bitmap) = match root_dir(dev, g, root) {
         Ok(r) => r,
         Err(e) => {
             d.push(kv("root directory", format!("unreadable: {e}")));
@@ -201,7 +286,7 @@ pub fn parse(dev: &mut Dev, head: &[u8]) -> Result<VolumeInfo, String> {
         }
     };
     let free = match bitmap {
-        Some((first, len)) => match count_bitmap(dev, &g, first, len) {
+        Some((first, len)) => match count_bitmap(dev, g, first, len) {
             Ok(n) => {
                 d.push(kv("free clusters (counted in the allocation bitmap)", n));
                 Some(n)
@@ -213,22 +298,7 @@ pub fn parse(dev: &mut Dev, head: &[u8]) -> Result<VolumeInfo, String> {
         },
         None => None,
     };
-    Ok(VolumeInfo {
-        fs: FS.into(),
-        cluster_bytes,
-        sector_bytes: sector,
-        volume_bytes,
-        label,
-        uuid: Some(format!("{:04X}-{:04X}", serial >> 16, serial & 0xFFFF)),
-        total_clusters: Some(clusters),
-        free_bytes: free.map(|n| n * cluster_bytes),
-        used_bytes: free.map(|n| (clusters - n) * cluster_bytes),
-        details: d,
-        label_error,
-        warnings,
-        data_offset_bytes: Some(heap_offset * sector),
-        ..Default::default()
-    })
+    (label, label_error, free)
 }
 
 /// §3.4.1 BootChecksum over sectors 0..10, skipping VolumeFlags (106, 107)

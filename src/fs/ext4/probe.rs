@@ -102,6 +102,53 @@ pub fn parse(dev: &mut Dev) -> Result<VolumeInfo, String> {
         .exact(1024, 1024, "superblock")
         .map_err(|e| format!("{FS}: {e}"))?;
     let f = Fields { b: &sb, fs: FS };
+    let g = geometry(&f)?;
+    let (inodes, inode_size) = inode_table(&f, g.block)?;
+    let (unit, ratio) = allocation_unit(&f, &g)?;
+    let fs = variant(&g);
+    let uuid: [u8; 16] = bytes::arr(&sb, 0x68).ok_or(format!("{FS}: s_uuid truncated"))?;
+    let label = bytes::label(bytes::cstr(f.bytes(0x78, 16, "s_volume_name")?));
+    let mut d = details(&f, &g, inodes, inode_size, unit, ratio)?;
+    let free = free_space(&g, &mut d);
+    let Geo {
+        block,
+        blocks,
+        volume_bytes,
+        ..
+    } = g;
+    Ok(VolumeInfo {
+        fs: fs.into(),
+        cluster_bytes: unit,
+        // ext2/3/4 do not record the device's sector size.
+        sector_bytes: 512,
+        volume_bytes,
+        label,
+        uuid: Some(bytes::uuid(&uuid)),
+        total_clusters: Some(blocks / ratio),
+        free_bytes: free.map(|n| n * block),
+        used_bytes: free.map(|n| (blocks - n) * block),
+        details: d,
+        // Clusters (blocks) count from the volume's start.
+        data_offset_bytes: Some(0),
+        ..Default::default()
+    })
+}
+
+/// Block size, counts and features from the superblock, checked.
+struct Geo {
+    log_block: u32,
+    block: u64,
+    compat: u32,
+    incompat: u32,
+    ro_compat: u32,
+    blocks: u64,
+    r_blocks: u64,
+    free_blocks: u64,
+    volume_bytes: u64,
+    per_group: u32,
+}
+
+fn geometry(f: &Fields) -> Result<Geo, String> {
     if f.le16(0x38, "s_magic")? != MAGIC {
         return Err(format!("{FS}: s_magic is not 0xEF53"));
     }
@@ -151,6 +198,22 @@ pub fn parse(dev: &mut Dev) -> Result<VolumeInfo, String> {
     if per_group == 0 {
         return Err(format!("{FS}: s_blocks_per_group is 0"));
     }
+    Ok(Geo {
+        log_block,
+        block,
+        compat,
+        incompat,
+        ro_compat,
+        blocks,
+        r_blocks,
+        free_blocks,
+        volume_bytes,
+        per_group,
+    })
+}
+
+/// (inode count, inode size), checked.
+fn inode_table(f: &Fields, block: u64) -> Result<(u32, u64), String> {
     let inodes = f.le32(0x00, "s_inodes_count")?;
     let inodes_per_group = f.le32(0x28, "s_inodes_per_group")?;
     if inodes == 0 || inodes_per_group == 0 {
@@ -172,8 +235,13 @@ pub fn parse(dev: &mut Dev) -> Result<VolumeInfo, String> {
             "{FS}: s_inode_size is {inode_size}, not a power of two 128..block size"
         ));
     }
-    // Allocation unit: the cluster with bigalloc, else the block.
-    let (unit, ratio) = if ro_compat & RO_COMPAT_BIGALLOC != 0 {
+    Ok((inodes, inode_size))
+}
+
+/// (allocation unit, blocks per unit): the cluster with bigalloc, else the block.
+fn allocation_unit(f: &Fields, g: &Geo) -> Result<(u64, u64), String> {
+    let (log_block, block) = (g.log_block, g.block);
+    Ok(if g.ro_compat & RO_COMPAT_BIGALLOC != 0 {
         let log_cluster = f.le32(0x1C, "s_log_cluster_size")?;
         // EXT2_MAX_CLUSTER_LOG_SIZE 29: clusters up to 512 MiB.
         if log_cluster < log_block || log_cluster > 29 - 10 {
@@ -184,21 +252,34 @@ pub fn parse(dev: &mut Dev) -> Result<VolumeInfo, String> {
         (1024u64 << log_cluster, 1u64 << (log_cluster - log_block))
     } else {
         (block, 1)
-    };
+    })
+}
 
+/// ext2, ext3 or ext4, as libblkid tells them apart.
+fn variant(g: &Geo) -> &'static str {
+    let (compat, incompat, ro_compat) = (g.compat, g.incompat, g.ro_compat);
     // libblkid ext.c: anything beyond what ext3 supports makes it ext4.
     let ext3_incompat = INCOMPAT_FILETYPE | INCOMPAT_RECOVER | INCOMPAT_META_BG;
     let ext3_ro = RO_COMPAT_SPARSE_SUPER | RO_COMPAT_LARGE_FILE | RO_COMPAT_BTREE_DIR;
-    let fs = if incompat & !ext3_incompat != 0 || ro_compat & !ext3_ro != 0 {
+    if incompat & !ext3_incompat != 0 || ro_compat & !ext3_ro != 0 {
         "ext4"
     } else if compat & COMPAT_HAS_JOURNAL != 0 {
         "ext3"
     } else {
         "ext2"
-    };
+    }
+}
 
-    let uuid: [u8; 16] = bytes::arr(&sb, 0x68).ok_or(format!("{FS}: s_uuid truncated"))?;
-    let label = bytes::label(bytes::cstr(f.bytes(0x78, 16, "s_volume_name")?));
+fn details(
+    f: &Fields,
+    g: &Geo,
+    inodes: u32,
+    inode_size: u64,
+    unit: u64,
+    ratio: u64,
+) -> Result<Vec<(String, String)>, String> {
+    let (compat, incompat, ro_compat) = (g.compat, g.incompat, g.ro_compat);
+    let (block, blocks, r_blocks, per_group) = (g.block, g.blocks, g.r_blocks, g.per_group);
     let mut feats = names(compat, COMPAT_NAMES);
     feats.extend(names(incompat, INCOMPAT_NAMES));
     feats.extend(names(ro_compat, RO_COMPAT_NAMES));
@@ -226,7 +307,7 @@ pub fn parse(dev: &mut Dev) -> Result<VolumeInfo, String> {
     }
     if compat & COMPAT_HAS_JOURNAL != 0 {
         let inum = f.le32(0xE0, "s_journal_inum")?;
-        let ext: [u8; 16] = bytes::arr(&sb, 0xD0).unwrap_or([0; 16]);
+        let ext: [u8; 16] = bytes::arr(f.b, 0xD0).unwrap_or([0; 16]);
         let j = if inum != 0 {
             format!("internal (inode {inum})")
         } else if ext != [0; 16] {
@@ -240,7 +321,13 @@ pub fn parse(dev: &mut Dev) -> Result<VolumeInfo, String> {
     if !last.is_empty() {
         d.push(kv("last mounted on", last));
     }
-    let free = if free_blocks <= blocks {
+    Ok(d)
+}
+
+/// The superblock's free block count, noted in the details.
+fn free_space(g: &Geo, d: &mut Vec<(String, String)>) -> Option<u64> {
+    let (free_blocks, blocks) = (g.free_blocks, g.blocks);
+    if free_blocks <= blocks {
         d.push(kv(
             "free blocks",
             format!("{free_blocks} (superblock count; refreshed by the kernel at sync/unmount)"),
@@ -252,23 +339,7 @@ pub fn parse(dev: &mut Dev) -> Result<VolumeInfo, String> {
             format!("superblock says {free_blocks}, more than the {blocks} blocks; ignored"),
         ));
         None
-    };
-    Ok(VolumeInfo {
-        fs: fs.into(),
-        cluster_bytes: unit,
-        // ext2/3/4 do not record the device's sector size.
-        sector_bytes: 512,
-        volume_bytes,
-        label,
-        uuid: Some(bytes::uuid(&uuid)),
-        total_clusters: Some(blocks / ratio),
-        free_bytes: free.map(|n| n * block),
-        used_bytes: free.map(|n| (blocks - n) * block),
-        details: d,
-        // Clusters (blocks) count from the volume's start.
-        data_offset_bytes: Some(0),
-        ..Default::default()
-    })
+    }
 }
 
 #[cfg(test)]

@@ -53,6 +53,64 @@ pub fn parse(dev: &mut Dev) -> Result<VolumeInfo, String> {
         .exact(SB_OFFSET, 3072, "superblock")
         .map_err(|e| format!("{FS}: {e}"))?;
     let f = Fields { b: &sb, fs: FS };
+    let Geo {
+        log_sector,
+        block,
+        blocks,
+        volume_bytes,
+    } = geometry(&f)?;
+    let feature = f.le32(2180, "feature")?;
+    let mut d = vec![kv(
+        "version",
+        format!("{}.{}", f.le16(4, "major_ver")?, f.le16(6, "minor_ver")?),
+    )];
+    if feature & FEATURE_SB_CHKSUM != 0 {
+        let off = f.le32(32, "checksum_offset")? as usize;
+        let stored = f.le32(off, "superblock crc")?;
+        if crc(&sb[..off]) != stored {
+            return Err(format!("{FS}: superblock checksum mismatch"));
+        }
+        d.push(kv("superblock checksum", "ok"));
+    }
+    let uuid: [u8; 16] = bytes::arr(&sb, 108).ok_or(format!("{FS}: uuid truncated"))?;
+    let label = bytes::label(bytes::utf16le(f.bytes(124, 1024, "volume_name")?));
+    let feats: Vec<&str> = FEATURES
+        .iter()
+        .filter(|(b, _)| feature & b != 0)
+        .map(|(_, n)| *n)
+        .collect();
+    d.push(kv("features", feats.join(" ")));
+    d.push(kv("segments", f.le32(48, "segment_count")?));
+    d.push(kv("main area segments", f.le32(68, "segment_count_main")?));
+    d.push(kv(
+        "kernel at mkfs",
+        bytes::cstr(f.bytes(1924, 256, "init_version")?).trim(),
+    ));
+    let free = free_space(dev, &f, block, blocks, &mut d)?;
+    Ok(VolumeInfo {
+        fs: FS.into(),
+        cluster_bytes: block,
+        sector_bytes: 1 << log_sector,
+        volume_bytes,
+        label,
+        uuid: Some(bytes::uuid(&uuid)),
+        total_clusters: Some(blocks),
+        free_bytes: free.map(|(f, _)| f * block),
+        used_bytes: free.map(|(_, u)| u * block),
+        details: d,
+        ..Default::default()
+    })
+}
+
+/// Block and sector sizes and the volume's size, checked.
+struct Geo {
+    log_sector: u32,
+    block: u64,
+    blocks: u64,
+    volume_bytes: u64,
+}
+
+fn geometry(f: &Fields) -> Result<Geo, String> {
     let log_sector = f.le32(8, "log_sectorsize")?;
     if !(9..=12).contains(&log_sector) {
         return Err(format!("{FS}: log_sectorsize is {log_sector}, not 9..12"));
@@ -81,36 +139,25 @@ pub fn parse(dev: &mut Dev) -> Result<VolumeInfo, String> {
         return Err(format!("{FS}: block_count is 0"));
     }
     let volume_bytes = bytes::mul(FS, "block_count × block size", blocks, block)?;
-    let feature = f.le32(2180, "feature")?;
-    let mut d = vec![kv(
-        "version",
-        format!("{}.{}", f.le16(4, "major_ver")?, f.le16(6, "minor_ver")?),
-    )];
-    if feature & FEATURE_SB_CHKSUM != 0 {
-        let off = f.le32(32, "checksum_offset")? as usize;
-        let stored = f.le32(off, "superblock crc")?;
-        if crc(&sb[..off]) != stored {
-            return Err(format!("{FS}: superblock checksum mismatch"));
-        }
-        d.push(kv("superblock checksum", "ok"));
-    }
-    let uuid: [u8; 16] = bytes::arr(&sb, 108).ok_or(format!("{FS}: uuid truncated"))?;
-    let label = bytes::label(bytes::utf16le(f.bytes(124, 1024, "volume_name")?));
-    let feats: Vec<&str> = FEATURES
-        .iter()
-        .filter(|(b, _)| feature & b != 0)
-        .map(|(_, n)| *n)
-        .collect();
-    d.push(kv("features", feats.join(" ")));
-    d.push(kv("segments", f.le32(48, "segment_count")?));
-    d.push(kv("main area segments", f.le32(68, "segment_count_main")?));
-    d.push(kv(
-        "kernel at mkfs",
-        bytes::cstr(f.bytes(1924, 256, "init_version")?).trim(),
-    ));
+    Ok(Geo {
+        log_sector,
+        block,
+        blocks,
+        volume_bytes,
+    })
+}
 
+/// (free, used) blocks from the newer valid checkpoint, noted in the
+/// details; None when no checkpoint can be read.
+fn free_space(
+    dev: &mut Dev,
+    f: &Fields,
+    block: u64,
+    blocks: u64,
+    d: &mut Vec<(String, String)>,
+) -> Result<Option<(u64, u64)>, String> {
     let cp_blkaddr = u64::from(f.le32(76, "cp_blkaddr")?);
-    let free = match checkpoint(dev, cp_blkaddr, block, blocks) {
+    Ok(match checkpoint(dev, cp_blkaddr, block, blocks) {
         Ok((ver, user, valid)) => {
             d.push(kv("checkpoint version", ver));
             d.push(kv("user blocks", user));
@@ -121,19 +168,6 @@ pub fn parse(dev: &mut Dev) -> Result<VolumeInfo, String> {
             d.push(kv("checkpoint", format!("unreadable: {e}")));
             None
         }
-    };
-    Ok(VolumeInfo {
-        fs: FS.into(),
-        cluster_bytes: block,
-        sector_bytes: 1 << log_sector,
-        volume_bytes,
-        label,
-        uuid: Some(bytes::uuid(&uuid)),
-        total_clusters: Some(blocks),
-        free_bytes: free.map(|(f, _)| f * block),
-        used_bytes: free.map(|(_, u)| u * block),
-        details: d,
-        ..Default::default()
     })
 }
 

@@ -5,6 +5,7 @@
 //! only), "FAT32 FSInfo Sector Structure", "FAT Directory Structure".
 
 use crate::fs::probe::bytes::{self, kv, Dev, Fields};
+use crate::fs::probe::codepage::CodePage;
 use crate::fs::probe::{signature, Magic, ProbeOptions, Signature, VolumeInfo};
 
 const FS: &str = "fat";
@@ -132,7 +133,46 @@ pub fn parse_with(dev: &mut Dev, head: &[u8], opts: &ProbeOptions) -> Result<Vol
     let f = Fields { b: head, fs: FS };
     let (bits, fs) = os_type(&p);
     let cluster_bytes = p.bps * p.spc;
-    // The FAT must have an entry for every cluster (+2 reserved entries).
+    check_fat_size(&p, bits)?;
+    let volume_bytes = bytes::mul(FS, "volume size", p.total_sectors, p.bps)?;
+    let mut warnings = vec![];
+    let mut d = type_details(&p, bits, &mut warnings);
+    let cp = opts.codepage;
+    let (serial, boot_label) = extended_bpb(&f, &p, cp, &mut d)?;
+    let root = root_location(&f, &p, &mut d)?;
+    let (label, label_bytes_hex, label_error) = root_label(dev, &p, root, cp, &mut d);
+    // Free clusters: FAT32 keeps a hint in FSInfo; FAT12/16 FATs are small
+    // enough (< 128 KiB) to count.
+    let free = if p.fat32_layout {
+        fsinfo_free(dev, &f, &p, &mut d)
+    } else {
+        count_fat(dev, &p, bits, &mut d)
+    };
+    Ok(VolumeInfo {
+        fs: fs.to_string(),
+        cluster_bytes,
+        sector_bytes: p.bps,
+        volume_bytes,
+        label,
+        uuid: serial,
+        total_clusters: Some(p.clusters),
+        free_bytes: free.map(|n| n * cluster_bytes),
+        used_bytes: free.map(|n| (p.clusters - n) * cluster_bytes),
+        details: d,
+        label_bytes_hex,
+        label_codepage: Some(cp.name()),
+        boot_label,
+        label_error,
+        warnings,
+        data_offset_bytes: Some(p.first_data_sector * p.bps),
+        ..Default::default()
+    })
+}
+
+/// The FAT must have an entry for every cluster, and the cluster count must
+/// suit the BPB's layout.
+fn check_fat_size(p: &Bpb, bits: u32) -> Result<(), String> {
+    // +2 reserved entries.
     let fat_bytes = bytes::mul(FS, "FAT size in bytes", p.fat_sectors, p.bps)?;
     let need_bits = (p.clusters + 2) * u64::from(bits);
     if fat_bytes.saturating_mul(8) < need_bits {
@@ -154,11 +194,13 @@ pub fn parse_with(dev: &mut Dev, head: &[u8], opts: &ProbeOptions) -> Result<Vol
             p.clusters
         ));
     }
-    let volume_bytes = bytes::mul(FS, "volume size", p.total_sectors, p.bps)?;
+    Ok(())
+}
 
-    let mut warnings = vec![];
+/// The FAT type and sizes, and a warning where the type goes by layout.
+fn type_details(p: &Bpb, bits: u32, warnings: &mut Vec<String>) -> Vec<(String, String)> {
     let (spec_bits, _) = fat_type(p.clusters);
-    let mut d = vec![
+    let d = vec![
         kv(
             "FAT type",
             format!(
@@ -186,7 +228,17 @@ pub fn parse_with(dev: &mut Dev, head: &[u8], opts: &ProbeOptions) -> Result<Vol
             p.clusters
         ));
     }
-    // Extended BPB: at 36 for FAT12/16, at 64 for the FAT32 layout.
+    d
+}
+
+/// The extended BPB (at 36 for FAT12/16, at 64 for the FAT32 layout):
+/// (serial, boot sector label), with the informational fields in `d`.
+fn extended_bpb(
+    f: &Fields,
+    p: &Bpb,
+    cp: &CodePage,
+    d: &mut Vec<(String, String)>,
+) -> Result<(Option<String>, Option<String>), String> {
     let ext = if p.fat32_layout { 64 } else { 36 };
     let boot_sig = f.u8(ext + 2, "BS_BootSig")?;
     let serial = if boot_sig == 0x29 || boot_sig == 0x28 {
@@ -195,7 +247,6 @@ pub fn parse_with(dev: &mut Dev, head: &[u8], opts: &ProbeOptions) -> Result<Vol
     } else {
         None
     };
-    let cp = opts.codepage;
     let boot_label = if boot_sig == 0x29 {
         let raw = f.bytes(ext + 7, 11, "BS_VolLab")?;
         (raw != NO_NAME)
@@ -215,8 +266,17 @@ pub fn parse_with(dev: &mut Dev, head: &[u8], opts: &ProbeOptions) -> Result<Vol
     d.push(kv("media", format!("0x{:02X}", f.u8(21, "BPB_Media")?)));
     d.push(kv("hidden sectors", f.le32(28, "BPB_HiddSec")?));
 
-    // The root directory: fixed region (FAT12/16 layout) or a cluster chain.
-    let root = if p.fat32_layout {
+    Ok((serial, boot_label))
+}
+
+/// The root directory: fixed region (FAT12/16 layout) or a cluster chain
+/// (or why BPB_RootClus cannot be one).
+fn root_location(
+    f: &Fields,
+    p: &Bpb,
+    d: &mut Vec<(String, String)>,
+) -> Result<Result<Root, String>, String> {
+    Ok(if p.fat32_layout {
         let rc = u64::from(f.le32(44, "BPB_RootClus")?);
         d.push(kv("root directory cluster", rc));
         if rc < 2 || rc > p.clusters + 1 {
@@ -233,12 +293,22 @@ pub fn parse_with(dev: &mut Dev, head: &[u8], opts: &ProbeOptions) -> Result<Vol
             off: (p.rsvd + p.nfats * p.fat_sectors) * p.bps,
             len: p.root_ent * 32,
         })
-    };
-    // The label is the root directory's volume-label entry and nothing
-    // else (what Windows, the Linux kernel and blkid show): when it is
-    // missing, the volume has no label, whatever BS_VolLab still says.
+    })
+}
+
+/// The label is the root directory's volume-label entry and nothing else
+/// (what Windows, the Linux kernel and blkid show): when it is missing,
+/// the volume has no label, whatever BS_VolLab still says. (label, its
+/// bytes in hex, why it is unknown.)
+fn root_label(
+    dev: &mut Dev,
+    p: &Bpb,
+    root: Result<Root, String>,
+    cp: &CodePage,
+    d: &mut Vec<(String, String)>,
+) -> (Option<String>, Option<String>, Option<String>) {
     let mut label_error = None;
-    let dir_label = match root.and_then(|r| root_dir_label(dev, &p, r)) {
+    let dir_label = match root.and_then(|r| root_dir_label(dev, p, r)) {
         Ok(l) => l,
         Err(e) => {
             d.push(kv("root directory", format!("unreadable: {e}")));
@@ -254,32 +324,7 @@ pub fn parse_with(dev: &mut Dev, head: &[u8], opts: &ProbeOptions) -> Result<Vol
         None => (None, None),
     };
 
-    // Free clusters: FAT32 keeps a hint in FSInfo; FAT12/16 FATs are small
-    // enough (< 128 KiB) to count.
-    let free = if p.fat32_layout {
-        fsinfo_free(dev, &f, &p, &mut d)
-    } else {
-        count_fat(dev, &p, bits, &mut d)
-    };
-    Ok(VolumeInfo {
-        fs: fs.to_string(),
-        cluster_bytes,
-        sector_bytes: p.bps,
-        volume_bytes,
-        label,
-        uuid: serial,
-        total_clusters: Some(p.clusters),
-        free_bytes: free.map(|n| n * cluster_bytes),
-        used_bytes: free.map(|n| (p.clusters - n) * cluster_bytes),
-        details: d,
-        label_bytes_hex,
-        label_codepage: Some(cp.name()),
-        boot_label,
-        label_error,
-        warnings,
-        data_offset_bytes: Some(p.first_data_sector * p.bps),
-        ..Default::default()
-    })
+    (label, label_bytes_hex, label_error)
 }
 
 /// fatgen103 "FAT32 FSInfo Sector Structure": the free count is a hint,

@@ -40,6 +40,50 @@ struct Geo {
 pub fn parse(dev: &mut Dev, head: &[u8]) -> Result<VolumeInfo, String> {
     Fields::need(head, 512, FS, "boot sector")?;
     let f = Fields { b: head, fs: FS };
+    let (sector, cluster) = cluster_size(&f)?;
+    zero_fat_fields(&f)?;
+    let x = extent(&f, sector, cluster)?;
+    let (volume_bytes, clusters) = (x.volume_bytes, x.clusters);
+    let serial = f.le64(0x48, "volume_serial_number")?;
+    let g = Geo {
+        sector,
+        cluster,
+        clusters,
+        mft_offset: x.mft_lcn * cluster,
+        record: x.record,
+    };
+    let mut d = vec![
+        kv("MFT record size", x.record),
+        kv("index record size", x.index),
+        kv("MFT cluster", x.mft_lcn),
+        kv("MFT mirror cluster", x.mftmirr_lcn),
+        kv(
+            "backup boot sector",
+            "in the sector after number_of_sectors (not counted in the volume size)",
+        ),
+    ];
+    let (label, label_error) = volume_record(dev, &g, &mut d);
+    let free = free_clusters(dev, &g, &mut d);
+    Ok(VolumeInfo {
+        fs: FS.into(),
+        cluster_bytes: cluster,
+        sector_bytes: sector,
+        volume_bytes,
+        label,
+        uuid: Some(format!("{serial:016X}")),
+        total_clusters: Some(clusters),
+        free_bytes: free.map(|n| n * cluster),
+        used_bytes: free.map(|n| (clusters - n) * cluster),
+        details: d,
+        label_error,
+        // Clusters (blocks) count from the volume's start.
+        data_offset_bytes: Some(0),
+        ..Default::default()
+    })
+}
+
+/// (bytes per sector, bytes per cluster), checked.
+fn cluster_size(f: &Fields) -> Result<(u64, u64), String> {
     if f.le16(510, "end-of-sector marker")? != 0xAA55 {
         return Err(format!("{FS}: end-of-sector marker at 510 is not 0x55AA"));
     }
@@ -68,6 +112,10 @@ pub fn parse(dev: &mut Dev, head: &[u8]) -> Result<VolumeInfo, String> {
             "{FS}: cluster size {cluster} bytes exceeds the 2 MiB maximum"
         ));
     }
+    Ok((sector, cluster))
+}
+
+fn zero_fat_fields(f: &Fields) -> Result<(), String> {
     // The FAT fields an NTFS boot sector must leave zero.
     let zero_fields = [
         (0x0E, 2, "reserved_sectors"),
@@ -82,6 +130,21 @@ pub fn parse(dev: &mut Dev, head: &[u8]) -> Result<VolumeInfo, String> {
             return Err(format!("{FS}: BPB field {name} is not zero"));
         }
     }
+    Ok(())
+}
+
+/// The volume's size and where the MFT is, checked.
+struct Extent {
+    volume_bytes: u64,
+    clusters: u64,
+    mft_lcn: u64,
+    mftmirr_lcn: u64,
+    record: u64,
+    index: u64,
+}
+
+fn extent(f: &Fields, sector: u64, cluster: u64) -> Result<Extent, String> {
+    let spc = cluster / sector;
     let total_sectors = f.le64(0x28, "number_of_sectors")?;
     if total_sectors == 0 {
         return Err(format!("{FS}: number_of_sectors is 0"));
@@ -112,27 +175,25 @@ pub fn parse(dev: &mut Dev, head: &[u8]) -> Result<VolumeInfo, String> {
         .map_err(|e| format!("{FS}: clusters_per_mft_record {e}"))?;
     let index = record_size(f.u8(0x44, "clusters_per_index_record")?, cluster)
         .map_err(|e| format!("{FS}: clusters_per_index_record {e}"))?;
-    let serial = f.le64(0x48, "volume_serial_number")?;
-    let g = Geo {
-        sector,
-        cluster,
+    Ok(Extent {
+        volume_bytes,
         clusters,
-        mft_offset: mft_lcn * cluster,
+        mft_lcn,
+        mftmirr_lcn,
         record,
-    };
-    let mut d = vec![
-        kv("MFT record size", record),
-        kv("index record size", index),
-        kv("MFT cluster", mft_lcn),
-        kv("MFT mirror cluster", mftmirr_lcn),
-        kv(
-            "backup boot sector",
-            "in the sector after number_of_sectors (not counted in the volume size)",
-        ),
-    ];
+        index,
+    })
+}
+
+/// The label and version from $Volume, or why they are unknown.
+fn volume_record(
+    dev: &mut Dev,
+    g: &Geo,
+    d: &mut Vec<(String, String)>,
+) -> (Option<String>, Option<String>) {
     let mut label = None;
     let mut label_error = None;
-    match read_record(dev, &g, MFT_VOLUME) {
+    match read_record(dev, g, MFT_VOLUME) {
         Ok(rec) => {
             if let Some(v) = resident_value(&rec, 0x60) {
                 label = bytes::label(bytes::utf16le(v));
@@ -153,7 +214,12 @@ pub fn parse(dev: &mut Dev, head: &[u8]) -> Result<VolumeInfo, String> {
             label_error = Some(format!("$Volume could not be read: {e}"));
         }
     }
-    let free = match count_bitmap(dev, &g) {
+    (label, label_error)
+}
+
+/// Free clusters counted in $Bitmap, noted in the details.
+fn free_clusters(dev: &mut Dev, g: &Geo, d: &mut Vec<(String, String)>) -> Option<u64> {
+    match count_bitmap(dev, g) {
         Ok(n) => {
             d.push(kv("free clusters (counted in $Bitmap)", n));
             Some(n)
@@ -162,23 +228,7 @@ pub fn parse(dev: &mut Dev, head: &[u8]) -> Result<VolumeInfo, String> {
             d.push(kv("free clusters", format!("not counted: {e}")));
             None
         }
-    };
-    Ok(VolumeInfo {
-        fs: FS.into(),
-        cluster_bytes: cluster,
-        sector_bytes: sector,
-        volume_bytes,
-        label,
-        uuid: Some(format!("{serial:016X}")),
-        total_clusters: Some(clusters),
-        free_bytes: free.map(|n| n * cluster),
-        used_bytes: free.map(|n| (clusters - n) * cluster),
-        details: d,
-        label_error,
-        // Clusters (blocks) count from the volume's start.
-        data_offset_bytes: Some(0),
-        ..Default::default()
-    })
+    }
 }
 
 /// layout.h: a positive value counts clusters, a negative one (as i8) means

@@ -103,7 +103,38 @@ fn dstring(field: &[u8]) -> Option<String> {
 }
 
 pub fn parse(dev: &mut Dev, vsd_len: u64) -> Result<VolumeInfo, String> {
-    // 2.2.3: the AVDP at sector 256 tells the block size: try each.
+    let (bs, avdp) = anchor(dev, vsd_len)?;
+    let Vds { pvd, lvd, pd } = descriptors(dev, &avdp, bs)?;
+    let l = Fields { b: &lvd, fs: FS };
+    let lbs = u64::from(l.le32(212, "LogicalBlockSize")?);
+    if !lbs.is_power_of_two() || !(512..=65536).contains(&lbs) {
+        return Err(format!(
+            "{FS}: LogicalBlockSize {lbs} is not a power of two 512..64 KiB"
+        ));
+    }
+    let mut d = vec![];
+    let (label, uuid) = identifiers(&l, pvd.as_ref().map(|(_, p)| p.as_slice()), &mut d)?;
+    let part_end = partition_end(pd.as_ref().map(|(_, p)| p.as_slice()), &mut d)?;
+    d.push(kv("sector size (from the AVDP)", bs));
+    let volume_bytes = volume_size(dev, bs, part_end, &mut d)?;
+    let free = free_space(dev, &l, bs, &mut d)?;
+    Ok(VolumeInfo {
+        fs: FS.into(),
+        cluster_bytes: lbs,
+        sector_bytes: bs,
+        volume_bytes,
+        label,
+        uuid,
+        total_clusters: Some(volume_bytes / lbs),
+        free_bytes: free.map(|(f, _)| f * lbs),
+        used_bytes: free.map(|(f, s)| (s - f) * lbs),
+        details: d,
+        ..Default::default()
+    })
+}
+
+/// 2.2.3: the AVDP at sector 256 tells the block size: (block size, AVDP).
+fn anchor(dev: &mut Dev, vsd_len: u64) -> Result<(u64, Vec<u8>), String> {
     let sizes: &[u64] = if vsd_len > 2048 {
         &[4096]
     } else {
@@ -117,13 +148,24 @@ pub fn parse(dev: &mut Dev, vsd_len: u64) -> Result<VolumeInfo, String> {
             break;
         }
     }
-    let (bs, avdp) = found.ok_or_else(|| {
+    found.ok_or_else(|| {
         format!(
             "{FS}: recognition sequence found, but no Anchor Volume Descriptor Pointer at \
              sector 256 for 512, 1024, 2048 or 4096-byte sectors"
         )
-    })?;
-    let a = Fields { b: &avdp, fs: FS };
+    })
+}
+
+/// The prevailing PVD, LVD and PD of the main Volume Descriptor Sequence
+/// (sequence number, descriptor); the LVD must be there.
+struct Vds {
+    pvd: Option<(u32, Vec<u8>)>,
+    lvd: Vec<u8>,
+    pd: Option<(u32, Vec<u8>)>,
+}
+
+fn descriptors(dev: &mut Dev, avdp: &[u8], bs: u64) -> Result<Vds, String> {
+    let a = Fields { b: avdp, fs: FS };
     let vds_len = u64::from(a.le32(16, "main VDS extent length")?);
     let vds_loc = u64::from(a.le32(20, "main VDS extent location")?);
     // 3/8.4.2: a sequence is at most a few dozen descriptors; 64 is plenty.
@@ -158,14 +200,17 @@ pub fn parse(dev: &mut Dev, vsd_len: u64) -> Result<VolumeInfo, String> {
     let (_, lvd) = lvd.ok_or(format!(
         "{FS}: no Logical Volume Descriptor in the main VDS"
     ))?;
-    let l = Fields { b: &lvd, fs: FS };
-    let lbs = u64::from(l.le32(212, "LogicalBlockSize")?);
-    if !lbs.is_power_of_two() || !(512..=65536).contains(&lbs) {
-        return Err(format!(
-            "{FS}: LogicalBlockSize {lbs} is not a power of two 512..64 KiB"
-        ));
-    }
-    let mut d = vec![];
+    Ok(Vds { pvd, lvd, pd })
+}
+
+/// The label (Logical Volume Identifier) and UUID (from the volume set
+/// identifier), with the UDF revision and the PVD's identifiers in the
+/// details.
+fn identifiers(
+    l: &Fields,
+    pvd: Option<&[u8]>,
+    d: &mut Vec<(String, String)>,
+) -> Result<(Option<String>, Option<String>), String> {
     let domain = l.bytes(216 + 1, 23, "DomainIdentifier")?;
     if domain.starts_with(b"*OSTA UDF Compliant") {
         let rev = l.le16(216 + 24, "UDF revision")?;
@@ -179,7 +224,7 @@ pub fn parse(dev: &mut Dev, vsd_len: u64) -> Result<VolumeInfo, String> {
     // Identifier says (shown as a detail).
     let label = dstring(l.bytes(84, 128, "LogicalVolumeIdentifier")?);
     let mut uuid = None;
-    if let Some((_, p)) = &pvd {
+    if let Some(p) = pvd {
         let pv = Fields { b: p, fs: FS };
         let vid = dstring(pv.bytes(24, 32, "VolumeIdentifier")?);
         if vid != label {
@@ -193,18 +238,30 @@ pub fn parse(dev: &mut Dev, vsd_len: u64) -> Result<VolumeInfo, String> {
             d.push(kv("volume set identifier", set));
         }
     }
+    Ok((label, uuid))
+}
+
+/// Where the partition ends, in blocks.
+fn partition_end(pd: Option<&[u8]>, d: &mut Vec<(String, String)>) -> Result<Option<u64>, String> {
     let mut part_end = None;
-    if let Some((_, p)) = &pd {
+    if let Some(p) = pd {
         let pf = Fields { b: p, fs: FS };
         let start = u64::from(pf.le32(188, "PartitionStartingLocation")?);
         let len = u64::from(pf.le32(192, "PartitionLength")?);
         d.push(kv("partition", format!("blocks {start} + {len}")));
         part_end = Some(start + len);
     }
-    d.push(kv("sector size (from the AVDP)", bs));
+    Ok(part_end)
+}
 
-    // Volume size: N blocks when an anchor sits at N-1 or N-257 (2.2.3).
-    let volume_bytes = match end_anchor(dev, bs, part_end)? {
+/// Volume size: N blocks when an anchor sits at N-1 or N-257 (2.2.3).
+fn volume_size(
+    dev: &mut Dev,
+    bs: u64,
+    part_end: Option<u64>,
+    d: &mut Vec<(String, String)>,
+) -> Result<u64, String> {
+    Ok(match end_anchor(dev, bs, part_end)? {
         Some(n) => n * bs,
         None => match part_end {
             Some(e) => {
@@ -220,9 +277,17 @@ pub fn parse(dev: &mut Dev, vsd_len: u64) -> Result<VolumeInfo, String> {
                 ))
             }
         },
-    };
+    })
+}
 
-    // LVID (3/10.10): free space table of the first partition.
+/// LVID (3/10.10): (free, size) blocks from the free space table of the
+/// first partition.
+fn free_space(
+    dev: &mut Dev,
+    l: &Fields,
+    bs: u64,
+    d: &mut Vec<(String, String)>,
+) -> Result<Option<(u64, u64)>, String> {
     let lvid_len = u64::from(l.le32(432, "IntegritySequenceExtent length")?);
     let lvid_loc = u64::from(l.le32(436, "IntegritySequenceExtent location")?);
     let mut free = None;
@@ -252,19 +317,7 @@ pub fn parse(dev: &mut Dev, vsd_len: u64) -> Result<VolumeInfo, String> {
             Err(e) => d.push(kv("integrity", e)),
         }
     }
-    Ok(VolumeInfo {
-        fs: FS.into(),
-        cluster_bytes: lbs,
-        sector_bytes: bs,
-        volume_bytes,
-        label,
-        uuid,
-        total_clusters: Some(volume_bytes / lbs),
-        free_bytes: free.map(|(f, _)| f * lbs),
-        used_bytes: free.map(|(f, s)| (s - f) * lbs),
-        details: d,
-        ..Default::default()
-    })
+    Ok(free)
 }
 
 /// The volume's length in blocks from its closing anchors: the device end

@@ -40,6 +40,41 @@ pub fn parse(_dev: &mut Dev, head: &[u8]) -> Result<VolumeInfo, String> {
     // The v5 superblock fields used here end at sb_meta_uuid (264 bytes).
     Fields::need(head, 264, FS, "superblock")?;
     let f = Fields { b: head, fs: FS };
+    let g = geometry(&f)?;
+    let (v, inodesize) = format_version(&f)?;
+    let fdblocks = f.be64(144, "sb_fdblocks")?;
+    let uuid: [u8; 16] = bytes::arr(head, 32).ok_or(format!("{FS}: sb_uuid truncated"))?;
+    let label = bytes::label(bytes::cstr(f.bytes(108, 12, "sb_fname")?));
+    let mut d = details(&f, &g, v, inodesize)?;
+    let free = free_blocks(fdblocks, g.dblocks, &mut d);
+    Ok(VolumeInfo {
+        fs: FS.into(),
+        cluster_bytes: g.blocksize,
+        sector_bytes: g.sectsize,
+        volume_bytes: g.volume_bytes,
+        label,
+        uuid: Some(bytes::uuid(&uuid)),
+        total_clusters: Some(g.dblocks),
+        free_bytes: free.map(|n| n * g.blocksize),
+        used_bytes: free.map(|n| (g.dblocks - n) * g.blocksize),
+        details: d,
+        // Clusters (blocks) count from the volume's start.
+        data_offset_bytes: Some(0),
+        ..Default::default()
+    })
+}
+
+/// Block and sector sizes and the allocation groups, checked.
+struct Geo {
+    blocksize: u64,
+    sectsize: u64,
+    dblocks: u64,
+    agblocks: u64,
+    agcount: u64,
+    volume_bytes: u64,
+}
+
+fn geometry(f: &Fields) -> Result<Geo, String> {
     let blocksize = u64::from(f.be32(4, "sb_blocksize")?);
     let blocklog = u32::from(f.u8(120, "sb_blocklog")?);
     if !(9..=16).contains(&blocklog) || blocksize != 1u64 << blocklog {
@@ -70,6 +105,18 @@ pub fn parse(_dev: &mut Dev, head: &[u8]) -> Result<VolumeInfo, String> {
         ));
     }
     let volume_bytes = bytes::mul(FS, "sb_dblocks × sb_blocksize", dblocks, blocksize)?;
+    Ok(Geo {
+        blocksize,
+        sectsize,
+        dblocks,
+        agblocks,
+        agcount,
+        volume_bytes,
+    })
+}
+
+/// The superblock version (4 or 5) and the inode size.
+fn format_version(f: &Fields) -> Result<(u16, u64), String> {
     let version = f.be16(100, "sb_versionnum")?;
     let v = version & 0xF;
     if v != 4 && v != 5 {
@@ -83,15 +130,16 @@ pub fn parse(_dev: &mut Dev, head: &[u8]) -> Result<VolumeInfo, String> {
             "{FS}: sb_inodesize {inodesize} is not a power of two 256..2048"
         ));
     }
-    let fdblocks = f.be64(144, "sb_fdblocks")?;
-    let uuid: [u8; 16] = bytes::arr(head, 32).ok_or(format!("{FS}: sb_uuid truncated"))?;
-    let label = bytes::label(bytes::cstr(f.bytes(108, 12, "sb_fname")?));
+    Ok((v, inodesize))
+}
+
+fn details(f: &Fields, g: &Geo, v: u16, inodesize: u64) -> Result<Vec<(String, String)>, String> {
     let logstart = f.be64(48, "sb_logstart")?;
     let logblocks = f.be32(96, "sb_logblocks")?;
     let mut d = vec![
         kv("version", v),
-        kv("allocation groups", agcount),
-        kv("blocks per AG", agblocks),
+        kv("allocation groups", g.agcount),
+        kv("blocks per AG", g.agblocks),
         kv("inode size", inodesize),
         kv(
             "log",
@@ -123,7 +171,12 @@ pub fn parse(_dev: &mut Dev, head: &[u8]) -> Result<VolumeInfo, String> {
     if f.u8(126, "sb_inprogress")? != 0 {
         d.push(kv("warning", "sb_inprogress set: mkfs did not finish"));
     }
-    let free = if fdblocks <= dblocks {
+    Ok(d)
+}
+
+/// sb_fdblocks, noted in the details.
+fn free_blocks(fdblocks: u64, dblocks: u64, d: &mut Vec<(String, String)>) -> Option<u64> {
+    if fdblocks <= dblocks {
         d.push(kv(
             "free blocks",
             format!("{fdblocks} (sb_fdblocks; exact after a clean unmount, lazy while mounted)"),
@@ -135,22 +188,7 @@ pub fn parse(_dev: &mut Dev, head: &[u8]) -> Result<VolumeInfo, String> {
             format!("sb_fdblocks {fdblocks} exceeds sb_dblocks; ignored"),
         ));
         None
-    };
-    Ok(VolumeInfo {
-        fs: FS.into(),
-        cluster_bytes: blocksize,
-        sector_bytes: sectsize,
-        volume_bytes,
-        label,
-        uuid: Some(bytes::uuid(&uuid)),
-        total_clusters: Some(dblocks),
-        free_bytes: free.map(|n| n * blocksize),
-        used_bytes: free.map(|n| (dblocks - n) * blocksize),
-        details: d,
-        // Clusters (blocks) count from the volume's start.
-        data_offset_bytes: Some(0),
-        ..Default::default()
-    })
+    }
 }
 
 #[cfg(test)]
