@@ -9,6 +9,7 @@
 //! reiserfs.c, linux_raid.c (md superblock 1.1/1.2).
 
 use super::bytes::{self, Dev};
+use crate::fs::probe::ProbeError;
 
 /// BitLocker To Go's GUID (4967D63B-2E29-4AD8-8399-F6A339E3D001) as stored
 /// in its "MSWIN4.1" boot sector.
@@ -52,7 +53,7 @@ pub fn boot_sector(head: &[u8]) -> Option<String> {
 /// Foreign signatures further in (superblocks at 1 KiB, 8 KiB, 32 KiB,
 /// 64 KiB, the end of the first page). Checked only once the volume is
 /// known not to be FAT, since a FAT volume's data may hold anything there.
-pub fn deeper(dev: &mut Dev, head: &[u8]) -> Result<Option<String>, String> {
+pub fn deeper(dev: &mut Dev, head: &[u8]) -> Result<Option<String>, ProbeError> {
     let at = |off: usize, sig: &[u8]| bytes::has(head, off, sig);
     if le32_at(dev, 8192)? == Some(0xF995_E849) {
         return Ok(Some("an OS/2 HPFS volume".into()));
@@ -116,7 +117,7 @@ pub fn deeper(dev: &mut Dev, head: &[u8]) -> Result<Option<String>, String> {
     Ok(None)
 }
 
-fn le32_at(dev: &mut Dev, off: u64) -> Result<Option<u32>, String> {
+fn le32_at(dev: &mut Dev, off: u64) -> Result<Option<u32>, ProbeError> {
     Ok(bytes::le32(&dev.read(off, 4)?, 0))
 }
 
@@ -131,7 +132,7 @@ mod tests {
 
     fn probe_err(img: &[u8]) -> String {
         let mut r = bytes::slice_reader(img);
-        probe(&mut r).unwrap_err()
+        probe(&mut r).unwrap_err().to_string()
     }
 
     /// A FAT-looking boot sector whose BPB is nonsense (as BeFS and

@@ -50,10 +50,13 @@ pub struct FragReport {
 
 /// Walk regular files under `dir` (not following symlinks, not crossing
 /// into other filesystems), at most `limit_files`, and count their extents.
-pub fn fragmentation(dir: &Path, limit_files: usize) -> Result<FragReport, String> {
-    let meta = std::fs::metadata(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+pub fn fragmentation(dir: &Path, limit_files: usize) -> crate::Result<FragReport> {
+    let meta = std::fs::metadata(dir).map_err(|e| crate::Error::io(dir, e))?;
     if !meta.is_dir() {
-        return Err(format!("{}: not a directory", dir.display()));
+        return Err(crate::Error::work(format!(
+            "{}: not a directory",
+            dir.display()
+        )));
     }
     let dev = meta.dev();
     let mut r = FragReport {

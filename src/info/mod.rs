@@ -16,7 +16,7 @@ pub mod part;
 pub use frag::{fragmentation, FragReport};
 pub use part::partitions;
 // The probe kit moved to fs/probe/; these keep the old paths working.
-pub use crate::fs::probe::{bytes, codepage, ProbeOptions, VolumeInfo};
+pub use crate::fs::probe::{bytes, codepage, ProbeError, ProbeOptions, VolumeInfo};
 
 use crate::fs::probe::signature::{self, Strength};
 use bytes::Dev;
@@ -42,12 +42,12 @@ pub struct Partition {
 pub type ReadAt<'a> = &'a mut dyn FnMut(u64, usize) -> std::io::Result<Vec<u8>>;
 
 /// Identify and parse a filesystem from the start of a volume.
-pub fn probe(read_at: ReadAt) -> Result<VolumeInfo, String> {
+pub fn probe(read_at: ReadAt) -> Result<VolumeInfo, ProbeError> {
     probe_with(read_at, &ProbeOptions::default())
 }
 
 /// `probe`, with options (the FAT label code page).
-pub fn probe_with(read_at: ReadAt, opts: &ProbeOptions) -> Result<VolumeInfo, String> {
+pub fn probe_with(read_at: ReadAt, opts: &ProbeOptions) -> Result<VolumeInfo, ProbeError> {
     let mut dev = Dev::new(read_at);
     let mut v = identify(&mut dev, opts)?;
     // A volume that claims more than the file or device holds: an image
@@ -65,10 +65,12 @@ pub fn probe_with(read_at: ReadAt, opts: &ProbeOptions) -> Result<VolumeInfo, St
     Ok(v)
 }
 
-fn identify(dev: &mut Dev, opts: &ProbeOptions) -> Result<VolumeInfo, String> {
+fn identify(dev: &mut Dev, opts: &ProbeOptions) -> Result<VolumeInfo, ProbeError> {
     let head = dev.read(0, 4096)?;
     if head.is_empty() {
-        return Err("nothing to read: the volume is empty".into());
+        return Err(ProbeError::NotFound(
+            "nothing to read: the volume is empty".into(),
+        ));
     }
     // Strong signatures first; FAT (only 0x55AA and a sane BPB) last.
     if let Some(found) = signature::identify(dev, &head, opts, Strength::Strong) {
@@ -77,7 +79,9 @@ fn identify(dev: &mut Dev, opts: &ProbeOptions) -> Result<VolumeInfo, String> {
     // Volumes fsfit does not read, several of which carry a FAT-like boot
     // sector: name them rather than report a bogus BPB field.
     let foreign = |what: String| {
-        format!("no filesystem fsfit knows: this is {what}, which fsfit does not read")
+        ProbeError::NotFound(format!(
+            "no filesystem fsfit knows: this is {what}, which fsfit does not read"
+        ))
     };
     if let Some(what) = foreign::boot_sector(&head) {
         return Err(foreign(what));
@@ -91,11 +95,11 @@ fn identify(dev: &mut Dev, opts: &ProbeOptions) -> Result<VolumeInfo, String> {
                 None if signature::looks_damaged(&head) => Err(explain_table(dev, e)),
                 None => Err(explain_table(
                     dev,
-                    format!(
+                    ProbeError::NotFound(format!(
                         "no filesystem fsfit knows: the first sector ends in 0x55AA, but \
                          it is not a FAT boot sector ({e}) and no other known signature \
                          is present"
-                    ),
+                    )),
                 )),
             }
         }
@@ -104,32 +108,34 @@ fn identify(dev: &mut Dev, opts: &ProbeOptions) -> Result<VolumeInfo, String> {
         return Err(foreign(what));
     }
     if head.len() < 512 {
-        return Err(format!(
+        return Err(ProbeError::NotFound(format!(
             "volume too short: only {} bytes readable, and no filesystem signature in them",
             head.len()
-        ));
+        )));
     }
     Err(explain_table(
         dev,
-        "no filesystem fsfit knows: no known filesystem signature (looked for FAT, exFAT and NTFS boot \
-         sectors, ext2/3/4, XFS, btrfs and F2FS superblocks, and the UDF volume recognition \
-         sequence)"
-            .into(),
+        ProbeError::NotFound(
+            "no filesystem fsfit knows: no known filesystem signature (looked for FAT, exFAT and NTFS boot \
+             sectors, ext2/3/4, XFS, btrfs and F2FS superblocks, and the UDF volume recognition \
+             sequence)"
+                .into(),
+        ),
     ))
 }
 
 /// A whole disk probed as if it were a volume: say so, instead of a
 /// puzzling BPB error about the MBR's boot code.
-fn explain_table(dev: &mut Dev, err: String) -> String {
+fn explain_table(dev: &mut Dev, err: ProbeError) -> ProbeError {
     match part::partitions_dev(dev) {
         Ok(p) if !p.is_empty() => {
             let starts: Vec<String> = p.iter().map(|p| p.start_bytes.to_string()).collect();
-            format!(
+            ProbeError::NotFound(format!(
                 "no filesystem at this offset: it holds a partition table with {} partition(s) \
                  (probe at a partition's start offset: {})",
                 p.len(),
                 starts.join(", ")
-            )
+            ))
         }
         _ => err,
     }
@@ -137,7 +143,7 @@ fn explain_table(dev: &mut Dev, err: String) -> String {
 
 /// Open a block device or image file read-only and probe it, `offset` bytes
 /// in (a partition inside a whole-disk image).
-pub fn probe_path(path: &Path, offset: u64) -> Result<VolumeInfo, String> {
+pub fn probe_path(path: &Path, offset: u64) -> Result<VolumeInfo, ProbeError> {
     probe_path_with(path, offset, &ProbeOptions::default())
 }
 
@@ -146,10 +152,11 @@ pub fn probe_path_with(
     path: &Path,
     offset: u64,
     opts: &ProbeOptions,
-) -> Result<VolumeInfo, String> {
-    let f = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+) -> Result<VolumeInfo, ProbeError> {
+    let f = std::fs::File::open(path)
+        .map_err(|e| ProbeError::Read(format!("{}: {e}", path.display())))?;
     let mut read = file_reader(&f, offset);
-    probe_with(&mut read, opts).map_err(|e| format!("{}: {e}", path.display()))
+    probe_with(&mut read, opts).map_err(|e| e.within(path.display()))
 }
 
 /// `read_at` over a file or block device, `base` bytes in.
@@ -184,16 +191,19 @@ pub fn file_reader(
 mod tests {
     use super::*;
 
-    fn probe_bytes(img: &[u8]) -> Result<VolumeInfo, String> {
+    fn probe_bytes(img: &[u8]) -> Result<VolumeInfo, ProbeError> {
         let mut r = bytes::slice_reader(img);
         probe(&mut r)
     }
 
     #[test]
     fn empty_and_tiny_inputs_are_errors() {
-        assert!(probe_bytes(&[]).unwrap_err().contains("empty"));
-        assert!(probe_bytes(&[0u8; 100]).unwrap_err().contains("too short"));
-        let e = probe_bytes(&vec![0u8; 1 << 20]).unwrap_err();
+        assert!(probe_bytes(&[]).unwrap_err().to_string().contains("empty"));
+        assert!(probe_bytes(&[0u8; 100])
+            .unwrap_err()
+            .to_string()
+            .contains("too short"));
+        let e = probe_bytes(&vec![0u8; 1 << 20]).unwrap_err().to_string();
         assert!(e.contains("no filesystem fsfit knows"), "{e}");
     }
 
@@ -201,25 +211,54 @@ mod tests {
     fn truncated_signatures_are_named_errors() {
         let mut b = vec![0u8; 100];
         b[3..11].copy_from_slice(b"EXFAT   ");
-        assert!(probe_bytes(&b).unwrap_err().starts_with("exfat:"));
+        assert!(probe_bytes(&b)
+            .unwrap_err()
+            .to_string()
+            .starts_with("exfat:"));
         b[3..11].copy_from_slice(b"NTFS    ");
-        assert!(probe_bytes(&b).unwrap_err().starts_with("ntfs:"));
+        assert!(probe_bytes(&b)
+            .unwrap_err()
+            .to_string()
+            .starts_with("ntfs:"));
         let mut x = vec![0u8; 50];
         x[0..4].copy_from_slice(b"XFSB");
-        assert!(probe_bytes(&x).unwrap_err().starts_with("xfs:"));
+        assert!(probe_bytes(&x).unwrap_err().to_string().starts_with("xfs:"));
     }
 
     #[test]
     fn reader_errors_are_reported() {
         let mut r =
             |_o: u64, _l: usize| -> std::io::Result<Vec<u8>> { Err(std::io::Error::other("boom")) };
-        let e = probe(&mut r).unwrap_err();
+        let e = probe(&mut r).unwrap_err().to_string();
         assert!(e.contains("boom"), "{e}");
     }
 
     #[test]
-    fn probe_path_reports_missing_file() {
+    fn errors_carry_their_kind() {
+        assert!(matches!(probe_bytes(&[]), Err(ProbeError::NotFound(_))));
+        let e = probe_bytes(&vec![0u8; 1 << 20]).unwrap_err();
+        assert!(matches!(e, ProbeError::NotFound(_)), "{e:?}");
+        let mut b = vec![0u8; 100];
+        b[3..11].copy_from_slice(b"NTFS    ");
+        assert!(matches!(probe_bytes(&b), Err(ProbeError::Corrupt(_))));
+        let mut r =
+            |_o: u64, _l: usize| -> std::io::Result<Vec<u8>> { Err(std::io::Error::other("boom")) };
+        assert!(matches!(probe(&mut r), Err(ProbeError::Read(_))));
         let e = probe_path(Path::new("/nonexistent/fsfit-info"), 0).unwrap_err();
+        assert!(matches!(e, ProbeError::Read(_)), "{e:?}");
+        // The kind decides nothing about the text.
+        assert_eq!(e.to_string(), e.message());
+        assert!(
+            e.to_string().starts_with("/nonexistent/fsfit-info: "),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn probe_path_reports_missing_file() {
+        let e = probe_path(Path::new("/nonexistent/fsfit-info"), 0)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("/nonexistent/fsfit-info"), "{e}");
     }
 }

@@ -5,6 +5,7 @@
 //! fs/btrfs/disk-io.c (btrfs_validate_super) for the sanity rules.
 
 use crate::fs::probe::bytes::{self, kv, Dev, Fields};
+use crate::fs::probe::{corrupt, ProbeError};
 use crate::fs::probe::{Magic, Signature, VolumeInfo};
 
 const FS: &str = "btrfs";
@@ -46,14 +47,14 @@ pub const SIGNATURE: Signature = Signature {
     damaged: None,
 };
 
-pub fn parse(dev: &mut Dev) -> Result<VolumeInfo, String> {
+pub fn parse(dev: &mut Dev) -> Result<VolumeInfo, ProbeError> {
     let sb = dev
         .exact(SB_OFFSET, 4096, "superblock")
-        .map_err(|e| format!("{FS}: {e}"))?;
+        .map_err(|e| e.within(FS))?;
     let f = Fields { b: &sb, fs: FS };
     let g = geometry(&f)?;
     let csum_name = checksum(&f, &sb)?;
-    let fsid: [u8; 16] = bytes::arr(&sb, 0x20).ok_or(format!("{FS}: fsid truncated"))?;
+    let fsid: [u8; 16] = bytes::arr(&sb, 0x20).ok_or(corrupt!("{FS}: fsid truncated"))?;
     let label = bytes::label(bytes::cstr(f.bytes(0x12B, 256, "label")?));
     // dev_item at 0xC9: devid 0, total_bytes 8, bytes_used 16, io_align 24,
     // io_width 28, sector_size 32.
@@ -100,34 +101,34 @@ struct Geo {
     num_devices: u64,
 }
 
-fn geometry(f: &Fields) -> Result<Geo, String> {
+fn geometry(f: &Fields) -> Result<Geo, ProbeError> {
     let bytenr = f.le64(0x30, "bytenr")?;
     if bytenr != SB_OFFSET {
-        return Err(format!(
+        return Err(corrupt!(
             "{FS}: superblock bytenr is {bytenr}, not its own offset {SB_OFFSET}"
         ));
     }
     let sectorsize = u64::from(f.le32(0x90, "sectorsize")?);
     if !sectorsize.is_power_of_two() || !(512..=65536).contains(&sectorsize) {
-        return Err(format!(
+        return Err(corrupt!(
             "{FS}: sectorsize {sectorsize} is not a power of two 512..64 KiB"
         ));
     }
     let nodesize = u64::from(f.le32(0x94, "nodesize")?);
     if !nodesize.is_power_of_two() || nodesize < sectorsize || nodesize > 65536 {
-        return Err(format!(
+        return Err(corrupt!(
             "{FS}: nodesize {nodesize} is not a power of two from sectorsize to 64 KiB"
         ));
     }
     let total = f.le64(0x70, "total_bytes")?;
     if total < sectorsize {
-        return Err(format!(
+        return Err(corrupt!(
             "{FS}: total_bytes {total} is smaller than one sector"
         ));
     }
     let num_devices = f.le64(0x88, "num_devices")?;
     if num_devices == 0 {
-        return Err(format!("{FS}: num_devices is 0"));
+        return Err(corrupt!("{FS}: num_devices is 0"));
     }
     Ok(Geo {
         sectorsize,
@@ -138,20 +139,20 @@ fn geometry(f: &Fields) -> Result<Geo, String> {
 }
 
 /// The checksum's name; a crc32c superblock must match its checksum.
-fn checksum(f: &Fields, sb: &[u8]) -> Result<&'static str, String> {
+fn checksum(f: &Fields, sb: &[u8]) -> Result<&'static str, ProbeError> {
     let csum_type = f.le16(0xC4, "csum_type")?;
     let csum_name = match csum_type {
         0 => "crc32c",
         1 => "xxhash64",
         2 => "sha256",
         3 => "blake2b",
-        _ => return Err(format!("{FS}: csum_type {csum_type} is unknown")),
+        _ => return Err(corrupt!("{FS}: csum_type {csum_type} is unknown")),
     };
     if csum_type == 0 {
         let want = f.le32(0, "csum")?;
         let got = bytes::crc32c(&sb[0x20..]);
         if want != got {
-            return Err(format!(
+            return Err(corrupt!(
                 "{FS}: superblock checksum mismatch (stored 0x{want:08X}, computed 0x{got:08X})"
             ));
         }
@@ -160,7 +161,7 @@ fn checksum(f: &Fields, sb: &[u8]) -> Result<&'static str, String> {
 }
 
 /// The incompat and compat_ro feature names, space-separated.
-fn features(f: &Fields) -> Result<String, String> {
+fn features(f: &Fields) -> Result<String, ProbeError> {
     let incompat = f.le64(0xBC, "incompat_flags")?;
     let compat_ro = f.le64(0xB4, "compat_ro_flags")?;
     let mut feats: Vec<&str> = INCOMPAT

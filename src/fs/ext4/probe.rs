@@ -5,6 +5,7 @@
 //! (util-linux libblkid/src/superblocks/ext.c: EXT3_FEATURE_*_SUPP).
 
 use crate::fs::probe::bytes::{self, kv, Dev, Fields};
+use crate::fs::probe::{corrupt, ProbeError};
 use crate::fs::probe::{Magic, Signature, VolumeInfo};
 
 const FS: &str = "ext4";
@@ -97,16 +98,16 @@ fn names(flags: u32, table: &[(u32, &str)]) -> Vec<String> {
     out
 }
 
-pub fn parse(dev: &mut Dev) -> Result<VolumeInfo, String> {
+pub fn parse(dev: &mut Dev) -> Result<VolumeInfo, ProbeError> {
     let sb = dev
         .exact(1024, 1024, "superblock")
-        .map_err(|e| format!("{FS}: {e}"))?;
+        .map_err(|e| e.within(FS))?;
     let f = Fields { b: &sb, fs: FS };
     let g = geometry(&f)?;
     let (inodes, inode_size) = inode_table(&f, g.block)?;
     let (unit, ratio) = allocation_unit(&f, &g)?;
     let fs = variant(&g);
-    let uuid: [u8; 16] = bytes::arr(&sb, 0x68).ok_or(format!("{FS}: s_uuid truncated"))?;
+    let uuid: [u8; 16] = bytes::arr(&sb, 0x68).ok_or(corrupt!("{FS}: s_uuid truncated"))?;
     let label = bytes::label(bytes::cstr(f.bytes(0x78, 16, "s_volume_name")?));
     let mut d = details(&f, &g, inodes, inode_size, unit, ratio)?;
     let free = free_space(&g, &mut d);
@@ -148,13 +149,13 @@ struct Geo {
     per_group: u32,
 }
 
-fn geometry(f: &Fields) -> Result<Geo, String> {
+fn geometry(f: &Fields) -> Result<Geo, ProbeError> {
     if f.le16(0x38, "s_magic")? != MAGIC {
-        return Err(format!("{FS}: s_magic is not 0xEF53"));
+        return Err(corrupt!("{FS}: s_magic is not 0xEF53"));
     }
     let log_block = f.le32(0x18, "s_log_block_size")?;
     if log_block > 6 {
-        return Err(format!(
+        return Err(corrupt!(
             "{FS}: s_log_block_size is {log_block}: block size 1024 << {log_block} is over 64 KiB"
         ));
     }
@@ -163,12 +164,12 @@ fn geometry(f: &Fields) -> Result<Geo, String> {
     let incompat = f.le32(0x60, "s_feature_incompat")?;
     let ro_compat = f.le32(0x64, "s_feature_ro_compat")?;
     if incompat & INCOMPAT_JOURNAL_DEV != 0 {
-        return Err(format!(
+        return Err(corrupt!(
             "{FS}: this is an external journal device (INCOMPAT_JOURNAL_DEV), not a filesystem"
         ));
     }
     let is64 = incompat & INCOMPAT_64BIT != 0;
-    let hi = |off: usize, name: &str| -> Result<u64, String> {
+    let hi = |off: usize, name: &str| -> Result<u64, ProbeError> {
         Ok(if is64 {
             u64::from(f.le32(off, name)?) << 32
         } else {
@@ -181,7 +182,7 @@ fn geometry(f: &Fields) -> Result<Geo, String> {
     let free_blocks =
         u64::from(f.le32(0x0C, "s_free_blocks_count_lo")?) | hi(0x158, "s_free_blocks_hi")?;
     if blocks == 0 {
-        return Err(format!("{FS}: s_blocks_count is 0"));
+        return Err(corrupt!("{FS}: s_blocks_count is 0"));
     }
     let volume_bytes = bytes::mul(FS, "s_blocks_count × block size", blocks, block)?;
     let first_data = f.le32(0x14, "s_first_data_block")?;
@@ -190,13 +191,13 @@ fn geometry(f: &Fields) -> Result<Geo, String> {
     // anything else: "first data block should be 0 with bigalloc").
     let want_first = u32::from(block == 1024 && ro_compat & RO_COMPAT_BIGALLOC == 0);
     if first_data != want_first {
-        return Err(format!(
+        return Err(corrupt!(
             "{FS}: s_first_data_block is {first_data}, expected {want_first} for {block}-byte blocks"
         ));
     }
     let per_group = f.le32(0x20, "s_blocks_per_group")?;
     if per_group == 0 {
-        return Err(format!("{FS}: s_blocks_per_group is 0"));
+        return Err(corrupt!("{FS}: s_blocks_per_group is 0"));
     }
     Ok(Geo {
         log_block,
@@ -213,17 +214,17 @@ fn geometry(f: &Fields) -> Result<Geo, String> {
 }
 
 /// (inode count, inode size), checked.
-fn inode_table(f: &Fields, block: u64) -> Result<(u32, u64), String> {
+fn inode_table(f: &Fields, block: u64) -> Result<(u32, u64), ProbeError> {
     let inodes = f.le32(0x00, "s_inodes_count")?;
     let inodes_per_group = f.le32(0x28, "s_inodes_per_group")?;
     if inodes == 0 || inodes_per_group == 0 {
-        return Err(format!(
+        return Err(corrupt!(
             "{FS}: s_inodes_count {inodes} / s_inodes_per_group {inodes_per_group} is zero"
         ));
     }
     let rev = f.le32(0x4C, "s_rev_level")?;
     if rev > 1 {
-        return Err(format!("{FS}: s_rev_level is {rev} (0 or 1 expected)"));
+        return Err(corrupt!("{FS}: s_rev_level is {rev} (0 or 1 expected)"));
     }
     let inode_size = if rev == 0 {
         128
@@ -231,7 +232,7 @@ fn inode_table(f: &Fields, block: u64) -> Result<(u32, u64), String> {
         u64::from(f.le16(0x58, "s_inode_size")?)
     };
     if !inode_size.is_power_of_two() || inode_size < 128 || inode_size > block {
-        return Err(format!(
+        return Err(corrupt!(
             "{FS}: s_inode_size is {inode_size}, not a power of two 128..block size"
         ));
     }
@@ -239,13 +240,13 @@ fn inode_table(f: &Fields, block: u64) -> Result<(u32, u64), String> {
 }
 
 /// (allocation unit, blocks per unit): the cluster with bigalloc, else the block.
-fn allocation_unit(f: &Fields, g: &Geo) -> Result<(u64, u64), String> {
+fn allocation_unit(f: &Fields, g: &Geo) -> Result<(u64, u64), ProbeError> {
     let (log_block, block) = (g.log_block, g.block);
     Ok(if g.ro_compat & RO_COMPAT_BIGALLOC != 0 {
         let log_cluster = f.le32(0x1C, "s_log_cluster_size")?;
         // EXT2_MAX_CLUSTER_LOG_SIZE 29: clusters up to 512 MiB.
         if log_cluster < log_block || log_cluster > 29 - 10 {
-            return Err(format!(
+            return Err(corrupt!(
                 "{FS}: s_log_cluster_size is {log_cluster} (block log {log_block})"
             ));
         }
@@ -277,7 +278,7 @@ fn details(
     inode_size: u64,
     unit: u64,
     ratio: u64,
-) -> Result<Vec<(String, String)>, String> {
+) -> Result<Vec<(String, String)>, ProbeError> {
     let (compat, incompat, ro_compat) = (g.compat, g.incompat, g.ro_compat);
     let (block, blocks, r_blocks, per_group) = (g.block, g.blocks, g.r_blocks, g.per_group);
     let mut feats = names(compat, COMPAT_NAMES);
@@ -362,7 +363,7 @@ mod tests {
         img
     }
 
-    fn run(img: &[u8]) -> Result<VolumeInfo, String> {
+    fn run(img: &[u8]) -> Result<VolumeInfo, ProbeError> {
         let mut r = bytes::slice_reader(img);
         parse(&mut Dev::new(&mut r))
     }
@@ -381,11 +382,17 @@ mod tests {
     fn bad_fields_are_named() {
         let mut img = image();
         img[1024 + 0x18] = 40;
-        assert!(run(&img).unwrap_err().contains("s_log_block_size"));
+        assert!(run(&img)
+            .unwrap_err()
+            .to_string()
+            .contains("s_log_block_size"));
         let mut img = image();
         img[1024 + 0x04..1024 + 0x08].fill(0);
-        assert!(run(&img).unwrap_err().contains("s_blocks_count"));
+        assert!(run(&img)
+            .unwrap_err()
+            .to_string()
+            .contains("s_blocks_count"));
         img.truncate(1500);
-        assert!(run(&img).unwrap_err().contains("truncated"));
+        assert!(run(&img).unwrap_err().to_string().contains("truncated"));
     }
 }

@@ -6,6 +6,7 @@
 //! CRC at checksum_offset, f2fs_crc32 seeded with F2FS_SUPER_MAGIC).
 
 use crate::fs::probe::bytes::{self, kv, Dev, Fields};
+use crate::fs::probe::{corrupt, ProbeError};
 use crate::fs::probe::{Magic, Signature, VolumeInfo};
 
 const FS: &str = "f2fs";
@@ -48,10 +49,10 @@ fn crc(data: &[u8]) -> u32 {
     bytes::crc32_raw(MAGIC, data, 0xEDB8_8320)
 }
 
-pub fn parse(dev: &mut Dev) -> Result<VolumeInfo, String> {
+pub fn parse(dev: &mut Dev) -> Result<VolumeInfo, ProbeError> {
     let sb = dev
         .exact(SB_OFFSET, 3072, "superblock")
-        .map_err(|e| format!("{FS}: {e}"))?;
+        .map_err(|e| e.within(FS))?;
     let f = Fields { b: &sb, fs: FS };
     let Geo {
         log_sector,
@@ -68,11 +69,11 @@ pub fn parse(dev: &mut Dev) -> Result<VolumeInfo, String> {
         let off = f.le32(32, "checksum_offset")? as usize;
         let stored = f.le32(off, "superblock crc")?;
         if crc(&sb[..off]) != stored {
-            return Err(format!("{FS}: superblock checksum mismatch"));
+            return Err(corrupt!("{FS}: superblock checksum mismatch"));
         }
         d.push(kv("superblock checksum", "ok"));
     }
-    let uuid: [u8; 16] = bytes::arr(&sb, 108).ok_or(format!("{FS}: uuid truncated"))?;
+    let uuid: [u8; 16] = bytes::arr(&sb, 108).ok_or(corrupt!("{FS}: uuid truncated"))?;
     let label = bytes::label(bytes::utf16le(f.bytes(124, 1024, "volume_name")?));
     let feats: Vec<&str> = FEATURES
         .iter()
@@ -110,33 +111,33 @@ struct Geo {
     volume_bytes: u64,
 }
 
-fn geometry(f: &Fields) -> Result<Geo, String> {
+fn geometry(f: &Fields) -> Result<Geo, ProbeError> {
     let log_sector = f.le32(8, "log_sectorsize")?;
     if !(9..=12).contains(&log_sector) {
-        return Err(format!("{FS}: log_sectorsize is {log_sector}, not 9..12"));
+        return Err(corrupt!("{FS}: log_sectorsize is {log_sector}, not 9..12"));
     }
     let log_block = f.le32(16, "log_blocksize")?;
     if !(12..=16).contains(&log_block) {
-        return Err(format!(
+        return Err(corrupt!(
             "{FS}: log_blocksize is {log_block}, not 12..16 (4..64 KiB blocks)"
         ));
     }
     let log_spb = f.le32(12, "log_sectors_per_block")?;
     if log_spb.checked_add(log_sector) != Some(log_block) {
-        return Err(format!(
+        return Err(corrupt!(
             "{FS}: log_sectors_per_block {log_spb} + log_sectorsize {log_sector} != log_blocksize {log_block}"
         ));
     }
     let log_bps = f.le32(20, "log_blocks_per_seg")?;
     if log_bps != 9 {
-        return Err(format!(
+        return Err(corrupt!(
             "{FS}: log_blocks_per_seg is {log_bps}, not 9 (512 blocks per segment)"
         ));
     }
     let block = 1u64 << log_block;
     let blocks = f.le64(36, "block_count")?;
     if blocks == 0 {
-        return Err(format!("{FS}: block_count is 0"));
+        return Err(corrupt!("{FS}: block_count is 0"));
     }
     let volume_bytes = bytes::mul(FS, "block_count × block size", blocks, block)?;
     Ok(Geo {
@@ -155,7 +156,7 @@ fn free_space(
     block: u64,
     blocks: u64,
     d: &mut Vec<(String, String)>,
-) -> Result<Option<(u64, u64)>, String> {
+) -> Result<Option<(u64, u64)>, ProbeError> {
     let cp_blkaddr = u64::from(f.le32(76, "cp_blkaddr")?);
     Ok(match checkpoint(dev, cp_blkaddr, block, blocks) {
         Ok((ver, user, valid)) => {
@@ -178,7 +179,7 @@ fn checkpoint(
     cp_blkaddr: u64,
     block: u64,
     blocks: u64,
-) -> Result<(u64, u64, u64), String> {
+) -> Result<(u64, u64, u64), ProbeError> {
     let mut best: Option<(u64, u64, u64)> = None;
     let mut why = String::new();
     for pack in [cp_blkaddr, cp_blkaddr + 512] {
@@ -209,5 +210,5 @@ fn checkpoint(
             best = Some((ver, user, valid));
         }
     }
-    best.ok_or(why)
+    best.ok_or(ProbeError::Corrupt(why))
 }

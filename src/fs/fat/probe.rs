@@ -6,6 +6,7 @@
 
 use crate::fs::probe::bytes::{self, kv, Dev, Fields};
 use crate::fs::probe::codepage::CodePage;
+use crate::fs::probe::{corrupt, ProbeError};
 use crate::fs::probe::{signature, Magic, ProbeOptions, Signature, VolumeInfo};
 
 const FS: &str = "fat";
@@ -28,29 +29,29 @@ pub struct Bpb {
 }
 
 /// Parse and sanity-check the BPB of a 512+ byte boot sector.
-pub fn bpb(b: &[u8]) -> Result<Bpb, String> {
+pub fn bpb(b: &[u8]) -> Result<Bpb, ProbeError> {
     Fields::need(b, 512, FS, "boot sector")?;
     let f = Fields { b, fs: FS };
     // fatgen103 "Boot Sector and BPB": offsets 11..36 are common to all types.
     let bps = u64::from(f.le16(11, "BPB_BytsPerSec")?);
     if !matches!(bps, 512 | 1024 | 2048 | 4096) {
-        return Err(format!(
+        return Err(corrupt!(
             "{FS}: BPB_BytsPerSec is {bps}, not 512, 1024, 2048 or 4096"
         ));
     }
     let spc = u64::from(f.u8(13, "BPB_SecPerClus")?);
     if spc == 0 || !spc.is_power_of_two() {
-        return Err(format!(
+        return Err(corrupt!(
             "{FS}: BPB_SecPerClus is {spc}, not a power of two 1..128"
         ));
     }
     let rsvd = u64::from(f.le16(14, "BPB_RsvdSecCnt")?);
     if rsvd == 0 {
-        return Err(format!("{FS}: BPB_RsvdSecCnt is 0 (must be at least 1)"));
+        return Err(corrupt!("{FS}: BPB_RsvdSecCnt is 0 (must be at least 1)"));
     }
     let nfats = u64::from(f.u8(16, "BPB_NumFATs")?);
     if nfats == 0 {
-        return Err(format!("{FS}: BPB_NumFATs is 0"));
+        return Err(corrupt!("{FS}: BPB_NumFATs is 0"));
     }
     let root_ent = u64::from(f.le16(17, "BPB_RootEntCnt")?);
     let tot16 = u64::from(f.le16(19, "BPB_TotSec16")?);
@@ -63,11 +64,11 @@ pub fn bpb(b: &[u8]) -> Result<Bpb, String> {
         fatsz16
     };
     if fat_sectors == 0 {
-        return Err(format!("{FS}: BPB_FATSz16 and BPB_FATSz32 are both 0"));
+        return Err(corrupt!("{FS}: BPB_FATSz16 and BPB_FATSz32 are both 0"));
     }
     let total_sectors = if tot16 != 0 { tot16 } else { tot32 };
     if total_sectors == 0 {
-        return Err(format!("{FS}: BPB_TotSec16 and BPB_TotSec32 are both 0"));
+        return Err(corrupt!("{FS}: BPB_TotSec16 and BPB_TotSec32 are both 0"));
     }
     // RootDirSectors = ((RootEntCnt * 32) + (BytsPerSec - 1)) / BytsPerSec
     let root_dir_sectors = (root_ent * 32).div_ceil(bps);
@@ -75,14 +76,14 @@ pub fn bpb(b: &[u8]) -> Result<Bpb, String> {
     let meta = bytes::add(FS, "reserved + FAT sectors", rsvd, fats)?;
     let first_data_sector = bytes::add(FS, "first data sector", meta, root_dir_sectors)?;
     if first_data_sector >= total_sectors {
-        return Err(format!(
+        return Err(corrupt!(
             "{FS}: reserved sectors, FATs and root directory ({first_data_sector} sectors) \
              leave no data region in BPB_TotSec {total_sectors}"
         ));
     }
     let clusters = (total_sectors - first_data_sector) / spc;
     if clusters == 0 {
-        return Err(format!("{FS}: the data region holds no whole cluster"));
+        return Err(corrupt!("{FS}: the data region holds no whole cluster"));
     }
     Ok(Bpb {
         bps,
@@ -123,12 +124,16 @@ fn os_type(p: &Bpb) -> (u32, &'static str) {
     }
 }
 
-pub fn parse(dev: &mut Dev, head: &[u8]) -> Result<VolumeInfo, String> {
+pub fn parse(dev: &mut Dev, head: &[u8]) -> Result<VolumeInfo, ProbeError> {
     parse_with(dev, head, &ProbeOptions::default())
 }
 
 /// `parse`, decoding the label in `opts.codepage`.
-pub fn parse_with(dev: &mut Dev, head: &[u8], opts: &ProbeOptions) -> Result<VolumeInfo, String> {
+pub fn parse_with(
+    dev: &mut Dev,
+    head: &[u8],
+    opts: &ProbeOptions,
+) -> Result<VolumeInfo, ProbeError> {
     let p = bpb(head)?;
     let f = Fields { b: head, fs: FS };
     let (bits, fs) = os_type(&p);
@@ -171,25 +176,28 @@ pub fn parse_with(dev: &mut Dev, head: &[u8], opts: &ProbeOptions) -> Result<Vol
 
 /// The FAT must have an entry for every cluster, and the cluster count must
 /// suit the BPB's layout.
-fn check_fat_size(p: &Bpb, bits: u32) -> Result<(), String> {
+fn check_fat_size(p: &Bpb, bits: u32) -> Result<(), ProbeError> {
     // +2 reserved entries.
     let fat_bytes = bytes::mul(FS, "FAT size in bytes", p.fat_sectors, p.bps)?;
     let need_bits = (p.clusters + 2) * u64::from(bits);
     if fat_bytes.saturating_mul(8) < need_bits {
-        return Err(format!(
+        return Err(corrupt!(
             "{FS}: a FAT of {} sectors cannot map {} clusters at {bits} bits each",
-            p.fat_sectors, p.clusters
+            p.fat_sectors,
+            p.clusters
         ));
     }
     if !p.fat32_layout && p.clusters >= 65525 {
-        return Err(format!(
+        return Err(corrupt!(
             "{FS}: {} clusters make this FAT32, but the BPB has a FAT12/16 layout \
              (BPB_FATSz16 {}, BPB_RootEntCnt {})",
-            p.clusters, p.fat_sectors, p.root_ent
+            p.clusters,
+            p.fat_sectors,
+            p.root_ent
         ));
     }
     if p.fat32_layout && p.clusters > 0x0FFF_FFF5 {
-        return Err(format!(
+        return Err(corrupt!(
             "{FS}: {} clusters, more than FAT32's 268435445",
             p.clusters
         ));
@@ -238,7 +246,7 @@ fn extended_bpb(
     p: &Bpb,
     cp: &CodePage,
     d: &mut Vec<(String, String)>,
-) -> Result<(Option<String>, Option<String>), String> {
+) -> Result<(Option<String>, Option<String>), ProbeError> {
     let ext = if p.fat32_layout { 64 } else { 36 };
     let boot_sig = f.u8(ext + 2, "BS_BootSig")?;
     let serial = if boot_sig == 0x29 || boot_sig == 0x28 {
@@ -275,12 +283,12 @@ fn root_location(
     f: &Fields,
     p: &Bpb,
     d: &mut Vec<(String, String)>,
-) -> Result<Result<Root, String>, String> {
+) -> Result<Result<Root, ProbeError>, ProbeError> {
     Ok(if p.fat32_layout {
         let rc = u64::from(f.le32(44, "BPB_RootClus")?);
         d.push(kv("root directory cluster", rc));
         if rc < 2 || rc > p.clusters + 1 {
-            Err(format!(
+            Err(corrupt!(
                 "BPB_RootClus {rc} is outside 2..={}",
                 p.clusters + 1
             ))
@@ -303,7 +311,7 @@ fn root_location(
 fn root_label(
     dev: &mut Dev,
     p: &Bpb,
-    root: Result<Root, String>,
+    root: Result<Root, ProbeError>,
     cp: &CodePage,
     d: &mut Vec<(String, String)>,
 ) -> (Option<String>, Option<String>, Option<String>) {
@@ -417,9 +425,9 @@ const MAX_ROOT_CLUSTERS: u32 = 100;
 
 /// The raw label of the root directory; an error when the directory ends
 /// (file or device too short) before its end-of-directory mark or label.
-fn root_dir_label(dev: &mut Dev, p: &Bpb, root: Root) -> Result<Option<Vec<u8>>, String> {
+fn root_dir_label(dev: &mut Dev, p: &Bpb, root: Root) -> Result<Option<Vec<u8>>, ProbeError> {
     let short = |got: usize, off: u64| {
-        format!("only {got} of its bytes at offset {off} are inside the file or device")
+        corrupt!("only {got} of its bytes at offset {off} are inside the file or device")
     };
     match root {
         Root::Fixed { off, len } => {
@@ -437,7 +445,7 @@ fn root_dir_label(dev: &mut Dev, p: &Bpb, root: Root) -> Result<Option<Vec<u8>>,
             let mut c = first;
             for _ in 0..MAX_ROOT_CLUSTERS {
                 if c < 2 || c > p.clusters + 1 {
-                    return Err(format!(
+                    return Err(corrupt!(
                         "its cluster chain reaches cluster {c}, outside 2..={}",
                         p.clusters + 1
                     ));
@@ -760,7 +768,9 @@ mod tests {
             let mut b = fat16_sector();
             b[off..off + val.len()].copy_from_slice(val);
             let mut r = bytes::slice_reader(&b);
-            let e = parse(&mut Dev::new(&mut r), &b.clone()).unwrap_err();
+            let e = parse(&mut Dev::new(&mut r), &b.clone())
+                .unwrap_err()
+                .to_string();
             assert!(e.contains(want), "{e}");
         }
     }

@@ -163,7 +163,7 @@ mod tests {
         assert_eq!(cp437.decode(&[0x9B]), "¢");
         assert_eq!(cp850.decode(&[0x9B]), "ø");
         assert_eq!(by_name("ibm866").unwrap().decode(&[0x80]), "А");
-        assert!(by_name("cp1252").unwrap_err().contains("cp437"));
+        assert!(by_name("cp1252").unwrap_err().to_string().contains("cp437"));
         assert_eq!(default_page().name(), "cp437");
     }
 }

@@ -9,9 +9,12 @@
 
 pub mod bytes;
 pub mod codepage;
+pub mod error;
 pub mod signature;
 
 pub use bytes::Dev;
+pub(crate) use error::corrupt;
+pub use error::ProbeError;
 use serde::Serialize;
 pub use signature::{Magic, Signature};
 

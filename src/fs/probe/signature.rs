@@ -4,7 +4,7 @@
 //! [`Signature`], and the one matcher here checks them and calls the
 //! filesystem's parser only on a match.
 
-use super::{Dev, ProbeOptions, VolumeInfo};
+use super::{Dev, ProbeError, ProbeOptions, VolumeInfo};
 use crate::fs::{all, Filesystem};
 
 /// Magic bytes at a fixed offset from the volume's start.
@@ -34,7 +34,7 @@ pub fn any_in(magics: &[Magic], b: &[u8]) -> bool {
 /// holds the first 4 KiB, or fewer on a short device): the parsed volume,
 /// the error naming what is corrupt, or None when a deeper check finds it
 /// is not this filesystem after all (UDF: an ISO 9660 without NSR).
-pub type Parser = fn(&mut Dev, &[u8], &ProbeOptions) -> Option<Result<VolumeInfo, String>>;
+pub type Parser = fn(&mut Dev, &[u8], &ProbeOptions) -> Option<Result<VolumeInfo, ProbeError>>;
 
 /// How `fsfit info` recognises a filesystem on disk.
 #[derive(Clone, Copy, Debug)]
@@ -77,7 +77,7 @@ fn by_order(strength: Strength) -> Vec<&'static dyn Filesystem> {
 
 /// Does one of `sig`'s magics sit on the volume? Read from `head` where it
 /// holds them, from the device further in.
-fn matches(sig: &Signature, dev: &mut Dev, head: &[u8]) -> Result<bool, String> {
+fn matches(sig: &Signature, dev: &mut Dev, head: &[u8]) -> Result<bool, ProbeError> {
     for m in sig.magics {
         let found = match usize::try_from(m.offset) {
             Ok(o) if o + m.bytes.len() <= head.len() => m.in_head(head),
@@ -98,7 +98,7 @@ pub fn identify(
     head: &[u8],
     opts: &ProbeOptions,
     strength: Strength,
-) -> Option<Result<VolumeInfo, String>> {
+) -> Option<Result<VolumeInfo, ProbeError>> {
     for f in by_order(strength) {
         let sig = &f.info().signature;
         match matches(sig, dev, head) {
@@ -170,7 +170,7 @@ mod tests {
         let mut dev = Dev::new(&mut read);
         let head = img[..4096].to_vec();
         let found = identify(&mut dev, &head, &ProbeOptions::default(), Strength::Strong);
-        let e = found.expect("the magic matched").unwrap_err();
+        let e = found.expect("the magic matched").unwrap_err().to_string();
         assert!(e.starts_with(name), "{name}: {e}");
         assert!(identify(
             &mut dev,

@@ -10,6 +10,7 @@
 //! volume set identifier).
 
 use crate::fs::probe::bytes::{self, kv, Dev, Fields};
+use crate::fs::probe::{corrupt, ProbeError};
 use crate::fs::probe::{Magic, Signature, VolumeInfo};
 
 const FS: &str = "udf";
@@ -47,7 +48,7 @@ const TAG_LVID: u16 = 9;
 
 /// The VRS descriptor length (2048, or the block size when larger) at
 /// which an NSR02/NSR03 descriptor was found, if any.
-pub fn recognize(dev: &mut Dev) -> Result<Option<u64>, String> {
+pub fn recognize(dev: &mut Dev) -> Result<Option<u64>, ProbeError> {
     for vsd_len in [2048u64, 4096] {
         for i in 0..64u64 {
             let d = dev.read(VRS_START + i * vsd_len, 7)?;
@@ -102,13 +103,13 @@ fn dstring(field: &[u8]) -> Option<String> {
     bytes::label(s)
 }
 
-pub fn parse(dev: &mut Dev, vsd_len: u64) -> Result<VolumeInfo, String> {
+pub fn parse(dev: &mut Dev, vsd_len: u64) -> Result<VolumeInfo, ProbeError> {
     let (bs, avdp) = anchor(dev, vsd_len)?;
     let Vds { pvd, lvd, pd } = descriptors(dev, &avdp, bs)?;
     let l = Fields { b: &lvd, fs: FS };
     let lbs = u64::from(l.le32(212, "LogicalBlockSize")?);
     if !lbs.is_power_of_two() || !(512..=65536).contains(&lbs) {
-        return Err(format!(
+        return Err(corrupt!(
             "{FS}: LogicalBlockSize {lbs} is not a power of two 512..64 KiB"
         ));
     }
@@ -134,7 +135,7 @@ pub fn parse(dev: &mut Dev, vsd_len: u64) -> Result<VolumeInfo, String> {
 }
 
 /// 2.2.3: the AVDP at sector 256 tells the block size: (block size, AVDP).
-fn anchor(dev: &mut Dev, vsd_len: u64) -> Result<(u64, Vec<u8>), String> {
+fn anchor(dev: &mut Dev, vsd_len: u64) -> Result<(u64, Vec<u8>), ProbeError> {
     let sizes: &[u64] = if vsd_len > 2048 {
         &[4096]
     } else {
@@ -149,7 +150,7 @@ fn anchor(dev: &mut Dev, vsd_len: u64) -> Result<(u64, Vec<u8>), String> {
         }
     }
     found.ok_or_else(|| {
-        format!(
+        corrupt!(
             "{FS}: recognition sequence found, but no Anchor Volume Descriptor Pointer at \
              sector 256 for 512, 1024, 2048 or 4096-byte sectors"
         )
@@ -164,14 +165,14 @@ struct Vds {
     pd: Option<(u32, Vec<u8>)>,
 }
 
-fn descriptors(dev: &mut Dev, avdp: &[u8], bs: u64) -> Result<Vds, String> {
+fn descriptors(dev: &mut Dev, avdp: &[u8], bs: u64) -> Result<Vds, ProbeError> {
     let a = Fields { b: avdp, fs: FS };
     let vds_len = u64::from(a.le32(16, "main VDS extent length")?);
     let vds_loc = u64::from(a.le32(20, "main VDS extent location")?);
     // 3/8.4.2: a sequence is at most a few dozen descriptors; 64 is plenty.
     let count = (vds_len / bs).min(64);
     if count == 0 {
-        return Err(format!(
+        return Err(corrupt!(
             "{FS}: main Volume Descriptor Sequence extent is empty"
         ));
     }
@@ -182,7 +183,7 @@ fn descriptors(dev: &mut Dev, avdp: &[u8], bs: u64) -> Result<Vds, String> {
         let loc = vds_loc + i;
         let b = dev
             .exact(loc * bs, 512, "volume descriptor")
-            .map_err(|e| format!("{FS}: {e}"))?;
+            .map_err(|e| e.within(FS))?;
         let Some(tag) = tag_ok(&b, loc) else { break };
         let seq = bytes::le32(&b, 16).unwrap_or(0);
         // The prevailing descriptor of each kind has the highest sequence number.
@@ -197,7 +198,7 @@ fn descriptors(dev: &mut Dev, avdp: &[u8], bs: u64) -> Result<Vds, String> {
             *slot = Some((seq, b));
         }
     }
-    let (_, lvd) = lvd.ok_or(format!(
+    let (_, lvd) = lvd.ok_or(corrupt!(
         "{FS}: no Logical Volume Descriptor in the main VDS"
     ))?;
     Ok(Vds { pvd, lvd, pd })
@@ -210,7 +211,7 @@ fn identifiers(
     l: &Fields,
     pvd: Option<&[u8]>,
     d: &mut Vec<(String, String)>,
-) -> Result<(Option<String>, Option<String>), String> {
+) -> Result<(Option<String>, Option<String>), ProbeError> {
     let domain = l.bytes(216 + 1, 23, "DomainIdentifier")?;
     if domain.starts_with(b"*OSTA UDF Compliant") {
         let rev = l.le16(216 + 24, "UDF revision")?;
@@ -242,7 +243,10 @@ fn identifiers(
 }
 
 /// Where the partition ends, in blocks.
-fn partition_end(pd: Option<&[u8]>, d: &mut Vec<(String, String)>) -> Result<Option<u64>, String> {
+fn partition_end(
+    pd: Option<&[u8]>,
+    d: &mut Vec<(String, String)>,
+) -> Result<Option<u64>, ProbeError> {
     let mut part_end = None;
     if let Some(p) = pd {
         let pf = Fields { b: p, fs: FS };
@@ -260,7 +264,7 @@ fn volume_size(
     bs: u64,
     part_end: Option<u64>,
     d: &mut Vec<(String, String)>,
-) -> Result<u64, String> {
+) -> Result<u64, ProbeError> {
     Ok(match end_anchor(dev, bs, part_end)? {
         Some(n) => n * bs,
         None => match part_end {
@@ -272,7 +276,7 @@ fn volume_size(
                 e * bs
             }
             None => {
-                return Err(format!(
+                return Err(corrupt!(
                     "{FS}: no Partition Descriptor and no anchor at the end: size unknown"
                 ))
             }
@@ -287,7 +291,7 @@ fn free_space(
     l: &Fields,
     bs: u64,
     d: &mut Vec<(String, String)>,
-) -> Result<Option<(u64, u64)>, String> {
+) -> Result<Option<(u64, u64)>, ProbeError> {
     let lvid_len = u64::from(l.le32(432, "IntegritySequenceExtent length")?);
     let lvid_loc = u64::from(l.le32(436, "IntegritySequenceExtent location")?);
     let mut free = None;
@@ -325,7 +329,7 @@ fn free_space(
 /// the first AVDP in the 1024 blocks after the partition (a UDF volume
 /// inside a partition of a larger disk), N-257 when another follows 256
 /// blocks later, N-1 when not.
-fn end_anchor(dev: &mut Dev, bs: u64, part_end: Option<u64>) -> Result<Option<u64>, String> {
+fn end_anchor(dev: &mut Dev, bs: u64, part_end: Option<u64>) -> Result<Option<u64>, ProbeError> {
     let n = dev.size() / bs;
     for last in [n.checked_sub(1), n.checked_sub(257)].into_iter().flatten() {
         if last > 256 && tag_ok(&dev.read(last * bs, 512)?, last) == Some(TAG_AVDP) {
