@@ -22,7 +22,7 @@ impl Options {
             )));
         }
         folder_is_not_a_volume(&a.target)?;
-        let codepage = info::codepage::by_name(&a.codepage).map_err(Error::Input)?;
+        let codepage = info::codepage::by_name(&a.codepage)?;
         Ok(Options {
             target: a.target.clone(),
             json: a.json,
