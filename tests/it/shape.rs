@@ -1,7 +1,8 @@
-//! The code's shape: no function over 80 lines outside the on-disk parsers
-//! of `fsfit info` (src/fs/*/probe.rs, src/info/), which read one structure
-//! field by field. Functions longer today are listed, to be split in their
-//! own area's time (then taken off the list); no new one may join them.
+//! The code's shape: no function over 80 lines, the on-disk parsers of
+//! `fsfit info` (src/fs/*/probe.rs, src/info/) included: they split into
+//! validate / geometry / label / free-space steps. Functions longer today
+//! are listed, to be split in their own area's time (then taken off the
+//! list); no new one may join them.
 
 use std::path::{Path, PathBuf};
 
@@ -24,10 +25,6 @@ const KNOWN: &[(&str, &str)] = &[
     ("src/device/image.rs", "prepare"),
     ("src/bench/runner.rs", "run_workloads"),
 ];
-
-fn exempt(file: &str) -> bool {
-    file.starts_with("src/info/") || (file.starts_with("src/fs/") && file.ends_with("/probe.rs"))
-}
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for e in std::fs::read_dir(dir).unwrap() {
@@ -86,9 +83,6 @@ fn no_function_over_80_lines_outside_the_info_parsers() {
     let mut seen = Vec::new();
     for f in &files {
         let rel = f.strip_prefix(root).unwrap().to_string_lossy().into_owned();
-        if exempt(&rel) {
-            continue;
-        }
         for (name, n) in functions(&std::fs::read_to_string(f).unwrap()) {
             if n <= MAX_LINES {
                 continue;
