@@ -18,10 +18,8 @@
 
 pub mod probe;
 
-use super::{Acc, Drivers, Filesystem, Formats, FsInfo, Model, Signature, POSIX_LIMITS};
+use super::{Acc, Drivers, Filesystem, Formats, FsInfo, Model, POSIX_LIMITS};
 use super::{Checker, ExitCodes};
-use crate::info::bytes::Dev;
-use crate::info::VolumeInfo;
 use crate::scan::{Dir, Kind};
 
 pub struct Btrfs;
@@ -262,10 +260,7 @@ pub const INFO: FsInfo = FsInfo {
         exit_codes: ExitCodes::ZeroOne,
     }),
     preference: 7,
-    signature: Signature {
-        order: 60,
-        weak: false,
-    },
+    signature: probe::SIGNATURE,
 };
 
 impl Filesystem for Btrfs {
@@ -291,14 +286,6 @@ impl Filesystem for Btrfs {
     }
     fn info(&self) -> &'static FsInfo {
         &INFO
-    }
-    fn probe(&self, dev: &mut Dev, _head: &[u8]) -> Option<Result<VolumeInfo, String>> {
-        // The superblock at 64 KiB.
-        match probe::is_btrfs(dev) {
-            Ok(true) => Some(probe::parse(dev)),
-            Ok(false) => None,
-            Err(e) => Some(Err(e)),
-        }
     }
     fn cluster_range(&self) -> (u64, u64) {
         // mkfs.btrfs -s: the sector size must be the page size (4 KiB here).

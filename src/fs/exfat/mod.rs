@@ -12,12 +12,8 @@
 
 pub mod probe;
 
-use super::{
-    powers_of_two, Acc, Drivers, Filesystem, Formats, FsInfo, FuseDriver, Limits, Model, Signature,
-};
+use super::{powers_of_two, Acc, Drivers, Filesystem, Formats, FsInfo, FuseDriver, Limits, Model};
 use super::{Checker, ExitCodes};
-use crate::info::bytes::{self, Dev};
-use crate::info::VolumeInfo;
 use crate::scan::{Dir, Entry, Kind};
 
 pub struct Exfat;
@@ -432,10 +428,7 @@ pub const INFO: FsInfo = FsInfo {
         exit_codes: ExitCodes::Fsck,
     }),
     preference: 3,
-    signature: Signature {
-        order: 10,
-        weak: false,
-    },
+    signature: probe::SIGNATURE,
 };
 
 impl Filesystem for Exfat {
@@ -483,10 +476,6 @@ impl Filesystem for Exfat {
     }
     fn info(&self) -> &'static FsInfo {
         &INFO
-    }
-    fn probe(&self, dev: &mut Dev, head: &[u8]) -> Option<Result<VolumeInfo, String>> {
-        // The boot sector's OEM name.
-        bytes::has(head, 3, b"EXFAT   ").then(|| probe::parse(dev, head))
     }
     fn cluster_range(&self) -> (u64, u64) {
         // mkfs/mkfs.c: -c from the 512-byte sector to EXFAT_MAX_CLUSTER_SIZE.

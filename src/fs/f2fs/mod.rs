@@ -7,10 +7,8 @@
 
 pub mod probe;
 
-use super::{Acc, Drivers, Filesystem, Formats, FsInfo, Limits, Model, Signature, POSIX_LIMITS};
+use super::{Acc, Drivers, Filesystem, Formats, FsInfo, Limits, Model, POSIX_LIMITS};
 use super::{Checker, ExitCodes};
-use crate::info::bytes::Dev;
-use crate::info::VolumeInfo;
 use crate::scan::{Dir, Kind};
 
 pub struct F2fs;
@@ -439,10 +437,7 @@ pub const INFO: FsInfo = FsInfo {
         exit_codes: ExitCodes::Fsck,
     }),
     preference: 9,
-    signature: Signature {
-        order: 50,
-        weak: false,
-    },
+    signature: probe::SIGNATURE,
 };
 
 impl Filesystem for F2fs {
@@ -462,13 +457,6 @@ impl Filesystem for F2fs {
     }
     fn info(&self) -> &'static FsInfo {
         &INFO
-    }
-    fn probe(&self, dev: &mut Dev, _head: &[u8]) -> Option<Result<VolumeInfo, String>> {
-        // The superblock at 1 KiB.
-        match dev.read(1024, 1024) {
-            Ok(sb) => probe::is_f2fs(&sb).then(|| probe::parse(dev)),
-            Err(e) => Some(Err(e)),
-        }
     }
     fn cluster_range(&self) -> (u64, u64) {
         (BLK, BLK)
