@@ -8,7 +8,7 @@ use super::flash::Sim;
 use super::results::*;
 use super::stats;
 use super::workloads::{self, Ctx, Data, Phase, Workload};
-use super::CANCEL;
+use crate::cancel;
 use crate::device::identity::Identity;
 use crate::device::loopdev::LoopDev;
 use crate::device::mount::{self, Driver, Mounted};
@@ -16,6 +16,7 @@ use crate::device::{guard, image, run_tool};
 use crate::fs::{self, Filesystem};
 use crate::units::{iec, short};
 use crate::usage::FsSpec;
+use crate::{Error, Result};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -170,11 +171,12 @@ pub(crate) fn lab() -> Option<String> {
     cpu.contains("User Mode Linux").then(|| "uml".to_string())
 }
 
-fn interrupted() -> Result<(), String> {
-    if crate::cancel::requested() {
-        Err("interrupted".into())
-    } else {
-        Ok(())
+/// What the report's `error` says for an error: an interruption is
+/// "interrupted" there (the JSON field's text since the first release).
+fn report_text(e: &Error) -> String {
+    match e {
+        Error::Interrupted => "interrupted".to_string(),
+        e => e.to_string(),
     }
 }
 
@@ -219,7 +221,7 @@ struct Prepared {
     _temp: Option<image::TempDir>,
 }
 
-fn prepare_target(opts: &Options) -> Result<Prepared, String> {
+fn prepare_target(opts: &Options) -> Result<Prepared> {
     let need = space_needed(opts);
     match &opts.target {
         TargetSpec::TempImage { size } | TargetSpec::Image { size, .. } => {
@@ -239,13 +241,13 @@ fn prepare_target(opts: &Options) -> Result<Prepared, String> {
             };
             let fits = |size: u64| {
                 if size < need {
-                    Err(format!(
+                    Err(Error::work(format!(
                         "the workloads at --scale {} need about {} but the image is {}: pass --size {} or a smaller --scale",
                         opts.scale,
                         iec(need),
                         iec(size),
                         short(crate::fs::round_up(need, 1 << 30))
-                    ))
+                    )))
                 } else {
                     Ok(())
                 }
@@ -323,13 +325,13 @@ fn prepare_target(opts: &Options) -> Result<Prepared, String> {
             drop(held);
             let identity = Identity::confirmed(&info);
             if info.size_bytes < need {
-                return Err(format!(
+                return Err(Error::work(format!(
                     "{} holds {} but the workloads at --scale {} need about {}",
                     info.path,
                     iec(info.size_bytes),
                     opts.scale,
                     iec(need)
-                ));
+                )));
             }
             Ok(Prepared {
                 info: TargetInfo {
@@ -353,9 +355,10 @@ fn prepare_target(opts: &Options) -> Result<Prepared, String> {
             })
         }
         TargetSpec::Dir(dir) => {
-            let md = std::fs::metadata(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            let md = std::fs::metadata(dir)
+                .map_err(|e| Error::work(format!("{}: {e}", dir.display())))?;
             if !md.is_dir() {
-                return Err(format!("{}: not a directory", dir.display()));
+                return Err(Error::work(format!("{}: not a directory", dir.display())));
             }
             let counters = counters_of_dir(dir);
             let free = free_space(dir)?;
@@ -406,17 +409,17 @@ fn ram_backed(p: &Path) -> Option<String> {
 }
 
 /// Space an unprivileged writer may still use there (f_bavail).
-fn free_space(dir: &Path) -> Result<u64, String> {
+fn free_space(dir: &Path) -> Result<u64> {
     let s = crate::device::statvfs(dir)?;
     Ok(s.f_bavail * s.f_frsize)
 }
 
-pub(crate) fn ask_confirmation(dev: &str) -> Result<Option<String>, String> {
+pub(crate) fn ask_confirmation(dev: &str) -> Result<Option<String>> {
     use std::io::{BufRead, IsTerminal, Write};
     if !std::io::stdin().is_terminal() {
-        return Err(format!(
+        return Err(Error::input(format!(
             "refusing to erase {dev} without confirmation: pass --yes-erase {dev}"
-        ));
+        )));
     }
     eprint!("Everything on {dev} will be erased. Type the device name ({dev}) to go on: ");
     let _ = std::io::stderr().flush();
@@ -424,7 +427,7 @@ pub(crate) fn ask_confirmation(dev: &str) -> Result<Option<String>, String> {
     std::io::stdin()
         .lock()
         .read_line(&mut line)
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| Error::work(e.to_string()))?;
     Ok(Some(line.trim().to_string()))
 }
 
@@ -435,7 +438,7 @@ fn measure(
     counters_path: Option<&Path>,
     daemon: Option<u32>,
     sim: Option<&mut Sim>,
-) -> Result<(Run, workloads::Outcome), String> {
+) -> Result<(Run, workloads::Outcome)> {
     let tracer = sim.as_ref().map(|s| s.start()).transpose()?;
     let disk0 = counters_path.and_then(counters::read_stat);
     let ru0 = counters::rusage();
@@ -539,7 +542,7 @@ struct ConfigRun<'a> {
 
 /// Why a run stops before its end (interrupted, or a device that is no
 /// longer the one confirmed), with what the config measured until then.
-struct Stop(String, Option<Box<ConfigResult>>);
+struct Stop(Error, Option<Box<ConfigResult>>);
 
 impl ConfigRun<'_> {
     fn run(&self, p: &Planned) -> Result<ConfigResult, Stop> {
@@ -572,14 +575,14 @@ impl ConfigRun<'_> {
         let t0 = Instant::now();
         let args: Vec<&str> = argv[1..].iter().map(|s| s.as_str()).collect();
         if let Err(e) = run_tool(&argv[0], &args) {
-            res.error = Some(e);
+            res.error = Some(e.to_string());
             return Ok(res);
         }
         res.format_seconds = t0.elapsed().as_secs_f64();
         let mut m = match mount::mount(dev, &p.driver) {
             Ok(m) => m,
             Err(e) => {
-                res.error = Some(e);
+                res.error = Some(e.to_string());
                 return Ok(res);
             }
         };
@@ -590,24 +593,19 @@ impl ConfigRun<'_> {
         match outcome {
             // Stop the whole run: the caller reports the interruption, and
             // writes what this config measured until then.
-            Err(_) if crate::cancel::requested() => {
-                res.error = Some("interrupted".into());
-                Err(Stop("interrupted".into(), Some(Box::new(res))))
+            Err(_) if cancel::requested() => {
+                res.error = Some(report_text(&Error::Interrupted));
+                Err(Stop(Error::Interrupted, Some(Box::new(res))))
             }
             Err(e) => {
-                res.error = Some(e);
+                res.error = Some(e.to_string());
                 Ok(res)
             }
             Ok(()) => Ok(res),
         }
     }
 
-    fn workloads(
-        &self,
-        p: &Planned,
-        m: &mut Mounted,
-        res: &mut ConfigResult,
-    ) -> Result<(), String> {
+    fn workloads(&self, p: &Planned, m: &mut Mounted, res: &mut ConfigResult) -> Result<()> {
         let root = m.dir.clone();
         let label = format!("{}:{} ", p.fs.name(), short(p.cluster));
         let counters = self.prepared.counters.as_deref();
@@ -644,7 +642,7 @@ enum Cold<'a> {
 impl Cold<'_> {
     /// Make the next phase cold. Returns the device bytes a remount read
     /// (a driver's readahead at mount time), which count as cold reads.
-    fn chill(&mut self, root: &Path, counters: Option<&Path>) -> Result<Option<u64>, String> {
+    fn chill(&mut self, root: &Path, counters: Option<&Path>) -> Result<Option<u64>> {
         match self {
             Cold::Remount(m) => {
                 let before = counters.and_then(counters::read_stat);
@@ -684,17 +682,16 @@ fn run_workloads(
     cold: &mut Cold,
     res: &mut ConfigResult,
     mut sim: Option<&mut Sim>,
-) -> Result<(), String> {
+) -> Result<()> {
     let ctx_at = |scale: f64| Ctx {
         root,
         scale,
         data,
         ops: 0,
-        cancel: &CANCEL,
     };
     let sel = &opts.workloads;
     for (i, w) in sel.iter().enumerate() {
-        interrupted()?;
+        cancel::check()?;
         let cold_phase = matches!(w.phase(), Phase::Read | Phase::Scan);
         let scale = if opts.min_seconds > 0.0 {
             pb.set_message(format!("{label}{} sizing", w.name()));
@@ -709,7 +706,7 @@ fn run_workloads(
         for rep in 0..opts.repeat {
             pb.set_message(format!("{label}{} {}/{}", w.name(), rep + 1, opts.repeat));
             let mut c = ctx();
-            let mut step = || -> Result<_, String> {
+            let mut step = || -> Result<_> {
                 w.prepare(&mut c)?;
                 let remount_read = if cold_phase {
                     cold.chill(root, counters)?
@@ -729,8 +726,8 @@ fn run_workloads(
                     last = out;
                 }
                 Err(e) => {
-                    interrupted()?;
-                    error = Some(e);
+                    cancel::check()?;
+                    error = Some(e.to_string());
                     pb.inc((opts.repeat - rep - 1) as u64);
                     break;
                 }
@@ -776,7 +773,7 @@ fn size_by_time<'a>(
     counters: Option<&Path>,
     cold: &mut Cold,
     ctx_at: &dyn Fn(f64) -> Ctx<'a>,
-) -> Result<f64, String> {
+) -> Result<f64> {
     if w.phase() == Phase::Delete {
         return Ok(opts.scale);
     }
@@ -784,7 +781,7 @@ fn size_by_time<'a>(
     let mut scale = opts.scale;
     for _ in 0..3 {
         let mut c = ctx_at(scale);
-        let mut once = || -> Result<f64, String> {
+        let mut once = || -> Result<f64> {
             w.prepare(&mut c)?;
             if matches!(w.phase(), Phase::Read | Phase::Scan) {
                 cold.chill(root, counters)?;
@@ -795,7 +792,7 @@ fn size_by_time<'a>(
         };
         let t = match once() {
             Ok(t) => t,
-            Err(e) if crate::cancel::requested() => return Err(e),
+            Err(e) if cancel::requested() => return Err(e),
             // The timed runs will meet and report the same error.
             Err(_) => return Ok(scale),
         };
@@ -863,12 +860,12 @@ fn run_dir(
     prepared: &Prepared,
     data: &Data,
     pb: &indicatif::ProgressBar,
-) -> Result<ConfigResult, String> {
+) -> Result<ConfigResult> {
     let dir = PathBuf::from(&prepared.info.path);
     let (fstype, source, _) = crate::device::mount_of(&dir).unwrap_or_default();
     let bsize = crate::device::statvfs(&dir)?.f_bsize;
     let root = dir.join(format!("fsfit-bench-{}", std::process::id()));
-    std::fs::create_dir(&root).map_err(|e| format!("{}: {e}", root.display()))?;
+    std::fs::create_dir(&root).map_err(|e| Error::work(format!("{}: {e}", root.display())))?;
     // Recorded, so that `fsfit cleanup` removes it after a SIGKILL.
     crate::device::state::add_dir(&root);
     let mut res = ConfigResult {
@@ -932,11 +929,14 @@ fn relate(results: &mut [ConfigResult], baseline: usize) {
 
 /// `--baseline fs[:cluster]`, checked against the plan before anything is
 /// formatted: the index of the config it names.
-fn baseline_index(b: &str, planned: &[(String, u64)]) -> Result<usize, String> {
+fn baseline_index(b: &str, planned: &[(String, u64)]) -> Result<usize> {
     let (name, cl) = match b.split_once(':') {
         Some((n, c)) => (
             n,
-            Some(crate::units::parse_size(c).map_err(|e| format!("--baseline {b}: {e}"))?),
+            Some(
+                crate::units::parse_size(c)
+                    .map_err(|e| Error::input(format!("--baseline {b}: {e}")))?,
+            ),
         ),
         None => (b, None),
     };
@@ -948,10 +948,10 @@ fn baseline_index(b: &str, planned: &[(String, u64)]) -> Result<usize, String> {
                 .iter()
                 .map(|(f, c)| format!("{f}:{}", short(*c)))
                 .collect();
-            format!(
+            Error::input(format!(
                 "--baseline {b}: no such config in this run (it runs {})",
                 have.join(", ")
-            )
+            ))
         })
 }
 
@@ -960,19 +960,17 @@ fn baseline_index(b: &str, planned: &[(String, u64)]) -> Result<usize, String> {
 /// interruption; a --baseline naming no config or a target fsfit refuses is
 /// bad input); one after (interrupted, a device that changed) is the
 /// report's `error`, so that what was measured is still written.
-pub fn run(opts: &Options) -> Result<BenchReport, crate::Error> {
+pub fn run(opts: &Options) -> Result<BenchReport> {
     run_configs(opts).map_err(|e| {
-        if crate::cancel::requested() {
-            crate::Error::Interrupted
-        } else if e.starts_with("--baseline") || e.starts_with("refusing") {
-            crate::Error::Input(e)
+        if cancel::requested() {
+            Error::Interrupted
         } else {
-            crate::Error::Work(e)
+            e
         }
     })
 }
 
-fn run_configs(opts: &Options) -> Result<BenchReport, String> {
+fn run_configs(opts: &Options) -> Result<BenchReport> {
     let prepared = prepare_target(opts)?;
     let data = Data::new(0x000f_5f17);
     let mut report = BenchReport {
@@ -1000,7 +998,7 @@ fn run_configs(opts: &Options) -> Result<BenchReport, String> {
         } else {
             crate::flash::trace::max_sectors_kb(dev)
         };
-        crate::flash::trace::ensure_tracefs().map_err(|e| format!("--flash: {e}"))?;
+        crate::flash::trace::ensure_tracefs().map_err(|e| Error::work(format!("--flash: {e}")))?;
         report.sim.trace = Some("blktrace".into());
         report.sim.partition_offset_bytes = Some(f.partition_offset);
         report.sim.flash = Some(super::flash::info(f, kb));
@@ -1008,9 +1006,9 @@ fn run_configs(opts: &Options) -> Result<BenchReport, String> {
     let mut baseline = 0;
     if let TargetSpec::Dir(_) = opts.target {
         if let Some(b) = &opts.baseline {
-            return Err(format!(
+            return Err(Error::input(format!(
                 "--baseline {b}: --dir runs one config, there is nothing to compare"
-            ));
+            )));
         }
         let pb = progress(
             opts.quiet,
@@ -1020,7 +1018,7 @@ fn run_configs(opts: &Options) -> Result<BenchReport, String> {
         pb.finish_and_clear();
         match r {
             Ok(r) => report.results.push(r),
-            Err(e) => report.error = Some(e),
+            Err(e) => report.error = Some(report_text(&e)),
         }
         report.target.cold_cache = if report
             .results
@@ -1044,7 +1042,9 @@ fn run_configs(opts: &Options) -> Result<BenchReport, String> {
             );
         }
         if planned.is_empty() {
-            return Err("no config can run on this host (see the reasons above)".into());
+            return Err(Error::work(
+                "no config can run on this host (see the reasons above)",
+            ));
         }
         if let Some(b) = &opts.baseline {
             let names: Vec<(String, u64)> = planned
@@ -1062,8 +1062,8 @@ fn run_configs(opts: &Options) -> Result<BenchReport, String> {
             pb: &pb,
         };
         for p in &planned {
-            if let Err(e) = interrupted() {
-                report.error = Some(e);
+            if let Err(e) = cancel::check() {
+                report.error = Some(report_text(&e));
                 break;
             }
             match cr.run(p) {
@@ -1075,7 +1075,7 @@ fn run_configs(opts: &Options) -> Result<BenchReport, String> {
                 }
                 Err(Stop(e, partial)) => {
                     report.results.extend(partial.map(|b| *b));
-                    report.error = Some(e);
+                    report.error = Some(report_text(&e));
                     break;
                 }
             }
@@ -1132,9 +1132,11 @@ mod tests {
     #[test]
     fn baseline_must_name_a_planned_config() {
         let p = vec![("ext4".to_string(), 4096), ("exfat".to_string(), 32768)];
-        assert_eq!(baseline_index("exfat", &p), Ok(1));
-        assert_eq!(baseline_index("exfat:32K", &p), Ok(1));
+        assert_eq!(baseline_index("exfat", &p).unwrap(), 1);
+        assert_eq!(baseline_index("exfat:32K", &p).unwrap(), 1);
         let e = baseline_index("exfta", &p).unwrap_err();
+        assert!(matches!(e, Error::Input(_)), "{e:?}");
+        let e = e.to_string();
         assert!(e.contains("ext4:4K, exfat:32K"), "{e}");
         assert!(baseline_index("exfat:3Q", &p).is_err());
     }

@@ -223,11 +223,12 @@ impl Mounter {
             }
             (_, Some(dev)) => {
                 mount::flush_device_cache(dev);
-                mount::mount_at(dev, &self.driver, &self.dir).map(|_| ())
+                Ok(mount::mount_at(dev, &self.driver, &self.dir).map(|_| ())?)
             }
-            _ => {
-                mount::mount_at(&self.image.to_string_lossy(), &self.driver, &self.dir).map(|_| ())
-            }
+            _ => Ok(
+                mount::mount_at(&self.image.to_string_lossy(), &self.driver, &self.dir)
+                    .map(|_| ())?,
+            ),
         }
     }
 
@@ -242,7 +243,7 @@ impl Mounter {
                 std::thread::sleep(std::time::Duration::from_millis(10 * (i + 1)));
             }
         }
-        mount::unmount_path(&self.dir)
+        Ok(mount::unmount_path(&self.dir)?)
     }
 
     /// Mount the state, read what the oracle knows of, unmount.

@@ -6,6 +6,7 @@
 //! anything holds the device. All host state is read below `Host::root`, so
 //! tests run against fake hosts in tests/fixtures/guard/.
 
+use crate::{Error, Result};
 use serde::Serialize;
 use std::collections::BTreeSet;
 use std::ffi::OsString;
@@ -236,9 +237,9 @@ fn file_kind(ft: fs::FileType) -> &'static str {
 
 /// What the user typed (`/dev/sdb`, `sdb`, a /dev/disk/by-id link) to the
 /// resolved path and the kernel name of the block device behind it.
-fn resolve_arg(host: &Host, arg: &str) -> Result<(String, String), String> {
+fn resolve_arg(host: &Host, arg: &str) -> Result<(String, String)> {
     if arg.trim().is_empty() {
-        return Err("empty device name".into());
+        return Err(Error::work("empty device name"));
     }
     let virt = if !arg.contains('/') {
         Path::new("/dev").join(arg)
@@ -246,23 +247,23 @@ fn resolve_arg(host: &Host, arg: &str) -> Result<(String, String), String> {
         PathBuf::from(arg)
     } else if host.is_real() {
         std::env::current_dir()
-            .map_err(|e| format!("{arg}: {e}"))?
+            .map_err(|e| Error::work(format!("{arg}: {e}")))?
             .join(arg)
     } else {
         Path::new("/").join(arg)
     };
     let path = host
         .resolve(&virt)
-        .ok_or_else(|| format!("{arg}: too many levels of symbolic links"))?;
+        .ok_or_else(|| Error::work(format!("{arg}: too many levels of symbolic links")))?;
     let shown = path.to_string_lossy().into_owned();
     match fs::metadata(host.on_disk(&path)) {
         Ok(m) if m.file_type().is_block_device() => {
             let (ma, mi) = split_dev(m.rdev());
             match host.name_of_devno(&format!("{ma}:{mi}")) {
                 Some(name) => Ok((shown, name)),
-                None => Err(format!(
+                None => Err(Error::work(format!(
                     "{arg}: block device {ma}:{mi} is not in /sys/dev/block"
-                )),
+                ))),
             }
         }
         Ok(m) => {
@@ -271,10 +272,10 @@ fn resolve_arg(host: &Host, arg: &str) -> Result<(String, String), String> {
             } else {
                 ""
             };
-            Err(format!(
+            Err(Error::work(format!(
                 "{arg} is not a block device (it is {}){hint}",
                 file_kind(m.file_type())
-            ))
+            )))
         }
         Err(e) if e.kind() == ErrorKind::NotFound => {
             // No device node (a fake host, or a /dev without it): accept
@@ -286,9 +287,9 @@ fn resolve_arg(host: &Host, arg: &str) -> Result<(String, String), String> {
                     }
                 }
             }
-            Err(format!("{arg}: no such block device"))
+            Err(Error::work(format!("{arg}: no such block device")))
         }
-        Err(e) => Err(format!("{arg}: {e}")),
+        Err(e) => Err(Error::work(format!("{arg}: {e}"))),
     }
 }
 
@@ -516,22 +517,24 @@ fn usb_device_dir(host: &Host, disk_dir: &Path) -> Option<PathBuf> {
         .map(Path::to_path_buf)
 }
 
-pub fn inspect(host: &Host, dev: &str) -> Result<DeviceInfo, String> {
+pub fn inspect(host: &Host, dev: &str) -> Result<DeviceInfo> {
     let (path, name) = resolve_arg(host, dev)?;
     let dir = host
         .block_dir(&name)
-        .ok_or_else(|| format!("{dev}: no block device {name} in /sys/class/block"))?;
+        .ok_or_else(|| Error::work(format!("{dev}: no block device {name} in /sys/class/block")))?;
     let is_partition = host.exists(&dir.join("partition"));
     let (disk, disk_dir) = if is_partition {
         let parent = dir
             .parent()
-            .ok_or_else(|| format!("{dev}: partition {name} has no disk in sysfs"))?;
+            .ok_or_else(|| Error::work(format!("{dev}: partition {name} has no disk in sysfs")))?;
         let disk = parent
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         if host.block_dir(&disk).is_none() {
-            return Err(format!("{dev}: cannot find the disk of partition {name}"));
+            return Err(Error::work(format!(
+                "{dev}: cannot find the disk of partition {name}"
+            )));
         }
         (disk, parent.to_path_buf())
     } else {
@@ -680,9 +683,9 @@ pub fn check(
     host: &Host,
     yes_erase: Option<&str>,
     allow_fixed: bool,
-) -> Result<(), String> {
+) -> Result<()> {
     let dev = &info.path;
-    let refuse = |why: String| Err(format!("refusing to erase {dev}: {why}"));
+    let refuse = |why: String| Err(Error::input(format!("refusing to erase {dev}: {why}")));
 
     let (system, root_source) = system_disks(host);
     if let Some(d) = lower_disks(host, &info.name).intersection(&system).next() {
@@ -877,13 +880,34 @@ pub fn describe(info: &DeviceInfo) -> String {
 /// Opens the block device read-write with O_EXCL: the kernel refuses with
 /// EBUSY if it (or, for a disk, any partition) is mounted or held by another
 /// exclusive opener. Close it before running mkfs, which opens it O_EXCL too.
-pub fn open_exclusive(path: &str) -> Result<File, String> {
-    let m = fs::metadata(path).map_err(|e| format!("cannot open {path}: {e}"))?;
+pub fn open_exclusive(path: &str) -> Result<File> {
+    try_exclusive(path).map_err(Exclusive::into_error)
+}
+
+/// Why an exclusive open failed: something holds the device (worth waiting
+/// for, e.g. a FUSE daemon letting go after an unmount), or anything else.
+pub enum Exclusive {
+    Busy(Error),
+    Failed(Error),
+}
+
+impl Exclusive {
+    pub fn into_error(self) -> Error {
+        match self {
+            Exclusive::Busy(e) | Exclusive::Failed(e) => e,
+        }
+    }
+}
+
+/// [`open_exclusive`], telling a busy device from other failures.
+pub fn try_exclusive(path: &str) -> Result<File, Exclusive> {
+    let failed = |m: String| Exclusive::Failed(Error::work(m));
+    let m = fs::metadata(path).map_err(|e| failed(format!("cannot open {path}: {e}")))?;
     if !m.file_type().is_block_device() {
-        return Err(format!(
+        return Err(failed(format!(
             "{path} is not a block device (it is {})",
             file_kind(m.file_type())
-        ));
+        )));
     }
     OpenOptions::new()
         .read(true)
@@ -891,30 +915,32 @@ pub fn open_exclusive(path: &str) -> Result<File, String> {
         .custom_flags(libc::O_EXCL)
         .open(path)
         .map_err(|e| match e.raw_os_error() {
-            Some(libc::EBUSY) => format!(
+            Some(libc::EBUSY) => Exclusive::Busy(Error::work(format!(
                 "{path} is busy (device or resource busy): it or one of its partitions is \
                  mounted or in use by another program; unmount it and close what uses it"
-            ),
-            Some(libc::EACCES) | Some(libc::EPERM) => {
-                format!("cannot open {path}: permission denied (formatting a device needs root)")
-            }
-            Some(libc::EROFS) => format!("cannot open {path} for writing: it is read-only"),
-            _ => format!("cannot open {path}: {e}"),
+            ))),
+            Some(libc::EACCES) | Some(libc::EPERM) => failed(format!(
+                "cannot open {path}: permission denied (formatting a device needs root)"
+            )),
+            Some(libc::EROFS) => failed(format!("cannot open {path} for writing: it is read-only")),
+            _ => failed(format!("cannot open {path}: {e}")),
         })
 }
 
 /// Checks that an opened node is still the device `inspect` looked at (the
 /// kernel may hand the name to another drive after an unplug).
-pub fn same_device(file: &File, info: &DeviceInfo) -> Result<(), String> {
-    let m = file.metadata().map_err(|e| format!("{}: {e}", info.path))?;
+pub fn same_device(file: &File, info: &DeviceInfo) -> Result<()> {
+    let m = file
+        .metadata()
+        .map_err(|e| Error::work(format!("{}: {e}", info.path)))?;
     let (ma, mi) = split_dev(m.rdev());
     if m.file_type().is_block_device() && format!("{ma}:{mi}") == info.devno {
         Ok(())
     } else {
-        Err(format!(
+        Err(Error::work(format!(
             "{} changed: it is now {ma}:{mi}, not {} ({}); was the drive replugged?",
             info.path, info.devno, info.name
-        ))
+        )))
     }
 }
 
@@ -935,7 +961,7 @@ mod tests {
         inspect(&fixture(case), dev).unwrap_or_else(|e| panic!("inspect {case} {dev}: {e}"))
     }
 
-    fn verdict(case: &str, dev: &str, yes: Option<&str>, allow_fixed: bool) -> Result<(), String> {
+    fn verdict(case: &str, dev: &str, yes: Option<&str>, allow_fixed: bool) -> Result<()> {
         check(&info(case, dev), &fixture(case), yes, allow_fixed)
     }
 
@@ -943,6 +969,9 @@ mod tests {
         match verdict(case, dev, yes, allow_fixed) {
             Ok(()) => panic!("{case} {dev}: accepted, expected a refusal"),
             Err(e) => {
+                // A refusal is bad input (exit 2), said on one line.
+                assert!(matches!(e, Error::Input(_)), "{e:?}");
+                let e = e.to_string();
                 assert!(!e.contains('\n'), "one line: {e}");
                 assert!(e.starts_with("refusing to erase /dev/"), "{e}");
                 e
@@ -967,14 +996,11 @@ mod tests {
         assert_eq!(i.partitions, ["sdb1"]);
         assert!(i.mounts.is_empty() && i.holders.is_empty());
         assert_eq!(i.devno, "8:16");
-        assert_eq!(
-            verdict("usb_stick", "/dev/sdb", Some("/dev/sdb"), false),
-            Ok(())
-        );
+        verdict("usb_stick", "/dev/sdb", Some("/dev/sdb"), false).unwrap();
         // the same device spelled three ways
-        assert_eq!(verdict("usb_stick", "sdb", Some("/dev/sdb"), false), Ok(()));
+        verdict("usb_stick", "sdb", Some("/dev/sdb"), false).unwrap();
         let by_id = "/dev/disk/by-id/usb-SanDisk_Cruzer_Blade_4C530001231219114212-0:0";
-        assert_eq!(verdict("usb_stick", "/dev/sdb", Some(by_id), false), Ok(()));
+        verdict("usb_stick", "/dev/sdb", Some(by_id), false).unwrap();
         let i = info("usb_stick", by_id);
         assert_eq!((i.path.as_str(), i.name.as_str()), ("/dev/sdb", "sdb"));
         let d = describe(&i);
@@ -997,10 +1023,7 @@ mod tests {
         assert!(i.is_partition && i.removable && i.partitions.is_empty());
         assert_eq!(i.size_bytes, 30029824 * 512);
         assert_eq!(i.model, "Cruzer Blade");
-        assert_eq!(
-            verdict("usb_stick", "/dev/sdb1", Some(by_id), false),
-            Ok(())
-        );
+        verdict("usb_stick", "/dev/sdb1", Some(by_id), false).unwrap();
         assert!(describe(&i).starts_with("/dev/sdb1: partition of sdb, SanDisk Cruzer Blade"));
     }
 
@@ -1010,10 +1033,7 @@ mod tests {
         assert_eq!((i.bus.as_str(), i.model.as_str()), ("usb", "PSSD T7"));
         assert_eq!(i.serial, "S5SXNS0R123456");
         assert!(i.removable);
-        assert_eq!(
-            verdict("usb_stick", "/dev/sdc", Some("/dev/sdc"), false),
-            Ok(())
-        );
+        verdict("usb_stick", "/dev/sdc", Some("/dev/sdc"), false).unwrap();
     }
 
     #[test]
@@ -1109,10 +1129,7 @@ mod tests {
         assert!(i.swap);
         assert_eq!(i.mounts.len(), 3);
         // the stick next to it is still fine
-        assert_eq!(
-            verdict("lvm_root", "/dev/sdb", Some("/dev/sdb"), false),
-            Ok(())
-        );
+        verdict("lvm_root", "/dev/sdb", Some("/dev/sdb"), false).unwrap();
     }
 
     #[test]
@@ -1147,10 +1164,7 @@ mod tests {
             e.contains("fixed disk (nvme, WD_BLACK SN770 500GB); pass --allow-fixed"),
             "{e}"
         );
-        assert_eq!(
-            verdict("laptop", "/dev/nvme1n1p1", Some("nvme1n1p1"), true),
-            Ok(())
-        );
+        verdict("laptop", "/dev/nvme1n1p1", Some("nvme1n1p1"), true).unwrap();
         let e = refused("laptop", "/dev/nvme1n1p1", Some("/dev/nvme1n1"), true);
         assert!(
             e.contains("the whole disk nvme1n1, not the partition nvme1n1p1"),
@@ -1170,10 +1184,7 @@ mod tests {
         );
         // sysfs says removable=0 for SD slots on PCI readers; the bus decides
         assert!(i.removable);
-        assert_eq!(
-            verdict("laptop", "mmcblk0p1", Some("/dev/mmcblk0p1"), false),
-            Ok(())
-        );
+        verdict("laptop", "mmcblk0p1", Some("/dev/mmcblk0p1"), false).unwrap();
         // soldered eMMC (card type MMC) is a fixed disk
         let i = info("laptop", "/dev/mmcblk1");
         assert_eq!(i.bus, "mmc");
@@ -1242,20 +1253,14 @@ mod tests {
         assert!(!i.removable);
         let e = refused("fixed_sata", "/dev/sdb", Some("/dev/sdb"), false);
         assert!(e.ends_with("it is a fixed disk (ata, WDC WD10EZEX-08W); pass --allow-fixed if you really mean it"), "{e}");
-        assert_eq!(
-            verdict("fixed_sata", "/dev/sdb", Some("/dev/sdb"), true),
-            Ok(())
-        );
+        verdict("fixed_sata", "/dev/sdb", Some("/dev/sdb"), true).unwrap();
         // loop devices are fixed too
         let i = info("fixed_sata", "/dev/loop3");
         assert_eq!(i.bus, "loop");
         assert!(!i.removable && i.partitions.is_empty());
         let e = refused("fixed_sata", "/dev/loop3", Some("/dev/loop3"), false);
         assert!(e.contains("fixed disk (loop)"), "{e}");
-        assert_eq!(
-            verdict("fixed_sata", "loop3", Some("/dev/loop3"), true),
-            Ok(())
-        );
+        verdict("fixed_sata", "loop3", Some("/dev/loop3"), true).unwrap();
     }
 
     #[test]
@@ -1274,27 +1279,30 @@ mod tests {
     #[test]
     fn not_a_block_device() {
         let h = fixture("not_block");
-        let e = inspect(&h, "/home/user/disk.img").unwrap_err();
+        let e = inspect(&h, "/home/user/disk.img").unwrap_err().to_string();
         assert!(
             e.contains("is not a block device (it is a regular file)") && e.contains("--image"),
             "{e}"
         );
-        let e = inspect(&h, "/home/user").unwrap_err();
+        let e = inspect(&h, "/home/user").unwrap_err().to_string();
         assert!(e.contains("(it is a directory)"), "{e}");
-        let e = inspect(&h, "/dev/sdz").unwrap_err();
+        let e = inspect(&h, "/dev/sdz").unwrap_err().to_string();
         assert_eq!(e, "/dev/sdz: no such block device");
-        let e = inspect(&h, "/tmp/nothing/sdb").unwrap_err();
+        let e = inspect(&h, "/tmp/nothing/sdb").unwrap_err().to_string();
         assert!(e.contains("no such block device"), "{e}");
         assert!(inspect(&h, "").is_err());
         assert!(inspect(&h, "/dev/../sys/class/block/..").is_err());
         // the real machine: character devices, files, directories
-        let e = inspect(&Host::real(), "/dev/null").unwrap_err();
+        let e = inspect(&Host::real(), "/dev/null").unwrap_err().to_string();
         assert!(e.contains("(it is a character device)"), "{e}");
         let f = tempfile::NamedTempFile::new().unwrap();
-        let e = inspect(&Host::real(), f.path().to_str().unwrap()).unwrap_err();
+        let e = inspect(&Host::real(), f.path().to_str().unwrap())
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("(it is a regular file)"), "{e}");
         assert!(open_exclusive(f.path().to_str().unwrap())
             .unwrap_err()
+            .to_string()
             .contains("not a block device"));
     }
 
@@ -1331,7 +1339,7 @@ mod tests {
         }
         for d in &disks {
             let i = inspect(&h, d).unwrap();
-            let e = check(&i, &h, Some(d), true).unwrap_err();
+            let e = check(&i, &h, Some(d), true).unwrap_err().to_string();
             assert!(e.contains("system disk") && e.contains(&src), "{e}");
         }
     }
@@ -1351,16 +1359,16 @@ mod tests {
         }
     }
 
-    fn run(cmd: &str, args: &[&str]) -> Result<String, String> {
+    fn run(cmd: &str, args: &[&str]) -> Result<String> {
         let o = Command::new(cmd)
             .args(args)
             .output()
-            .map_err(|e| format!("{cmd}: {e}"))?;
+            .map_err(|e| Error::work(format!("{cmd}: {e}")))?;
         if !o.status.success() {
-            return Err(format!(
+            return Err(Error::work(format!(
                 "{cmd} {args:?}: {}",
                 String::from_utf8_lossy(&o.stderr).trim()
-            ));
+            )));
         }
         Ok(String::from_utf8_lossy(&o.stdout).trim().to_string())
     }
@@ -1416,15 +1424,16 @@ mod tests {
         assert!(i.mounts.is_empty() && i.holders.is_empty());
         assert!(check(&i, &h, Some(&dev), false)
             .unwrap_err()
+            .to_string()
             .contains("fixed disk (loop)"));
-        assert_eq!(check(&i, &h, Some(&dev), true), Ok(()));
-        assert_eq!(check(&i, &h, Some(&name), true), Ok(()));
+        check(&i, &h, Some(&dev), true).unwrap();
+        check(&i, &h, Some(&name), true).unwrap();
         assert!(describe(&i).contains("16.8 MB (16.0 MiB), loop, fixed"));
 
         // O_EXCL: a second exclusive open of the same device is refused
         let f = open_exclusive(&dev).unwrap();
         same_device(&f, &i).unwrap();
-        let e = open_exclusive(&dev).unwrap_err();
+        let e = open_exclusive(&dev).unwrap_err().to_string();
         assert!(e.contains("busy"), "{e}");
         drop(f);
         drop(open_exclusive(&dev).unwrap());
@@ -1433,6 +1442,7 @@ mod tests {
             assert_eq!(i.partitions, [format!("{name}p1")]);
             assert!(check(&i, &h, Some(&part), true)
                 .unwrap_err()
+                .to_string()
                 .contains("its partition"));
             let p = inspect(&h, &part).unwrap();
             assert!(p.is_partition);
@@ -1468,14 +1478,20 @@ mod tests {
             i.mounts,
             [(fs_dev.clone(), mnt.to_string_lossy().into_owned())]
         );
-        let e = check(&i, &h, Some(&dev), true).unwrap_err();
+        let e = check(&i, &h, Some(&dev), true).unwrap_err().to_string();
         assert!(
             e.contains(&format!("is mounted on {}", mnt.display())),
             "{e}"
         );
         assert!(describe(&i).contains(&format!("mounted: {fs_dev} on {}", mnt.display())));
-        assert!(open_exclusive(&dev).unwrap_err().contains("busy"));
-        assert!(open_exclusive(&fs_dev).unwrap_err().contains("busy"));
+        assert!(open_exclusive(&dev)
+            .unwrap_err()
+            .to_string()
+            .contains("busy"));
+        assert!(open_exclusive(&fs_dev)
+            .unwrap_err()
+            .to_string()
+            .contains("busy"));
         drop(lp);
     }
 }

@@ -9,6 +9,7 @@
 //! exFAT or FAT stick people keep images on; a sidecar file gets lost or
 //! left behind when the image is moved.
 
+use crate::{Error, Result};
 use std::fs::{File, OpenOptions};
 use std::io::ErrorKind;
 use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt};
@@ -102,13 +103,13 @@ pub fn prepare(
     size: Option<u64>,
     default: u64,
     overwrite: bool,
-    need: impl Fn(u64) -> Result<(), String>,
-) -> Result<Image, String> {
+    need: impl Fn(u64) -> Result<()>,
+) -> Result<Image> {
     let shown = path.display();
     let existing = match std::fs::symlink_metadata(path) {
         Ok(m) => Some(m),
         Err(e) if e.kind() == ErrorKind::NotFound => None,
-        Err(e) => return Err(format!("{shown}: {e}")),
+        Err(e) => return Err(Error::work(format!("{shown}: {e}"))),
     };
     let (volume, file) = match existing {
         None => {
@@ -121,15 +122,15 @@ pub fn prepare(
                 .mode(0o600)
                 .custom_flags(libc::O_NOFOLLOW)
                 .open(path)
-                .map_err(|e| format!("{shown}: cannot create the image: {e}"))?;
+                .map_err(|e| Error::work(format!("{shown}: cannot create the image: {e}")))?;
             (volume, f)
         }
         Some(m) => {
             let ft = m.file_type();
             if ft.is_symlink() {
-                return Err(format!(
+                return Err(Error::input(format!(
                     "refusing to use {shown}: it is a symbolic link, and fsfit formats only the file it is given; pass the file it points to"
-                ));
+                )));
             }
             if !ft.is_file() {
                 use std::os::unix::fs::FileTypeExt;
@@ -138,21 +139,23 @@ pub fn prepare(
                 } else {
                     ""
                 };
-                return Err(format!(
+                return Err(Error::input(format!(
                     "refusing to use {shown}: it is not a regular file{hint}"
-                ));
+                )));
             }
             let f = OpenOptions::new()
                 .read(true)
                 .write(true)
                 .custom_flags(libc::O_NOFOLLOW)
                 .open(path)
-                .map_err(|e| format!("{shown}: {e}"))?;
-            let fm = f.metadata().map_err(|e| format!("{shown}: {e}"))?;
+                .map_err(|e| Error::work(format!("{shown}: {e}")))?;
+            let fm = f
+                .metadata()
+                .map_err(|e| Error::work(format!("{shown}: {e}")))?;
             if (fm.dev(), fm.ino()) != (m.dev(), m.ino()) {
-                return Err(format!(
+                return Err(Error::work(format!(
                     "{shown} changed while fsfit looked at it; try again"
-                ));
+                )));
             }
             let len = fm.len();
             let volume = if len == 0 {
@@ -162,20 +165,20 @@ pub fn prepare(
             } else if overwrite {
                 size.unwrap_or(len)
             } else {
-                return Err(format!(
+                return Err(Error::input(format!(
                     "refusing to overwrite {shown}: it is {}, and fsfit did not make it; pass --overwrite-image to erase it and benchmark on it anyway",
                     describe_file(path, len)
-                ));
+                )));
             };
             need(volume)?;
             (volume, f)
         }
     };
     file.set_len(volume + MARKER_BYTES)
-        .map_err(|e| format!("{shown}: cannot size the image: {e}"))?;
+        .map_err(|e| Error::work(format!("{shown}: cannot size the image: {e}")))?;
     file.write_all_at(&marker(volume), volume)
         .and_then(|_| file.sync_all())
-        .map_err(|e| format!("{shown}: cannot write fsfit's marker: {e}"))?;
+        .map_err(|e| Error::work(format!("{shown}: cannot write fsfit's marker: {e}")))?;
     Ok(Image { volume })
 }
 
@@ -187,12 +190,17 @@ pub struct TempDir {
 }
 
 impl TempDir {
-    pub fn new() -> Result<TempDir, String> {
+    pub fn new() -> Result<TempDir> {
         let base = std::env::temp_dir();
         let dir = tempfile::Builder::new()
             .prefix(&format!("fsfit-bench-{}-", std::process::id()))
             .tempdir_in(&base)
-            .map_err(|e| format!("cannot make a temporary folder in {}: {e}", base.display()))?;
+            .map_err(|e| {
+                Error::work(format!(
+                    "cannot make a temporary folder in {}: {e}",
+                    base.display()
+                ))
+            })?;
         super::state::add_dir(dir.path());
         Ok(TempDir { dir: Some(dir) })
     }
@@ -234,6 +242,8 @@ mod tests {
         let q = d.path().join("video.mp4");
         std::fs::write(&q, vec![7u8; 100_000]).unwrap();
         let e = prepare(&q, None, 4 << 30, false, |_| Ok(())).err().unwrap();
+        assert!(matches!(e, Error::Input(_)), "{e:?}");
+        let e = e.to_string();
         assert!(e.starts_with("refusing to overwrite"), "{e}");
         assert!(e.contains("97.7 KiB") || e.contains("KiB"), "{e}");
         assert!(!e.contains('\n'));
@@ -251,11 +261,11 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let p = d.path().join("new.img");
         let e = prepare(&p, Some(1 << 20), 4 << 30, false, |_| {
-            Err("too small".into())
+            Err(Error::work("too small"))
         })
         .err()
         .unwrap();
-        assert_eq!(e, "too small");
+        assert_eq!(e.to_string(), "too small");
         assert!(!p.exists());
     }
 }

@@ -1,6 +1,7 @@
 //! Loop devices over image files, detached when their guard drops.
 
 use super::{run_tool, state};
+use crate::{Error, Result};
 use std::path::Path;
 
 pub struct LoopDev {
@@ -21,28 +22,30 @@ pub struct Backing {
 impl LoopDev {
     /// Attach `image` with direct I/O, so the host's page cache does not hold
     /// a second copy of what the filesystem reads and writes.
-    pub fn attach(image: &Path) -> Result<LoopDev, String> {
+    pub fn attach(image: &Path) -> Result<LoopDev> {
         LoopDev::attach_with(image, None)
     }
 
     /// Attach the first `limit` bytes of `image` (the rest holds fsfit's
     /// marker, see image.rs).
-    pub fn attach_limited(image: &Path, limit: u64) -> Result<LoopDev, String> {
+    pub fn attach_limited(image: &Path, limit: u64) -> Result<LoopDev> {
         LoopDev::attach_with(image, Some(limit))
     }
 
     /// `attach_limited` with partition scanning (`losetup -P`), so the
     /// partitions of a table written to it appear as /dev/loopNpM.
-    pub fn attach_partscan(image: &Path, limit: u64) -> Result<LoopDev, String> {
+    pub fn attach_partscan(image: &Path, limit: u64) -> Result<LoopDev> {
         LoopDev::attach_args(image, Some(limit), &["-P"])
     }
 
-    fn attach_with(image: &Path, limit: Option<u64>) -> Result<LoopDev, String> {
+    fn attach_with(image: &Path, limit: Option<u64>) -> Result<LoopDev> {
         LoopDev::attach_args(image, limit, &[])
     }
 
-    fn attach_args(image: &Path, limit: Option<u64>, extra: &[&str]) -> Result<LoopDev, String> {
-        let img = image.to_str().ok_or("image path is not UTF-8")?;
+    fn attach_args(image: &Path, limit: Option<u64>, extra: &[&str]) -> Result<LoopDev> {
+        let img = image
+            .to_str()
+            .ok_or_else(|| Error::work("image path is not UTF-8"))?;
         let lim = limit.map(|l| l.to_string());
         let mut args = vec!["-f", "--show"];
         args.extend(extra);
@@ -55,7 +58,7 @@ impl LoopDev {
         let out = run_tool("losetup", &dio).or_else(|_| run_tool("losetup", &args))?;
         let dev = String::from_utf8_lossy(&out.stdout).trim().to_string();
         if !dev.starts_with("/dev/loop") {
-            return Err(format!("losetup gave no device for {img}"));
+            return Err(Error::work(format!("losetup gave no device for {img}")));
         }
         state::add_loop(&dev, backing(&dev));
         Ok(LoopDev { dev })
@@ -119,7 +122,7 @@ pub fn backing_of(f: &std::fs::File, dev: &str) -> Option<Backing> {
     })
 }
 
-pub fn detach(dev: &str) -> Result<(), String> {
+pub fn detach(dev: &str) -> Result<()> {
     run_tool("losetup", &["-d", dev]).map(|_| ())
 }
 

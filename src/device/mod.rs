@@ -2,6 +2,7 @@
 //! safety guard) or an already-mounted directory; and the loop devices and
 //! mounts fsfit sets up for it, each undone when its guard drops.
 
+use crate::{Error, Result};
 pub mod guard;
 pub mod identity;
 pub mod image;
@@ -14,14 +15,14 @@ use std::process::{Command, Output};
 
 /// Run a system tool in its own process group (so the terminal's Ctrl-C
 /// reaches fsfit, which then cleans up, and not the tool or a FUSE daemon).
-pub fn run_tool(program: &str, args: &[&str]) -> Result<Output, String> {
+pub fn run_tool(program: &str, args: &[&str]) -> Result<Output> {
     use std::os::unix::process::CommandExt;
     let out = Command::new(program)
         .args(args)
         .process_group(0)
         .stdin(std::process::Stdio::null())
         .output()
-        .map_err(|e| format!("cannot run {program}: {e}"))?;
+        .map_err(|e| Error::work(format!("cannot run {program}: {e}")))?;
     if !out.status.success() {
         let err = String::from_utf8_lossy(&out.stderr);
         let msg = err
@@ -29,7 +30,10 @@ pub fn run_tool(program: &str, args: &[&str]) -> Result<Output, String> {
             .rfind(|l| !l.trim().is_empty())
             .unwrap_or("")
             .trim();
-        return Err(format!("{program} failed ({}): {msg}", out.status));
+        return Err(Error::work(format!(
+            "{program} failed ({}): {msg}",
+            out.status
+        )));
     }
     Ok(out)
 }
@@ -68,15 +72,16 @@ pub fn mount_of(dir: &std::path::Path) -> Option<(String, String, String)> {
 }
 
 /// statvfs(3) of the filesystem holding `p`.
-pub fn statvfs(p: &std::path::Path) -> Result<libc::statvfs, String> {
-    let c = std::ffi::CString::new(p.as_os_str().as_encoded_bytes()).map_err(|e| e.to_string())?;
+pub fn statvfs(p: &std::path::Path) -> Result<libc::statvfs> {
+    let c = std::ffi::CString::new(p.as_os_str().as_encoded_bytes())
+        .map_err(|e| Error::work(e.to_string()))?;
     let mut s: libc::statvfs = unsafe { std::mem::zeroed() };
     if unsafe { libc::statvfs(c.as_ptr(), &mut s) } != 0 {
-        return Err(format!(
+        return Err(Error::work(format!(
             "statvfs {}: {}",
             p.display(),
             std::io::Error::last_os_error()
-        ));
+        )));
     }
     Ok(s)
 }

@@ -111,11 +111,7 @@ impl fuser::Filesystem for Fs {
     /// allowed (root), as flashbench gives itself, so that a loaded host
     /// does not add its scheduling delays to the served device's timing.
     /// The thread sleeps between requests and spins at most 200 µs each.
-    fn init(
-        &mut self,
-        _r: &Request<'_>,
-        _c: &mut fuser::KernelConfig,
-    ) -> std::result::Result<(), libc::c_int> {
+    fn init(&mut self, _r: &Request<'_>, _c: &mut fuser::KernelConfig) -> Result<(), libc::c_int> {
         let p = libc::sched_param { sched_priority: 10 };
         unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &p) };
         Ok(())
@@ -358,15 +354,15 @@ impl Drop for Served {
 
 /// Is this machine able to serve a device (root, /dev/fuse, losetup)?
 /// `Err` names what is missing.
-pub fn available() -> std::result::Result<(), String> {
+pub fn available() -> Result<()> {
     if unsafe { libc::geteuid() } != 0 {
-        return Err("needs root (loop devices)".into());
+        return Err(Error::work("needs root (loop devices)"));
     }
     if !Path::new("/dev/fuse").exists() {
-        return Err("needs /dev/fuse".into());
+        return Err(Error::work("needs /dev/fuse"));
     }
     if !crate::device::have_program("losetup") {
-        return Err("needs losetup (util-linux)".into());
+        return Err(Error::work("needs losetup (util-linux)"));
     }
     Ok(())
 }

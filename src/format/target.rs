@@ -6,6 +6,7 @@
 use crate::device::identity::Identity;
 use crate::device::loopdev::LoopDev;
 use crate::device::{guard, image};
+use crate::{Error, Result};
 use std::path::{Path, PathBuf};
 
 pub struct Target {
@@ -38,28 +39,28 @@ pub struct TargetArgs<'a> {
     pub dry_run: bool,
 }
 
-pub fn open(a: &TargetArgs) -> Result<Target, String> {
+pub fn open(a: &TargetArgs) -> Result<Target> {
     use std::os::unix::fs::FileTypeExt;
     let is_dev = std::fs::metadata(a.path).is_ok_and(|m| m.file_type().is_block_device());
     if is_dev {
         device(a)
     } else if a.path.starts_with("/dev") {
         // Never an image file under /dev: a device name that is not there.
-        Err(format!(
+        Err(Error::work(format!(
             "{}: no such block device (see lsblk -o NAME,SIZE,MODEL,TRAN)",
             a.path.display()
-        ))
+        )))
     } else {
         image_file(a)
     }
 }
 
-fn device(a: &TargetArgs) -> Result<Target, String> {
+fn device(a: &TargetArgs) -> Result<Target> {
     if a.size.is_some() {
-        return Err(format!(
+        return Err(Error::work(format!(
             "--size is for a new image file; {} has its own size",
             a.path.display()
-        ));
+        )));
     }
     let host = guard::Host::real();
     let shown = a.path.to_string_lossy().into_owned();
@@ -91,13 +92,13 @@ fn device(a: &TargetArgs) -> Result<Target, String> {
     })
 }
 
-fn image_file(a: &TargetArgs) -> Result<Target, String> {
+fn image_file(a: &TargetArgs) -> Result<Target> {
     let need = |v: u64| {
         if v == 0 {
-            Err(format!(
+            Err(Error::work(format!(
                 "{} is new or empty: give its size with --size (e.g. --size 16G)",
                 a.path.display()
-            ))
+            )))
         } else {
             Ok(())
         }
@@ -122,20 +123,23 @@ fn image_file(a: &TargetArgs) -> Result<Target, String> {
 
 /// An image as `prepare` would take it, read only: its size and what is on
 /// it, on a loop device not yet attached.
-fn dry_image(a: &TargetArgs, need: impl Fn(u64) -> Result<(), String>) -> Result<Target, String> {
+fn dry_image(a: &TargetArgs, need: impl Fn(u64) -> Result<()>) -> Result<Target> {
     let shown = a.path.display();
     let (volume, now) = match std::fs::File::open(a.path) {
         Err(_) => (a.size.unwrap_or(0), format!("{shown}: a new image")),
         Ok(f) => {
-            let len = f.metadata().map_err(|e| format!("{shown}: {e}"))?.len();
+            let len = f
+                .metadata()
+                .map_err(|e| Error::work(format!("{shown}: {e}")))?
+                .len();
             let v = match image::read_marker(&f, len) {
                 _ if len == 0 => a.size.unwrap_or(0),
                 Some(v) => a.size.unwrap_or(v),
                 None => {
-                    return Err(format!(
+                    return Err(Error::work(format!(
                         "refusing to format {shown}: it is {}, and fsfit did not make it",
                         image::describe_file(a.path, len)
-                    ))
+                    )))
                 }
             };
             (v, format!("{shown}: {}", image::describe_file(a.path, len)))
@@ -155,10 +159,13 @@ fn dry_image(a: &TargetArgs, need: impl Fn(u64) -> Result<(), String>) -> Result
 }
 
 /// Where partition `name` (sdb1) starts on its disk, from sysfs.
-fn partition_start(name: &str) -> Result<u64, String> {
+fn partition_start(name: &str) -> Result<u64> {
     let p = format!("/sys/class/block/{name}/start");
-    let s = std::fs::read_to_string(&p).map_err(|e| format!("{p}: {e}"))?;
-    let sectors: u64 = s.trim().parse().map_err(|_| format!("{p}: not a number"))?;
+    let s = std::fs::read_to_string(&p).map_err(|e| Error::work(format!("{p}: {e}")))?;
+    let sectors: u64 = s
+        .trim()
+        .parse()
+        .map_err(|_| Error::work(format!("{p}: not a number")))?;
     Ok(sectors * 512)
 }
 
@@ -203,7 +210,7 @@ pub fn partition_path(dev: &str, n: u32) -> String {
 /// starting `start` bytes in: a loop device without partition scanning
 /// keeps the partitions of its last table (even of a former backing file)
 /// until partx updates them.
-pub fn wait_partition(dev: &str, part: &str, start: u64) -> Result<(), String> {
+pub fn wait_partition(dev: &str, part: &str, start: u64) -> Result<()> {
     let name = part.trim_start_matches("/dev/");
     let sysfs = format!("/sys/class/block/{name}/start");
     let current = || {
@@ -233,7 +240,7 @@ pub fn wait_partition(dev: &str, part: &str, start: u64) -> Result<(), String> {
         }
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
-    Err(format!(
+    Err(Error::work(format!(
         "the kernel does not show {part} at byte {start} after the partition table was written"
-    ))
+    )))
 }
