@@ -13,6 +13,7 @@ use crate::device::identity::Identity;
 use crate::device::loopdev::LoopDev;
 use crate::device::mount::{self, Driver, Mounted};
 use crate::device::{guard, image, run_tool};
+use crate::format::contents::{describe_contents, describe_file};
 use crate::fs::{self, Filesystem};
 use crate::units::{iec, short};
 use crate::usage::FsSpec;
@@ -252,7 +253,7 @@ fn prepare_target(opts: &Options) -> Result<Prepared> {
                     Ok(())
                 }
             };
-            let img = image::prepare(&path, *size, default, overwrite, fits)?;
+            let img = image::prepare(&path, *size, default, overwrite, fits, describe_file)?;
             let size = img.volume;
             let lp = LoopDev::attach_limited(&path, size)?;
             let identity = Identity::of(&lp.dev)?;
@@ -310,7 +311,7 @@ fn prepare_target(opts: &Options) -> Result<Prepared> {
             for p in parts {
                 eprintln!(
                     "  {p}: {}",
-                    image::describe_contents(Path::new(&p)).trim_start_matches("holding ")
+                    describe_contents(Path::new(&p)).trim_start_matches("holding ")
                 );
             }
             let confirmed = match yes_erase {

@@ -9,18 +9,12 @@
 use crate::{Error, Result};
 use serde::Serialize;
 use std::collections::BTreeSet;
-use std::ffi::OsString;
 use std::fs::{self, File, OpenOptions};
 use std::io::ErrorKind;
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
-/// Where to read the host's state: the real "/" in production, a fixture
-/// directory in tests (sys/..., proc/mounts, proc/swaps, proc/self/mountinfo,
-/// dev/ symlinks). Absolute symlinks inside it are taken relative to `root`.
-pub struct Host {
-    pub root: PathBuf,
-}
+pub use super::host::Host;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct DeviceInfo {
@@ -98,117 +92,6 @@ impl HolderKind {
             }
             HolderKind::Other(_) => "stop it first".into(),
         }
-    }
-}
-
-impl Host {
-    pub fn real() -> Host {
-        Host {
-            root: PathBuf::from("/"),
-        }
-    }
-
-    #[cfg_attr(not(test), allow(dead_code))]
-    pub fn at(root: impl Into<PathBuf>) -> Host {
-        Host { root: root.into() }
-    }
-
-    fn is_real(&self) -> bool {
-        self.root == Path::new("/")
-    }
-
-    /// The file on this machine for an absolute path on the host.
-    fn on_disk(&self, virt: &Path) -> PathBuf {
-        match virt.strip_prefix("/") {
-            Ok(rel) => self.root.join(rel),
-            Err(_) => self.root.join(virt),
-        }
-    }
-
-    fn read(&self, virt: &Path) -> Option<String> {
-        let s = fs::read_to_string(self.on_disk(virt)).ok()?;
-        Some(s.trim().to_string())
-    }
-
-    fn exists(&self, virt: &Path) -> bool {
-        self.on_disk(virt).exists()
-    }
-
-    /// Names in a directory (holders/, slaves/), sorted; empty if it is missing.
-    fn list(&self, virt: &Path) -> Vec<String> {
-        let mut v: Vec<String> = match fs::read_dir(self.on_disk(virt)) {
-            Ok(rd) => rd
-                .filter_map(|e| e.ok())
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .collect(),
-            Err(_) => Vec::new(),
-        };
-        v.sort();
-        v
-    }
-
-    /// `realpath -m` inside the host: every symlink followed, absolute ones
-    /// from `root`; components that do not exist are kept as written.
-    fn resolve(&self, virt: &Path) -> Option<PathBuf> {
-        fn push_rev(todo: &mut Vec<OsString>, p: &Path) {
-            let mut parts: Vec<OsString> = Vec::new();
-            for c in p.components() {
-                match c {
-                    Component::Normal(s) => parts.push(s.to_os_string()),
-                    Component::ParentDir => parts.push("..".into()),
-                    _ => {}
-                }
-            }
-            todo.extend(parts.into_iter().rev());
-        }
-        let mut out = PathBuf::from("/");
-        let mut todo = Vec::new();
-        push_rev(&mut todo, virt);
-        let mut links = 0;
-        while let Some(c) = todo.pop() {
-            if c == ".." {
-                out.pop();
-                continue;
-            }
-            let next = out.join(&c);
-            let disk = self.on_disk(&next);
-            match fs::symlink_metadata(&disk) {
-                Ok(m) if m.file_type().is_symlink() => {
-                    links += 1;
-                    if links > 40 {
-                        return None;
-                    }
-                    let target = fs::read_link(&disk).ok()?;
-                    if target.is_absolute() {
-                        out = PathBuf::from("/");
-                    }
-                    push_rev(&mut todo, &target);
-                }
-                _ => out = next,
-            }
-        }
-        Some(out)
-    }
-
-    /// The resolved sysfs directory of a block device, by kernel name.
-    fn block_dir(&self, name: &str) -> Option<PathBuf> {
-        if name.is_empty() || name.contains('/') || name == "." || name == ".." {
-            return None;
-        }
-        let dir = self.resolve(&Path::new("/sys/class/block").join(name))?;
-        self.exists(&dir.join("dev")).then_some(dir)
-    }
-
-    /// The kernel name of the block device MAJ:MIN.
-    fn name_of_devno(&self, devno: &str) -> Option<String> {
-        if devno.is_empty() || devno.contains('/') || devno.starts_with("0:") {
-            return None;
-        }
-        let dir = self.resolve(&Path::new("/sys/dev/block").join(devno))?;
-        if !self.exists(&dir.join("dev")) {
-            return None;
-        }
-        Some(dir.file_name()?.to_string_lossy().into_owned())
     }
 }
 
@@ -303,29 +186,6 @@ fn block_of_path(host: &Host, p: &str) -> Option<String> {
     resolve_arg(host, p).ok().map(|(_, n)| n)
 }
 
-/// Undoes the octal escapes (\040 for a space) of /proc/mounts and friends.
-fn unescape(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'\\'
-            && i + 3 < b.len()
-            && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c))
-        {
-            let v = (b[i + 1] - b'0') as u32 * 64
-                + (b[i + 2] - b'0') as u32 * 8
-                + (b[i + 3] - b'0') as u32;
-            out.push(v as u8);
-            i += 4;
-        } else {
-            out.push(b[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
 struct Mount {
     source: String,
     point: String,
@@ -334,49 +194,29 @@ struct Mount {
 }
 
 /// Every mount, from proc/self/mountinfo and proc/mounts (both when present:
-/// mountinfo's MAJ:MIN finds /dev/root, proc/mounts is all older hosts have).
+/// mountinfo's MAJ:MIN finds /dev/root, proc/mounts is all older hosts have),
+/// with the kernel names behind each.
 fn read_mounts(host: &Host) -> Vec<Mount> {
     let mut out: Vec<Mount> = Vec::new();
-    let mut add = |source: String, point: String, devno: Option<&str>| {
+    for line in host.mountinfo().into_iter().chain(host.mounts()) {
         let mut blocks = Vec::new();
-        if let Some(n) = devno.and_then(|d| host.name_of_devno(d)) {
+        if let Some(n) = line.devno.as_deref().and_then(|d| host.name_of_devno(d)) {
             blocks.push(n);
         }
-        if let Some(n) = block_of_path(host, &source) {
+        if let Some(n) = block_of_path(host, &line.source) {
             if !blocks.contains(&n) {
                 blocks.push(n);
             }
         }
         let dup = out
             .iter()
-            .any(|m| m.point == point && blocks.iter().all(|b| m.blocks.contains(b)));
+            .any(|m| m.point == line.point && blocks.iter().all(|b| m.blocks.contains(b)));
         if !dup {
             out.push(Mount {
-                source,
-                point,
+                source: line.source,
+                point: line.point,
                 blocks,
             });
-        }
-    };
-    if let Some(text) = host.read(Path::new("/proc/self/mountinfo")) {
-        for line in text.lines() {
-            // id parent MAJ:MIN root point options [optional...] - fstype source super
-            let f: Vec<&str> = line.split(' ').collect();
-            let Some(sep) = f.iter().skip(6).position(|x| *x == "-").map(|p| p + 6) else {
-                continue;
-            };
-            if f.len() < sep + 3 {
-                continue;
-            }
-            add(unescape(f[sep + 2]), unescape(f[4]), Some(f[2]));
-        }
-    }
-    if let Some(text) = host.read(Path::new("/proc/mounts")) {
-        for line in text.lines() {
-            let f: Vec<&str> = line.split_whitespace().collect();
-            if f.len() >= 2 {
-                add(unescape(f[0]), unescape(f[1]), None);
-            }
         }
     }
     out
@@ -384,13 +224,8 @@ fn read_mounts(host: &Host) -> Vec<Mount> {
 
 /// Active swap areas on block devices: (path as listed, kernel name).
 fn read_swaps(host: &Host) -> Vec<(String, String)> {
-    let Some(text) = host.read(Path::new("/proc/swaps")) else {
-        return Vec::new();
-    };
-    text.lines()
-        .skip(1)
-        .filter_map(|l| l.split_whitespace().next())
-        .map(unescape)
+    host.swaps()
+        .into_iter()
         .filter_map(|p| block_of_path(host, &p).map(|n| (p, n)))
         .collect()
 }
@@ -445,7 +280,7 @@ fn lower_disks(host: &Host, name: &str) -> BTreeSet<String> {
             out.insert(name.to_string());
             return;
         }
-        let slaves = host.list(&dir.join("slaves"));
+        let slaves = host.slaves(&dir);
         if !slaves.is_empty() {
             for s in slaves {
                 walk(host, &s, depth + 1, out);
@@ -591,7 +426,7 @@ pub fn inspect(host: &Host, dev: &str) -> Result<DeviceInfo> {
         let Some(ldir) = host.block_dir(&lower) else {
             continue;
         };
-        for h in host.list(&ldir.join("holders")) {
+        for h in host.holders(&ldir) {
             if family.insert(h.clone()) {
                 queue.push(h.clone());
             }
@@ -1308,8 +1143,6 @@ mod tests {
 
     #[test]
     fn helpers() {
-        assert_eq!(unescape(r"/media/a\040b\134c\011"), "/media/a b\\c\t");
-        assert_eq!(unescape(r"tail\04"), r"tail\04");
         assert_eq!(split_dev(libc::makedev(259, 300)), (259, 300));
         assert_eq!(split_dev(libc::makedev(8, 17)), (8, 17));
         assert_eq!(human_size(512), "512 B");

@@ -52,47 +52,9 @@ pub struct Image {
     pub volume: u64,
 }
 
-/// What an existing file looks like, for a refusal: "a 300 MiB file holding
-/// an ext4 filesystem labelled \"VIDEOS\"".
-pub fn describe_file(path: &Path, len: u64) -> String {
-    format!(
-        "a {} file {}",
-        crate::units::iec(len),
-        describe_contents(path)
-    )
-}
-
-/// "holding an exfat filesystem labelled \"STICK\"", "holding a partition
-/// table (1: ntfs \"DATA\")", "with no filesystem fsfit recognises".
-pub fn describe_contents(path: &Path) -> String {
-    let labelled = |v: &crate::info::VolumeInfo| match &v.label {
-        Some(l) => format!("{} filesystem labelled \"{l}\"", v.fs),
-        None => format!("{} filesystem with no label", v.fs),
-    };
-    match crate::info::inspect::inspect(path, 0) {
-        Ok(r) => {
-            if let Some(v) = &r.volume {
-                format!("holding an {}", labelled(v))
-            } else if !r.partitions.is_empty() {
-                let parts: Vec<String> = r
-                    .partitions
-                    .iter()
-                    .map(|p| match &p.volume {
-                        Some(v) => match &v.label {
-                            Some(l) => format!("{}: {} \"{l}\"", p.partition.index, v.fs),
-                            None => format!("{}: {}", p.partition.index, v.fs),
-                        },
-                        None => format!("{}: no filesystem recognised", p.partition.index),
-                    })
-                    .collect();
-                format!("holding a partition table ({})", parts.join("; "))
-            } else {
-                "with no filesystem fsfit recognises".to_string()
-            }
-        }
-        Err(_) => "with no filesystem fsfit recognises".to_string(),
-    }
-}
+/// What an existing file of `len` bytes holds, in words, for a refusal (the
+/// caller knows how to look: format::contents::describe_file).
+pub type Describe = fn(&Path, u64) -> String;
 
 /// Decide whether `path` may be formatted, then size and mark it. `size` is
 /// what the user asked for; without it an image of fsfit's keeps its size,
@@ -104,6 +66,7 @@ pub fn prepare(
     default: u64,
     overwrite: bool,
     need: impl Fn(u64) -> Result<()>,
+    describe: Describe,
 ) -> Result<Image> {
     let shown = path.display();
     let existing = match std::fs::symlink_metadata(path) {
@@ -167,7 +130,7 @@ pub fn prepare(
             } else {
                 return Err(Error::input(format!(
                     "refusing to overwrite {shown}: it is {}, and fsfit did not make it; pass --overwrite-image to erase it and benchmark on it anyway",
-                    describe_file(path, len)
+                    describe(path, len)
                 )));
             };
             need(volume)?;
@@ -225,23 +188,29 @@ impl Drop for TempDir {
 mod tests {
     use super::*;
 
+    fn no_words(_: &Path, len: u64) -> String {
+        format!("a {} file", crate::units::iec(len))
+    }
+
     #[test]
     fn marker_round_trip_and_only_at_the_end() {
         let d = tempfile::tempdir().unwrap();
         let p = d.path().join("a.img");
-        let img = prepare(&p, Some(1 << 20), 4 << 30, false, |_| Ok(())).unwrap();
+        let img = prepare(&p, Some(1 << 20), 4 << 30, false, |_| Ok(()), no_words).unwrap();
         assert_eq!(img.volume, 1 << 20);
         let f = File::open(&p).unwrap();
         let len = f.metadata().unwrap().len();
         assert_eq!(len, (1 << 20) + MARKER_BYTES);
         assert_eq!(read_marker(&f, len), Some(1 << 20));
         // Used again: keeps its size without --size.
-        let img = prepare(&p, None, 4 << 30, false, |_| Ok(())).unwrap();
+        let img = prepare(&p, None, 4 << 30, false, |_| Ok(()), no_words).unwrap();
         assert_eq!(img.volume, 1 << 20);
         // A file of someone else's is refused, and left as it was.
         let q = d.path().join("video.mp4");
         std::fs::write(&q, vec![7u8; 100_000]).unwrap();
-        let e = prepare(&q, None, 4 << 30, false, |_| Ok(())).err().unwrap();
+        let e = prepare(&q, None, 4 << 30, false, |_| Ok(()), no_words)
+            .err()
+            .unwrap();
         assert!(matches!(e, Error::Input(_)), "{e:?}");
         let e = e.to_string();
         assert!(e.starts_with("refusing to overwrite"), "{e}");
@@ -260,9 +229,14 @@ mod tests {
     fn a_failed_size_check_touches_nothing() {
         let d = tempfile::tempdir().unwrap();
         let p = d.path().join("new.img");
-        let e = prepare(&p, Some(1 << 20), 4 << 30, false, |_| {
-            Err(Error::work("too small"))
-        })
+        let e = prepare(
+            &p,
+            Some(1 << 20),
+            4 << 30,
+            false,
+            |_| Err(Error::work("too small")),
+            no_words,
+        )
         .err()
         .unwrap();
         assert_eq!(e.to_string(), "too small");

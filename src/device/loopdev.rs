@@ -9,15 +9,7 @@ pub struct LoopDev {
     pub dev: String,
 }
 
-/// The file a loop device reads and writes, as the kernel holds it
-/// (LOOP_GET_STATUS64): a path can be reused, the (device, inode) pair cannot
-/// while the file is open.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Backing {
-    pub file: String,
-    pub st_dev: u64,
-    pub st_ino: u64,
-}
+pub use super::state::Backing;
 
 impl LoopDev {
     /// Attach `image` with direct I/O, so the host's page cache does not hold
@@ -114,12 +106,18 @@ pub fn backing_of(f: &std::fs::File, dev: &str) -> Option<Backing> {
     let name = dev.trim_start_matches("/dev/");
     let file = std::fs::read_to_string(format!("/sys/block/{name}/loop/backing_file"))
         .map(|s| s.trim_end_matches('\n').to_string())
-        .unwrap_or_else(|_| crate::info::bytes::cstr(&info.lo_file_name));
+        .unwrap_or_else(|_| cstr(&info.lo_file_name));
     Some(Backing {
         file,
         st_dev: info.lo_device,
         st_ino: info.lo_inode,
     })
+}
+
+/// A NUL-terminated name in a fixed-size kernel field.
+fn cstr(b: &[u8]) -> String {
+    let end = b.iter().position(|&c| c == 0).unwrap_or(b.len());
+    String::from_utf8_lossy(&b[..end]).into_owned()
 }
 
 pub fn detach(dev: &str) -> Result<()> {

@@ -3,7 +3,9 @@
 //! mounts fsfit sets up for it, each undone when its guard drops.
 
 use crate::{Error, Result};
+pub mod cleanup;
 pub mod guard;
+pub mod host;
 pub mod identity;
 pub mod image;
 pub mod loopdev;
@@ -46,29 +48,10 @@ pub fn have_program(program: &str) -> bool {
         .any(|d| d.join(program).is_file())
 }
 
-/// What /proc/self/mounts says is mounted at (or above) `dir`:
+/// What the mount table says is mounted at (or above) `dir`:
 /// (fstype, source, mount point), the longest mount point that holds it.
 pub fn mount_of(dir: &std::path::Path) -> Option<(String, String, String)> {
-    let canon = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
-    let text = std::fs::read_to_string("/proc/self/mounts").ok()?;
-    let mut best: Option<(String, String, String)> = None;
-    for l in text.lines() {
-        let f: Vec<&str> = l.split(' ').collect();
-        if f.len() < 3 {
-            continue;
-        }
-        // fstab(5) escapes: space, tab, newline, backslash as octal.
-        let mp = f[1]
-            .replace("\\040", " ")
-            .replace("\\011", "\t")
-            .replace("\\012", "\n")
-            .replace("\\134", "\\");
-        let longer = best.as_ref().is_none_or(|b| mp.len() > b.2.len());
-        if canon.starts_with(&mp) && longer {
-            best = Some((f[2].to_string(), f[0].to_string(), mp));
-        }
-    }
-    best
+    host::mount_of(dir).map(|m| (m.fstype, m.source, m.point))
 }
 
 /// statvfs(3) of the filesystem holding `p`.

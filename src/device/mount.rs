@@ -101,13 +101,6 @@ pub fn mount(dev: &str, driver: &Driver) -> Result<Mounted> {
     }
 }
 
-fn is_mounted(dir: &Path) -> bool {
-    let want = dir.to_string_lossy();
-    std::fs::read_to_string("/proc/self/mounts")
-        .map(|m| m.lines().any(|l| l.split(' ').nth(1) == Some(&*want)))
-        .unwrap_or(false)
-}
-
 /// Unmount whatever is mounted at `dir`, waiting out a briefly busy mount;
 /// a FUSE mount whose daemon died is detached lazily.
 pub fn unmount_path(dir: &Path) -> Result<()> {
@@ -116,7 +109,7 @@ pub fn unmount_path(dir: &Path) -> Result<()> {
         .ok_or_else(|| Error::work("mount directory is not UTF-8"))?;
     let mut last = None;
     for i in 0..10 {
-        if !is_mounted(dir) {
+        if !super::host::is_mounted(dir) {
             return Ok(());
         }
         match run_tool("umount", &[d]) {

@@ -11,6 +11,7 @@
 
 use crate::{Error, Result};
 pub mod capacity;
+pub mod contents;
 pub mod label;
 pub mod paste;
 pub mod plan;

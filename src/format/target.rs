@@ -3,6 +3,7 @@
 //! with partition scanning (detached when dropped, Ctrl-C and errors
 //! included).
 
+use super::contents::{describe_contents, describe_file};
 use crate::device::identity::Identity;
 use crate::device::loopdev::LoopDev;
 use crate::device::{guard, image};
@@ -106,7 +107,7 @@ fn image_file(a: &TargetArgs) -> Result<Target> {
     if a.dry_run {
         return dry_image(a, need);
     }
-    let img = image::prepare(a.path, a.size, 0, false, need)?;
+    let img = image::prepare(a.path, a.size, 0, false, need, describe_file)?;
     let lp = LoopDev::attach_partscan(a.path, img.volume)?;
     let identity = Identity::of(&lp.dev)?;
     Ok(Target {
@@ -138,11 +139,11 @@ fn dry_image(a: &TargetArgs, need: impl Fn(u64) -> Result<()>) -> Result<Target>
                 None => {
                     return Err(Error::work(format!(
                         "refusing to format {shown}: it is {}, and fsfit did not make it",
-                        image::describe_file(a.path, len)
+                        describe_file(a.path, len)
                     )))
                 }
             };
-            (v, format!("{shown}: {}", image::describe_file(a.path, len)))
+            (v, format!("{shown}: {}", describe_file(a.path, len)))
         }
     };
     need(volume)?;
@@ -190,7 +191,7 @@ fn contents(dev: &str, parts: &[String]) -> Vec<String> {
     all.extend(parts.iter().map(|p| PathBuf::from(format!("/dev/{p}"))));
     all.iter()
         .map(|p| {
-            let what = image::describe_contents(p);
+            let what = describe_contents(p);
             format!("{}: {}", p.display(), what.trim_start_matches("holding "))
         })
         .collect()

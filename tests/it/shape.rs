@@ -31,7 +31,6 @@ const KNOWN: &[(&str, &str)] = &[
     ("src/fs/exfat/mod.rs", "new"),
     ("src/report/html/bench.rs", "bench_env"),
     ("src/manifest/ncdu.rs", "read"),
-    ("src/device/state.rs", "cleanup"),
     ("src/device/image.rs", "prepare"),
     ("src/bench/runner.rs", "run_workloads"),
 ];
