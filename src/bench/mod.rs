@@ -6,7 +6,7 @@ pub mod counters;
 pub mod drivers;
 pub mod flash;
 pub mod results;
-pub(crate) mod runner;
+mod runner;
 pub(crate) use runner::lab;
 pub mod stats;
 pub mod workloads;

@@ -78,49 +78,10 @@ pub fn prepare(
         None => {
             let volume = size.unwrap_or(default);
             need(volume)?;
-            let f = OpenOptions::new()
-                .read(true)
-                .write(true)
-                .create_new(true)
-                .mode(0o600)
-                .custom_flags(libc::O_NOFOLLOW)
-                .open(path)
-                .map_err(|e| Error::work(format!("{shown}: cannot create the image: {e}")))?;
-            (volume, f)
+            (volume, create(path)?)
         }
         Some(m) => {
-            let ft = m.file_type();
-            if ft.is_symlink() {
-                return Err(Error::input(format!(
-                    "refusing to use {shown}: it is a symbolic link, and fsfit formats only the file it is given; pass the file it points to"
-                )));
-            }
-            if !ft.is_file() {
-                use std::os::unix::fs::FileTypeExt;
-                let hint = if ft.is_block_device() {
-                    " (to benchmark a drive, use --device)"
-                } else {
-                    ""
-                };
-                return Err(Error::input(format!(
-                    "refusing to use {shown}: it is not a regular file{hint}"
-                )));
-            }
-            let f = OpenOptions::new()
-                .read(true)
-                .write(true)
-                .custom_flags(libc::O_NOFOLLOW)
-                .open(path)
-                .map_err(|e| Error::work(format!("{shown}: {e}")))?;
-            let fm = f
-                .metadata()
-                .map_err(|e| Error::work(format!("{shown}: {e}")))?;
-            if (fm.dev(), fm.ino()) != (m.dev(), m.ino()) {
-                return Err(Error::work(format!(
-                    "{shown} changed while fsfit looked at it; try again"
-                )));
-            }
-            let len = fm.len();
+            let (f, len) = open_existing(path, &m)?;
             let volume = if len == 0 {
                 size.unwrap_or(default)
             } else if let Some(v) = read_marker(&f, len) {
@@ -137,12 +98,68 @@ pub fn prepare(
             (volume, f)
         }
     };
+    mark(&file, volume, path)?;
+    Ok(Image { volume })
+}
+
+/// A new image file, only this process's (never through a symlink).
+fn create(path: &Path) -> Result<File> {
+    OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+        .map_err(|e| Error::work(format!("{}: cannot create the image: {e}", path.display())))
+}
+
+/// An existing regular file (not a symlink, device or folder), opened, and
+/// still the file `m` describes; with its length.
+fn open_existing(path: &Path, m: &std::fs::Metadata) -> Result<(File, u64)> {
+    let shown = path.display();
+    let ft = m.file_type();
+    if ft.is_symlink() {
+        return Err(Error::input(format!(
+            "refusing to use {shown}: it is a symbolic link, and fsfit formats only the file it is given; pass the file it points to"
+        )));
+    }
+    if !ft.is_file() {
+        use std::os::unix::fs::FileTypeExt;
+        let hint = if ft.is_block_device() {
+            " (to benchmark a drive, use --device)"
+        } else {
+            ""
+        };
+        return Err(Error::input(format!(
+            "refusing to use {shown}: it is not a regular file{hint}"
+        )));
+    }
+    let f = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+        .map_err(|e| Error::work(format!("{shown}: {e}")))?;
+    let fm = f
+        .metadata()
+        .map_err(|e| Error::work(format!("{shown}: {e}")))?;
+    if (fm.dev(), fm.ino()) != (m.dev(), m.ino()) {
+        return Err(Error::work(format!(
+            "{shown} changed while fsfit looked at it; try again"
+        )));
+    }
+    Ok((f, fm.len()))
+}
+
+/// Size the file to the volume plus the marker, and write the marker.
+fn mark(file: &File, volume: u64, path: &Path) -> Result<()> {
+    let shown = path.display();
     file.set_len(volume + MARKER_BYTES)
         .map_err(|e| Error::work(format!("{shown}: cannot size the image: {e}")))?;
     file.write_all_at(&marker(volume), volume)
         .and_then(|_| file.sync_all())
-        .map_err(|e| Error::work(format!("{shown}: cannot write fsfit's marker: {e}")))?;
-    Ok(Image { volume })
+        .map_err(|e| Error::work(format!("{shown}: cannot write fsfit's marker: {e}")))
 }
 
 /// A private folder for a temporary image (mkdtemp: a fresh name, mode 0700,

@@ -4,6 +4,7 @@
 
 use crate::{Error, Result};
 pub mod cleanup;
+pub mod confirm;
 pub mod guard;
 pub mod host;
 pub mod identity;

@@ -4,9 +4,10 @@
 //! included).
 
 use super::contents::{describe_contents, describe_file};
+use crate::device::confirm::{self, Answer, Confirmed};
 use crate::device::identity::Identity;
+use crate::device::image;
 use crate::device::loopdev::LoopDev;
-use crate::device::{guard, image};
 use crate::{Error, Result};
 use std::path::{Path, PathBuf};
 
@@ -63,20 +64,17 @@ fn device(a: &TargetArgs) -> Result<Target> {
             a.path.display()
         )));
     }
-    let host = guard::Host::real();
     let shown = a.path.to_string_lossy().into_owned();
-    let info = guard::inspect(&host, &shown)?;
-    eprintln!("{}", guard::describe(&info));
-    let now = contents(&info.path, &info.partitions);
-    let confirmed = match a.yes_erase {
-        Some(y) => Some(y.to_string()),
-        None if a.dry_run => Some(info.path.clone()),
-        None => crate::bench::runner::ask_confirmation(&info.path)?,
+    let answer = match a.yes_erase {
+        Some(y) => Answer::Given(y),
+        None if a.dry_run => Answer::DryRun,
+        None => Answer::Ask,
     };
-    guard::check(&info, &host, confirmed.as_deref(), a.allow_fixed)?;
-    let held = guard::open_exclusive(&info.path)?;
-    guard::same_device(&held, &info)?;
-    drop(held);
+    let mut now = Vec::new();
+    let Confirmed { info, identity } =
+        confirm::erase(&shown, answer, a.allow_fixed, &mut |info| {
+            now = contents(&info.path, &info.partitions)
+        })?;
     Ok(Target {
         shown,
         kind: "device",
@@ -88,7 +86,7 @@ fn device(a: &TargetArgs) -> Result<Target> {
             None
         },
         now,
-        identity: Some(Identity::confirmed(&info)),
+        identity: Some(identity),
         _loop: None,
     })
 }

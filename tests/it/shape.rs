@@ -16,9 +16,7 @@ const KNOWN: &[(&str, &str)] = &[
     ("src/advise/measure.rs", "rounds"),
     ("src/fs/ext4/mod.rs", "replay"),
     ("src/report/charts/draw.rs", "lines"),
-    ("src/bench/runner.rs", "prepare_target"),
     ("src/usage/mod.rs", "run"),
-    ("src/bench/runner.rs", "run_configs"),
     ("src/crash/workload.rs", "run"),
     ("src/crash/mod.rs", "run"),
     ("src/crash/table.rs", "render"),
@@ -28,8 +26,6 @@ const KNOWN: &[(&str, &str)] = &[
     ("src/fs/exfat/mod.rs", "new"),
     ("src/report/html/bench.rs", "bench_env"),
     ("src/manifest/ncdu.rs", "read"),
-    ("src/device/image.rs", "prepare"),
-    ("src/bench/runner.rs", "run_workloads"),
 ];
 
 fn exempt(file: &str) -> bool {
