@@ -2,7 +2,7 @@
 //! filesystem, under a loop device. What the file holds and how fast it
 //! answers is up to a [`Backend`]: a sparse image file, a fake-capacity
 //! device that wraps around ([`Wrap`]), or a flash model that makes every
-//! request take its simulated service time ([`Delayed`]).
+//! request take its simulated service time (`Delayed`, in flash/delayed.rs).
 //!
 //! Like the crash recorder (src/crash/recorder.rs, whose cleanup watchdog
 //! this reuses) the file is opened FOPEN_DIRECT_IO, so every request the
@@ -36,7 +36,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime};
 
 mod backends;
-pub use backends::{Delayed, Memory, SparseImage, Wrap};
+pub use backends::{Memory, SparseImage, Wrap};
 
 /// What holds the served file's bytes. Requests come one at a time.
 pub trait Backend: Send {
