@@ -13,8 +13,8 @@ pub mod workloads;
 
 pub use runner::{run, space_needed, Options, TargetSpec};
 
-/// The Ctrl-C flag lives in [`crate::cancel`]; the runner hands it to the
-/// workloads as their `Ctx::cancel`.
+/// The Ctrl-C flag lives in [`crate::cancel`] (the workloads ask
+/// `cancel::check`); kept here only for callers not yet moved.
 pub use crate::cancel::CANCEL;
 
 /// The scale `--quick` picks: the two-config run ext4 + exFAT (FUSE) takes

@@ -1,8 +1,15 @@
-//! Where a benchmark runs: an image file, a real block device (behind the
-//! safety guard) or an already-mounted directory; and the loop devices and
-//! mounts fsfit sets up for it, each undone when its guard drops.
+//! Where a benchmark runs or a format writes: an image file, a real block
+//! device (behind the safety guard) or an already-mounted directory; and the
+//! loop devices and mounts fsfit sets up for it, each undone when its guard
+//! drops.
+//!
+//! host.rs is the one view of the host (sysfs, mounts, swaps, holders);
+//! guard/ inspects, checks and describes a device; confirm.rs provisions one
+//! to erase (bench and format both); state.rs records what a run set up and
+//! cleanup.rs releases what a killed run left. device/ imports no other
+//! fsfit module but `crash::recorder`'s watchdog (served.rs) and the shared
+//! helpers (error, units, atomic).
 
-use crate::{Error, Result};
 pub mod cleanup;
 pub mod confirm;
 pub mod guard;
@@ -14,6 +21,7 @@ pub mod mount;
 pub mod served;
 pub mod state;
 
+use crate::{Error, Result};
 use std::process::{Command, Output};
 
 /// Run a system tool in its own process group (so the terminal's Ctrl-C
