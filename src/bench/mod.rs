@@ -11,7 +11,9 @@ pub(crate) use runner::lab;
 pub mod stats;
 pub mod workloads;
 
-pub use runner::{run, space_needed, Options, TargetSpec};
+/// Moved to device::target (one target layer, #22); re-exported for advise.
+pub use crate::device::target::TargetSpec;
+pub use runner::{run, space_needed, Options};
 
 /// The Ctrl-C flag lives in [`crate::cancel`] (the workloads ask
 /// `cancel::check`); kept here only for callers not yet moved.

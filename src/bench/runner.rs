@@ -14,6 +14,8 @@ use crate::device::guard::DeviceInfo;
 use crate::device::identity::Identity;
 use crate::device::loopdev::LoopDev;
 use crate::device::mount::{self, Driver, Mounted};
+use crate::device::target::TargetSpec;
+use crate::device::target::{self, Sizing};
 use crate::device::{image, run_tool};
 use crate::format::contents::{describe_contents, describe_file};
 use crate::fs::{self, Filesystem};
@@ -22,25 +24,6 @@ use crate::usage::FsSpec;
 use crate::{Error, Result};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-
-pub enum TargetSpec {
-    /// A sparse image under $TMPDIR, removed afterwards.
-    TempImage {
-        size: Option<u64>,
-    },
-    Image {
-        path: PathBuf,
-        size: Option<u64>,
-        /// `--overwrite-image`: format a file fsfit did not make.
-        overwrite: bool,
-    },
-    Device {
-        dev: String,
-        yes_erase: Option<String>,
-        allow_fixed: bool,
-    },
-    Dir(PathBuf),
-}
 
 pub struct Options {
     pub target: TargetSpec,
@@ -276,10 +259,13 @@ fn prepare_image(
             Ok(())
         }
     };
-    let img = image::prepare(&path, size, default, overwrite, fits, describe_file)?;
-    let size = img.volume;
-    let lp = LoopDev::attach_limited(&path, size)?;
-    let identity = Identity::of(&lp.dev)?;
+    let sizing = Sizing {
+        size,
+        default,
+        overwrite,
+    };
+    let img = target::attach_image(&path, sizing, fits, describe_file, false)?;
+    let (size, lp, identity) = (img.volume, img.loop_dev, img.identity);
     let dio = crate::device::loopdev::direct_io(&lp.dev);
     let ram = ram_backed(&path);
     Ok(Prepared {

@@ -20,6 +20,7 @@ pub mod loopdev;
 pub mod mount;
 pub mod served;
 pub mod state;
+pub mod target;
 
 use crate::{Error, Result};
 use std::process::{Command, Output};

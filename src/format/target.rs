@@ -8,6 +8,7 @@ use crate::device::confirm::{self, Answer, Confirmed};
 use crate::device::identity::Identity;
 use crate::device::image;
 use crate::device::loopdev::LoopDev;
+use crate::device::target::{self, Sizing};
 use crate::{Error, Result};
 use std::path::{Path, PathBuf};
 
@@ -105,9 +106,13 @@ fn image_file(a: &TargetArgs) -> Result<Target> {
     if a.dry_run {
         return dry_image(a, need);
     }
-    let img = image::prepare(a.path, a.size, 0, false, need, describe_file)?;
-    let lp = LoopDev::attach_partscan(a.path, img.volume)?;
-    let identity = Identity::of(&lp.dev)?;
+    let sizing = Sizing {
+        size: a.size,
+        default: 0,
+        overwrite: false,
+    };
+    let img = target::attach_image(a.path, sizing, need, describe_file, true)?;
+    let (lp, identity) = (img.loop_dev, img.identity);
     Ok(Target {
         shown: a.path.to_string_lossy().into_owned(),
         kind: "image",
