@@ -111,3 +111,43 @@ fn remove_own_dirs(r: &Record, s: &mut Said) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn said() -> Said {
+        Said {
+            lines: Vec::new(),
+            ok: true,
+        }
+    }
+
+    #[test]
+    fn a_loop_that_is_gone_is_said_detached_and_nothing_fails() {
+        let mut s = said();
+        detach_if_ours("/dev/fsfit-no-such-loop", None, &mut s);
+        assert_eq!(s.lines, ["/dev/fsfit-no-such-loop is already detached"]);
+        assert!(s.ok);
+    }
+
+    #[test]
+    fn only_folders_fsfit_names_are_removed() {
+        let d = tempfile::tempdir().unwrap();
+        let ours = d.path().join("fsfit-bench-1-x");
+        let theirs = d.path().join("photos");
+        std::fs::create_dir_all(ours.join("sub")).unwrap();
+        std::fs::create_dir(&theirs).unwrap();
+        let r = Record {
+            dirs: vec![
+                theirs.to_string_lossy().into_owned(),
+                ours.to_string_lossy().into_owned(),
+            ],
+            ..Default::default()
+        };
+        let mut s = said();
+        remove_own_dirs(&r, &mut s);
+        assert!(!ours.exists() && theirs.exists());
+        assert_eq!(s.lines, [format!("removed {}", ours.display())]);
+    }
+}

@@ -69,3 +69,35 @@ pub fn ask(dev: &str) -> Result<Option<String>> {
         .map_err(|e| Error::work(e.to_string()))?;
     Ok(Some(line.trim().to_string()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn without_a_terminal_the_answer_is_a_refusal() {
+        use std::io::IsTerminal;
+        if std::io::stdin().is_terminal() {
+            println!("SKIP: stdin is a terminal here");
+            return;
+        }
+        let e = ask("/dev/sdz").unwrap_err();
+        assert!(matches!(e, Error::Input(_)), "{e:?}");
+        assert_eq!(
+            e.to_string(),
+            "refusing to erase /dev/sdz without confirmation: pass --yes-erase /dev/sdz"
+        );
+    }
+
+    #[test]
+    fn a_file_is_not_a_device_to_erase() {
+        let f = tempfile::NamedTempFile::new().unwrap();
+        let path = f.path().to_str().unwrap();
+        let mut shown = false;
+        let e = erase(path, Answer::Given(path), true, &mut |_| shown = true)
+            .err()
+            .unwrap();
+        assert!(e.to_string().contains("is not a block device"), "{e}");
+        assert!(!shown, "nothing is described before the device is known");
+    }
+}
