@@ -5,17 +5,28 @@
 //! gets the same device guard (re-checked before every config), the same
 //! cold caches and durable writes, and the same cleanup.
 
-use super::rank::Candidate;
+use super::{BudgetReport, Candidate, RoundReport};
 use crate::bench::{self, results::BenchReport, workloads::Workload};
 use crate::scan::TreeCounts;
 use crate::units::short;
 use crate::{Error, Result};
-use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-/// Set by Ctrl-C during `fsfit advise`: tells a user's stop from the budget's.
-pub static USER_STOP: AtomicBool = AtomicBool::new(false);
+/// Set by Ctrl-C during `fsfit advise`: tells a user's stop from the
+/// budget's (both stop the runner through [`crate::cancel`]).
+static USER_STOP: AtomicBool = AtomicBool::new(false);
+
+/// Ctrl-C's extra step during `fsfit advise` (the handler then asks every
+/// loop to stop through [`crate::cancel::request`]): the stop is the
+/// user's, not the budget's watchdog's.
+pub fn stop_by_user() {
+    USER_STOP.store(true, Ordering::SeqCst);
+}
+
+fn user_stopped() -> bool {
+    USER_STOP.load(Ordering::SeqCst)
+}
 
 /// The first pass's scale: about 10 MB per workload.
 const FIRST_SCALE: f64 = 0.01;
@@ -27,26 +38,6 @@ const FIRST_GUESS: Duration = Duration::from_secs(20);
 const MAX_CONFIGS: usize = 8;
 /// Kept back from the budget for the recommendation and cleanup.
 const RESERVE: Duration = Duration::from_secs(3);
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct RoundReport {
-    pub round: u32,
-    pub scale: f64,
-    pub configs: Vec<String>,
-    pub seconds: f64,
-    /// Configs of the round that did not finish, and why.
-    pub stopped: Vec<String>,
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct BudgetReport {
-    pub budget_seconds: f64,
-    pub spent_seconds: f64,
-    pub workloads: Vec<String>,
-    pub rounds: Vec<RoundReport>,
-    /// Candidates that got no first pass, and why.
-    pub not_measured: Vec<String>,
-}
 
 pub struct Measure<'a> {
     /// A fresh target for each config (the runner sets it up and releases it).
@@ -200,7 +191,7 @@ impl Watchdog {
             .thread
             .take()
             .is_some_and(|t| t.join().unwrap_or(false));
-        if fired && !USER_STOP.load(Ordering::SeqCst) {
+        if fired && !user_stopped() {
             crate::cancel::clear();
         }
         fired
@@ -266,16 +257,64 @@ pub fn run(
 
 type Rounds = (Vec<BenchReport>, Vec<RoundReport>, Vec<String>);
 
+/// A config: filesystem and cluster size.
+type Config = (String, u64);
+
+/// What successive halving carries from round to round.
+struct Halving<'a> {
+    m: &'a Measure<'a>,
+    wl: &'a [&'static dyn Workload],
+    deadline: Instant,
+    pb: &'a indicatif::ProgressBar,
+    /// (scale, seconds) of each config's passes so far.
+    history: std::collections::HashMap<Config, Vec<(f64, f64)>>,
+}
+
+/// One round's configs: what ran, what stopped, and their results.
+#[derive(Default)]
+struct Round {
+    merged: Option<BenchReport>,
+    ran: Vec<String>,
+    /// Configs of the round that did not finish, and why.
+    stopped: Vec<String>,
+    /// Those the budget would not cover (also in `stopped`).
+    unrun: Vec<String>,
+    /// Seconds of each config that ran.
+    times: Vec<f64>,
+}
+
+impl Round {
+    fn merge(&mut self, r: BenchReport) {
+        match &mut self.merged {
+            None => self.merged = Some(r),
+            Some(acc) => {
+                acc.results.extend(r.results);
+                acc.skipped.extend(r.skipped);
+            }
+        }
+    }
+
+    fn mean_time(&self) -> f64 {
+        self.times.iter().sum::<f64>() / self.times.len().max(1) as f64
+    }
+}
+
 fn rounds(
     m: &Measure,
-    configs: Vec<(String, u64)>,
-    contenders: &[(String, u64)],
+    configs: Vec<Config>,
+    contenders: &[Config],
     tree: &TreeCounts,
     wl: &[&'static dyn Workload],
     deadline: Instant,
     pb: &indicatif::ProgressBar,
 ) -> Result<Rounds> {
-    let mut history: std::collections::HashMap<(String, u64), Vec<(f64, f64)>> = Default::default();
+    let mut h = Halving {
+        m,
+        wl,
+        deadline,
+        pb,
+        history: Default::default(),
+    };
     let mut reports = Vec::new();
     let mut rounds = Vec::new();
     let mut not_measured = Vec::new();
@@ -289,137 +328,169 @@ fn rounds(
     }
     for round in 1u32.. {
         let t0 = Instant::now();
-        let mut merged: Option<BenchReport> = None;
-        let mut stopped = Vec::new();
-        let mut ran = Vec::new();
-        let mut this_round: Vec<f64> = Vec::new();
-        for (i, cfg) in alive.iter().enumerate() {
-            let name = format!("{}:{}", cfg.0, short(cfg.1));
-            let guess = predict(&history.get(cfg).cloned().unwrap_or_default(), scale)
-                .or_else(|| {
-                    (!this_round.is_empty())
-                        .then(|| this_round.iter().sum::<f64>() / this_round.len() as f64)
-                })
-                .map(Duration::from_secs_f64)
-                .unwrap_or(FIRST_GUESS);
-            let now = Instant::now();
-            if now + guess > deadline {
-                let why = format!(
-                    "{name}: not run in round {round}: the budget would not cover it (~{:.0} s)",
-                    guess.as_secs_f64()
-                );
-                if round == 1 {
-                    not_measured.push(why.clone());
-                }
-                stopped.push(why);
-                continue;
-            }
-            let rest: f64 = this_round.iter().sum::<f64>() / this_round.len().max(1) as f64
-                * (alive.len() - i) as f64;
-            let eta = (now + Duration::from_secs_f64(rest.max(guess.as_secs_f64()))).min(deadline);
-            pb.set_message(format!(
-                "round {round}: {name} ({}/{}) at scale {scale}, ETA {}",
-                i + 1,
-                alive.len(),
-                mmss(eta.saturating_duration_since(now))
-            ));
-            // A config may take four times its guess (at least 60 s: fixed
-            // costs and a busy machine make short passes vary), never
-            // past the deadline: a slow driver must not eat the budget.
-            let allowance = (guess * 4).max(Duration::from_secs(60));
-            let dog = Watchdog::start((now + allowance).min(deadline));
-            let res = options(m, Some((&cfg.0, cfg.1)), wl, scale).and_then(|o| bench::run(&o));
-            let fired = dog.stop();
-            let secs = now.elapsed().as_secs_f64();
-            match res {
-                Ok(r) => {
-                    let failed = r.results.iter().find_map(|c| c.error.clone());
-                    if let Some(e) = failed {
-                        stopped.push(format!("{name}: {e}"));
-                    } else {
-                        history.entry(cfg.clone()).or_default().push((scale, secs));
-                        this_round.push(secs);
-                        ran.push(name);
-                    }
-                    match &mut merged {
-                        None => merged = Some(r),
-                        Some(acc) => {
-                            acc.results.extend(r.results);
-                            acc.skipped.extend(r.skipped);
-                        }
-                    }
-                }
-                Err(Error::Interrupted) if USER_STOP.load(Ordering::SeqCst) || !fired => {
-                    return Err(Error::Interrupted)
-                }
-                Err(Error::Interrupted) => stopped.push(format!(
-                    "{name}: stopped after {secs:.0} s, over its time allowance (slower than the budget allows)"
-                )),
-                Err(e) => stopped.push(format!("{name}: {e}")),
-            }
+        let r = h.round(round, &alive, scale)?;
+        if round == 1 {
+            not_measured.extend(r.unrun.iter().cloned());
         }
-        let Some(mut report) = merged else {
+        let Some(mut report) = r.merged else {
             rounds.push(RoundReport {
                 round,
                 scale,
-                configs: ran,
+                configs: r.ran,
                 seconds: t0.elapsed().as_secs_f64(),
-                stopped,
+                stopped: r.stopped,
             });
             break;
         };
-        // One run each, not comparable with another run's baseline.
-        report.baseline.clear();
-        for r in &mut report.results {
-            for w in &mut r.workloads {
-                w.relative_pct = None;
-            }
-        }
-        report.scale = scale;
-        // The faster half goes on to a longer pass.
-        let mut timed: Vec<((String, u64), f64)> = alive
-            .iter()
-            .filter_map(|c| {
-                super::copy_estimate(tree, &report, &c.0, c.1).map(|(s, _)| (c.clone(), s))
-            })
-            .collect();
-        timed.sort_by(|a, b| a.1.total_cmp(&b.1));
-        // Configs over the overhead limit were measured for the trade-off
-        // only: longer passes go to those that can win.
-        timed.retain(|(c, _)| contenders.contains(c));
+        settle(&mut report, scale);
+        let timed = faster_first(&alive, &report, tree, contenders);
         reports.push(report);
         rounds.push(RoundReport {
             round,
             scale,
-            configs: ran,
+            configs: r.ran,
             seconds: (t0.elapsed().as_secs_f64() * 10.0).round() / 10.0,
-            stopped,
+            stopped: r.stopped,
         });
-        if timed.len() < 2 {
-            break;
-        }
-        let keep = timed.len().div_ceil(2);
-        let next: Vec<(String, u64)> = timed.into_iter().take(keep).map(|(c, _)| c).collect();
-        // The longest pass the budget covers for all of them: 4x, else 2x.
-        let left = deadline
-            .saturating_duration_since(Instant::now())
-            .as_secs_f64();
-        let cost = |s: f64| -> f64 {
-            next.iter()
-                .map(|c| predict(history.get(c).map_or(&[][..], |h| h), s).unwrap_or(f64::MAX))
-                .sum()
-        };
-        let Some(s) = [4.0, 2.0]
-            .iter()
-            .map(|k| (scale * k).min(MAX_SCALE))
-            .find(|&s| s > scale && cost(s) <= left && fits_target(m, wl, s))
-        else {
+        let Some((next, s)) = h.next_pass(timed, scale) else {
             break;
         };
         scale = s;
         alive = next;
     }
     Ok((reports, rounds, not_measured))
+}
+
+/// One run each, not comparable with another run's baseline.
+fn settle(report: &mut BenchReport, scale: f64) {
+    report.baseline.clear();
+    for r in &mut report.results {
+        for w in &mut r.workloads {
+            w.relative_pct = None;
+        }
+    }
+    report.scale = scale;
+}
+
+/// The round's configs that can win, fastest first for the tree's mix.
+fn faster_first(
+    alive: &[Config],
+    report: &BenchReport,
+    tree: &TreeCounts,
+    contenders: &[Config],
+) -> Vec<(Config, f64)> {
+    let mut timed: Vec<(Config, f64)> = alive
+        .iter()
+        .filter_map(|c| super::copy_estimate(tree, report, &c.0, c.1).map(|(s, _)| (c.clone(), s)))
+        .collect();
+    timed.sort_by(|a, b| a.1.total_cmp(&b.1));
+    // Configs over the overhead limit were measured for the trade-off
+    // only: longer passes go to those that can win.
+    timed.retain(|(c, _)| contenders.contains(c));
+    timed
+}
+
+impl Halving<'_> {
+    /// Run every config of a round that the budget covers.
+    fn round(&mut self, round: u32, alive: &[Config], scale: f64) -> Result<Round> {
+        let mut out = Round::default();
+        for (i, cfg) in alive.iter().enumerate() {
+            let name = format!("{}:{}", cfg.0, short(cfg.1));
+            let guess = self.guess(cfg, scale, &out.times);
+            let now = Instant::now();
+            if now + guess > self.deadline {
+                let why = format!(
+                    "{name}: not run in round {round}: the budget would not cover it (~{:.0} s)",
+                    guess.as_secs_f64()
+                );
+                out.unrun.push(why.clone());
+                out.stopped.push(why);
+                continue;
+            }
+            let rest = out.mean_time() * (alive.len() - i) as f64;
+            let eta =
+                (now + Duration::from_secs_f64(rest.max(guess.as_secs_f64()))).min(self.deadline);
+            self.pb.set_message(format!(
+                "round {round}: {name} ({}/{}) at scale {scale}, ETA {}",
+                i + 1,
+                alive.len(),
+                mmss(eta.saturating_duration_since(now))
+            ));
+            let (res, fired) = self.pass(cfg, scale, now, guess);
+            let secs = now.elapsed().as_secs_f64();
+            match res {
+                Ok(r) => {
+                    if let Some(e) = r.results.iter().find_map(|c| c.error.clone()) {
+                        out.stopped.push(format!("{name}: {e}"));
+                    } else {
+                        self.history.entry(cfg.clone()).or_default().push((scale, secs));
+                        out.times.push(secs);
+                        out.ran.push(name);
+                    }
+                    out.merge(r);
+                }
+                Err(Error::Interrupted) if user_stopped() || !fired => {
+                    return Err(Error::Interrupted)
+                }
+                Err(Error::Interrupted) => out.stopped.push(format!(
+                    "{name}: stopped after {secs:.0} s, over its time allowance (slower than the budget allows)"
+                )),
+                Err(e) => out.stopped.push(format!("{name}: {e}")),
+            }
+        }
+        Ok(out)
+    }
+
+    /// The time a config's pass at `scale` is guessed to take: from its
+    /// earlier passes, else the round's mean so far, else [`FIRST_GUESS`].
+    fn guess(&self, cfg: &Config, scale: f64, times: &[f64]) -> Duration {
+        predict(&self.history.get(cfg).cloned().unwrap_or_default(), scale)
+            .or_else(|| (!times.is_empty()).then(|| times.iter().sum::<f64>() / times.len() as f64))
+            .map(Duration::from_secs_f64)
+            .unwrap_or(FIRST_GUESS)
+    }
+
+    /// One config's pass, under a watchdog; true when the watchdog fired.
+    fn pass(
+        &self,
+        cfg: &Config,
+        scale: f64,
+        now: Instant,
+        guess: Duration,
+    ) -> (Result<BenchReport>, bool) {
+        // A config may take four times its guess (at least 60 s: fixed
+        // costs and a busy machine make short passes vary), never
+        // past the deadline: a slow driver must not eat the budget.
+        let allowance = (guess * 4).max(Duration::from_secs(60));
+        let dog = Watchdog::start((now + allowance).min(self.deadline));
+        let res =
+            options(self.m, Some((&cfg.0, cfg.1)), self.wl, scale).and_then(|o| bench::run(&o));
+        (res, dog.stop())
+    }
+
+    /// The faster half and the longest pass the budget covers for all of
+    /// them (4x, else 2x); None when halving is over.
+    fn next_pass(&self, timed: Vec<(Config, f64)>, scale: f64) -> Option<(Vec<Config>, f64)> {
+        if timed.len() < 2 {
+            return None;
+        }
+        let keep = timed.len().div_ceil(2);
+        let next: Vec<Config> = timed.into_iter().take(keep).map(|(c, _)| c).collect();
+        let left = self
+            .deadline
+            .saturating_duration_since(Instant::now())
+            .as_secs_f64();
+        let cost = |s: f64| -> f64 {
+            next.iter()
+                .map(|c| predict(self.history.get(c).map_or(&[][..], |h| h), s).unwrap_or(f64::MAX))
+                .sum()
+        };
+        let s = [4.0, 2.0]
+            .iter()
+            .map(|k| (scale * k).min(MAX_SCALE))
+            .find(|&s| s > scale && cost(s) <= left && fits_target(self.m, self.wl, s))?;
+        Some((next, s))
+    }
 }
 
 #[cfg(test)]

@@ -10,14 +10,14 @@ pub mod prior;
 mod rank;
 pub mod systems;
 
-pub use rank::{advise, candidates, compare, Advice, Candidate, Options, Robustness, SpeedKind};
+pub use rank::{advise, candidates, compare};
 
 use crate::bench::results::BenchReport;
 use crate::fs;
 use crate::scan::TreeCounts;
 use crate::units::short;
 use crate::usage::UsageReport;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 pub const SCHEMA: &str = "fsfit.advise/1";
 
@@ -35,6 +35,178 @@ pub struct Commands {
     pub label_problem: Option<String>,
     pub windows: String,
     pub macos: String,
+}
+
+/// How a candidate's speed is known.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SpeedKind {
+    /// Benchmarked on the target (or read from `--bench` results).
+    Measured,
+    /// From the prior ([`prior`]): nothing was measured.
+    Assumed,
+    /// Others were measured, this one was not (budget, or it failed).
+    Unmeasured,
+    /// Nothing measured: the tree's copy simulated on a flash profile
+    /// (`--drive`, or a default), see src/flash/synth.rs.
+    Simulated,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Candidate {
+    pub fs: String,
+    pub cluster_bytes: u64,
+    pub tree_bytes: u64,
+    pub overhead_pct: f64,
+    pub fits: bool,
+    /// Files the filesystem cannot store as they are.
+    pub problems: u64,
+    /// How much data like yours a full volume of this config holds.
+    pub holds_bytes: u64,
+    /// Space lost to slack and metadata at the expected fill.
+    pub wasted_at_fill_bytes: u64,
+    pub speed: SpeedKind,
+    /// Measured: your tree's mix of sizes written at the workloads' speeds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub write_mb_per_s: Option<f64>,
+    /// Estimated seconds to copy the tree, from bench results.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub est_copy_seconds: Option<f64>,
+    /// Measured: seconds to write the expected fill.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fill_seconds: Option<f64>,
+    /// Assumed: write speed relative to 128 KiB clusters on flash.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub assumed_relative_speed: Option<f64>,
+    /// Simulated: the flash profile and your tree's write speed on it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub simulated_mb_per_s: Option<f64>,
+    /// Which bench workloads the estimate used.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub speed_from: Vec<String>,
+    /// The last measuring round this config took part in (1 = the first).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub round: Option<u32>,
+    /// Measured MB/s for your mix in each round (0: not in that round):
+    /// rounds run at different scales, so only one round compares two.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub mb_per_s_by_round: Vec<f64>,
+    /// What crash results say, when given (see [`Robustness`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub crash: Option<String>,
+    pub reasons: Vec<String>,
+}
+
+impl Candidate {
+    pub fn name(&self) -> String {
+        format!("{} {}", self.fs, short(self.cluster_bytes))
+    }
+
+    /// Time per byte, comparable between candidates of the same speed kind.
+    pub(crate) fn cost(&self) -> Option<f64> {
+        match self.speed {
+            SpeedKind::Measured => self.write_mb_per_s.map(|s| 1.0 / s),
+            SpeedKind::Assumed => self.assumed_relative_speed.map(|s| 1.0 / s),
+            SpeedKind::Simulated => self.simulated_mb_per_s.map(|s| 1.0 / s),
+            SpeedKind::Unmeasured => None,
+        }
+    }
+}
+
+/// Crash results for one filesystem (and cluster, when they name one):
+/// the hook `fsfit crash --json` results come in by. States in which
+/// durable or older files were damaged rank a config after clean ones.
+#[derive(Clone, Debug)]
+pub struct Robustness {
+    pub fs: String,
+    pub cluster_bytes: Option<u64>,
+    pub states: u64,
+    pub damaged: u64,
+    /// The device models the states come from (`honest`, `no-flush`,
+    /// `flash-gc`, ...), for the reason line.
+    pub models: Vec<String>,
+}
+
+/// What the ranking needs besides the usage report.
+pub struct Options<'a> {
+    pub systems: Vec<&'static systems::System>,
+    pub max_overhead: f64,
+    /// Apparent bytes of data like the tree the volume will hold; None: as
+    /// much as fills it.
+    pub fill: Option<u64>,
+    /// Measured speeds: one report per measuring round, in order, or the
+    /// results given with `--bench`. Empty: speeds are assumed.
+    pub measured: &'a [BenchReport],
+    /// Where the measurements come from, for the reasons.
+    pub measured_on: String,
+    pub crash: &'a [Robustness],
+    /// Nothing measured: simulate on this flash profile (`--drive`, or the
+    /// default for the volume), with how it was chosen.
+    pub drive: Option<(crate::flash::Profile, String)>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Advice {
+    pub schema: &'static str,
+    pub fsfit: String,
+    pub date: String,
+    pub volume_bytes: u64,
+    pub systems: Vec<String>,
+    /// Where each named system's list of filesystems comes from.
+    pub sources: Vec<String>,
+    pub max_overhead_pct: f64,
+    /// Apparent bytes of data like yours the trade-offs are weighed at.
+    pub fill_bytes: u64,
+    pub tree: TreeCounts,
+    pub speed_measured: bool,
+    pub choice: Option<Candidate>,
+    pub runner_up: Option<Candidate>,
+    pub why: Vec<String>,
+    /// The choice against the runner-up (kept for older readers).
+    pub tradeoff: Option<String>,
+    /// The choice against the runner-up, the fastest and the least wasteful.
+    pub tradeoffs: Vec<String>,
+    /// Which figures are assumed, and from where.
+    pub assumptions: Vec<String>,
+    /// How the candidates are ranked, in the order applied.
+    pub ranking: Vec<String>,
+    /// What the named systems need besides the filesystem (partition
+    /// table, size and file limits, card class), each with its system.
+    pub notes: Vec<String>,
+    pub commands: Option<Commands>,
+    /// Every candidate, best first.
+    pub candidates: Vec<Candidate>,
+    /// Configs left out, with the reason.
+    pub rejected: Vec<Candidate>,
+    /// The measuring run, when advise benchmarked the target itself.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub budget: Option<BudgetReport>,
+    /// The measurements the recommendation rests on (fsfit.bench/1 each).
+    pub measurements: Vec<BenchReport>,
+    /// The size-on-disk figures (fsfit.usage/1).
+    pub usage: UsageReport,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RoundReport {
+    pub round: u32,
+    pub scale: f64,
+    pub configs: Vec<String>,
+    pub seconds: f64,
+    /// Configs of the round that did not finish, and why.
+    pub stopped: Vec<String>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct BudgetReport {
+    pub budget_seconds: f64,
+    pub spent_seconds: f64,
+    pub workloads: Vec<String>,
+    pub rounds: Vec<RoundReport>,
+    /// Candidates that got no first pass, and why.
+    pub not_measured: Vec<String>,
 }
 
 /// The filesystems every named system can use on a volume of this size.

@@ -3,169 +3,18 @@
 //! MB/s at 10 % overhead"): the fastest config within the overhead limit,
 //! where speed is measured when it can be and assumed (and said so) when not.
 
-use super::{allowed, copy_estimate, prior, systems, Commands, SCHEMA};
-use crate::bench::results::BenchReport;
+use super::{
+    allowed, copy_estimate, prior, systems, Advice, Candidate, Options, Robustness, SpeedKind,
+    SCHEMA,
+};
 use crate::fs;
 use crate::scan::TreeCounts;
 use crate::units::{iec, short};
 use crate::usage::{ConfigReport, UsageReport};
-use serde::Serialize;
 
 /// Measured speeds closer than this are one speed: one short run on a busy
 /// machine varies that much (bench flags figures over 10 % CV as high-cv).
 const SAME_SPEED: f64 = 1.10;
-
-/// How a candidate's speed is known.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SpeedKind {
-    /// Benchmarked on the target (or read from `--bench` results).
-    Measured,
-    /// From the prior ([`prior`]): nothing was measured.
-    Assumed,
-    /// Others were measured, this one was not (budget, or it failed).
-    Unmeasured,
-    /// Nothing measured: the tree's copy simulated on a flash profile
-    /// (`--drive`, or a default), see src/flash/synth.rs.
-    Simulated,
-}
-
-#[derive(Clone, Debug, Serialize)]
-pub struct Candidate {
-    pub fs: String,
-    pub cluster_bytes: u64,
-    pub tree_bytes: u64,
-    pub overhead_pct: f64,
-    pub fits: bool,
-    /// Files the filesystem cannot store as they are.
-    pub problems: u64,
-    /// How much data like yours a full volume of this config holds.
-    pub holds_bytes: u64,
-    /// Space lost to slack and metadata at the expected fill.
-    pub wasted_at_fill_bytes: u64,
-    pub speed: SpeedKind,
-    /// Measured: your tree's mix of sizes written at the workloads' speeds.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub write_mb_per_s: Option<f64>,
-    /// Estimated seconds to copy the tree, from bench results.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub est_copy_seconds: Option<f64>,
-    /// Measured: seconds to write the expected fill.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub fill_seconds: Option<f64>,
-    /// Assumed: write speed relative to 128 KiB clusters on flash.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub assumed_relative_speed: Option<f64>,
-    /// Simulated: the flash profile and your tree's write speed on it.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub profile: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub simulated_mb_per_s: Option<f64>,
-    /// Which bench workloads the estimate used.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub speed_from: Vec<String>,
-    /// The last measuring round this config took part in (1 = the first).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub round: Option<u32>,
-    /// Measured MB/s for your mix in each round (0: not in that round):
-    /// rounds run at different scales, so only one round compares two.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub mb_per_s_by_round: Vec<f64>,
-    /// What crash results say, when given (see [`Robustness`]).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub crash: Option<String>,
-    pub reasons: Vec<String>,
-}
-
-impl Candidate {
-    pub fn name(&self) -> String {
-        format!("{} {}", self.fs, short(self.cluster_bytes))
-    }
-
-    /// Time per byte, comparable between candidates of the same speed kind.
-    fn cost(&self) -> Option<f64> {
-        match self.speed {
-            SpeedKind::Measured => self.write_mb_per_s.map(|s| 1.0 / s),
-            SpeedKind::Assumed => self.assumed_relative_speed.map(|s| 1.0 / s),
-            SpeedKind::Simulated => self.simulated_mb_per_s.map(|s| 1.0 / s),
-            SpeedKind::Unmeasured => None,
-        }
-    }
-}
-
-/// Crash results for one filesystem (and cluster, when they name one):
-/// the hook `fsfit crash --json` results come in by. States in which
-/// durable or older files were damaged rank a config after clean ones.
-#[derive(Clone, Debug)]
-pub struct Robustness {
-    pub fs: String,
-    pub cluster_bytes: Option<u64>,
-    pub states: u64,
-    pub damaged: u64,
-    /// The device models the states come from (`honest`, `no-flush`,
-    /// `flash-gc`, ...), for the reason line.
-    pub models: Vec<String>,
-}
-
-/// What the ranking needs besides the usage report.
-pub struct Options<'a> {
-    pub systems: Vec<&'static systems::System>,
-    pub max_overhead: f64,
-    /// Apparent bytes of data like the tree the volume will hold; None: as
-    /// much as fills it.
-    pub fill: Option<u64>,
-    /// Measured speeds: one report per measuring round, in order, or the
-    /// results given with `--bench`. Empty: speeds are assumed.
-    pub measured: &'a [BenchReport],
-    /// Where the measurements come from, for the reasons.
-    pub measured_on: String,
-    pub crash: &'a [Robustness],
-    /// Nothing measured: simulate on this flash profile (`--drive`, or the
-    /// default for the volume), with how it was chosen.
-    pub drive: Option<(crate::flash::Profile, String)>,
-}
-
-#[derive(Clone, Debug, Serialize)]
-pub struct Advice {
-    pub schema: &'static str,
-    pub fsfit: String,
-    pub date: String,
-    pub volume_bytes: u64,
-    pub systems: Vec<String>,
-    /// Where each named system's list of filesystems comes from.
-    pub sources: Vec<String>,
-    pub max_overhead_pct: f64,
-    /// Apparent bytes of data like yours the trade-offs are weighed at.
-    pub fill_bytes: u64,
-    pub tree: TreeCounts,
-    pub speed_measured: bool,
-    pub choice: Option<Candidate>,
-    pub runner_up: Option<Candidate>,
-    pub why: Vec<String>,
-    /// The choice against the runner-up (kept for older readers).
-    pub tradeoff: Option<String>,
-    /// The choice against the runner-up, the fastest and the least wasteful.
-    pub tradeoffs: Vec<String>,
-    /// Which figures are assumed, and from where.
-    pub assumptions: Vec<String>,
-    /// How the candidates are ranked, in the order applied.
-    pub ranking: Vec<String>,
-    /// What the named systems need besides the filesystem (partition
-    /// table, size and file limits, card class), each with its system.
-    pub notes: Vec<String>,
-    pub commands: Option<Commands>,
-    /// Every candidate, best first.
-    pub candidates: Vec<Candidate>,
-    /// Configs left out, with the reason.
-    pub rejected: Vec<Candidate>,
-    /// The measuring run, when advise benchmarked the target itself.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub budget: Option<super::measure::BudgetReport>,
-    /// The measurements the recommendation rests on (fsfit.bench/1 each).
-    pub measurements: Vec<BenchReport>,
-    /// The size-on-disk figures (fsfit.usage/1).
-    pub usage: UsageReport,
-}
 
 fn candidate(c: &ConfigReport, tree: &TreeCounts) -> Candidate {
     let a = tree.apparent_bytes.max(1) as f64;
@@ -374,151 +223,52 @@ fn crash_note(c: &Candidate, crash: &[Robustness]) -> Option<(bool, String)> {
     ))
 }
 
+/// What the order weighs besides each candidate's own figures.
+struct Order {
+    /// The fewest files any candidate cannot store as they are.
+    fewest: u64,
+    /// The flash floor applies to assumed speeds only, and only where some
+    /// candidate of 4 KiB or more stores the tree.
+    floor_applies: bool,
+    measured: bool,
+    max: f64,
+}
+
+impl Order {
+    fn new(good: &[Candidate], opts: &Options) -> Order {
+        let measured = !opts.measured.is_empty();
+        let fewest = good.iter().map(|c| c.problems).min().unwrap_or(0);
+        let floor_applies = !measured
+            && good
+                .iter()
+                .any(|c| c.cluster_bytes >= prior::FLASH_MIN_CLUSTER && c.problems == fewest);
+        Order {
+            fewest,
+            floor_applies,
+            measured,
+            max: opts.max_overhead,
+        }
+    }
+
+    fn below_floor(&self, c: &Candidate) -> bool {
+        self.floor_applies && c.cluster_bytes < prior::FLASH_MIN_CLUSTER
+    }
+}
+
+/// The whole ranking: filter, score, break a measured tie, weigh at the
+/// fill, then say why.
 pub fn advise(usage: &UsageReport, opts: &Options) -> Advice {
     let tree = &usage.tree;
-    let (mut good, rejected) = candidates(usage, &opts.systems);
-    speeds(&mut good, tree, opts, usage.volume_bytes);
-    let measured = !opts.measured.is_empty();
-    let max = opts.max_overhead;
-    for c in good.iter_mut() {
-        if let Some((_, note)) = crash_note(c, opts.crash) {
-            c.crash = Some(note);
-        }
-    }
-    // The flash floor applies to assumed speeds only, and only where some
-    // candidate of 4 KiB or more stores the tree.
-    let fewest = good.iter().map(|c| c.problems).min().unwrap_or(0);
-    let floor_applies = !measured
-        && good
-            .iter()
-            .any(|c| c.cluster_bytes >= prior::FLASH_MIN_CLUSTER && c.problems == fewest);
-    let below_floor = |c: &Candidate| floor_applies && c.cluster_bytes < prior::FLASH_MIN_CLUSTER;
-    let damaged = |c: &Candidate| crash_note(c, opts.crash).is_some_and(|(d, _)| d);
-    // Lower is better: files it cannot store, crash damage, the robustness
-    // class, the flash floor, the overhead limit, then inside the class
-    // (see `ranking_rule`, which says this in words).
-    good.sort_by(|x, y| {
-        let key = |c: &Candidate| {
-            (
-                c.problems > fewest,
-                damaged(c),
-                systems::robustness_rank(&c.fs).0,
-                below_floor(c),
-                c.overhead_pct > max,
-            )
-        };
-        let (kx, ky) = (key(x), key(y));
-        kx.cmp(&ky).then_with(|| within_class(x, y, measured, kx.4))
-    });
-    // Measured speeds within noise of the leader's are a tie; the tie goes
-    // to the cluster the prior favours (the larger, up to the mkfs default):
-    // small clusters cost what a write benchmark does not time (format time,
-    // allocation-table size, file-manager lag: seed 000).
-    let mut tie = None;
-    if measured && good.len() > 1 {
-        if let Some(best) = good[0].cost() {
-            let head = good[0].clone();
-            let favour = |c: &Candidate| {
-                let d = fs::by_name(&c.fs)
-                    .map_or(c.cluster_bytes, |f| f.default_cluster(usage.volume_bytes));
-                prior::relative_speed(c.cluster_bytes, d)
-            };
-            let pick = good
-                .iter()
-                .enumerate()
-                .filter(|(_, c)| {
-                    c.round == head.round
-                        && systems::robustness_rank(&c.fs).0 == systems::robustness_rank(&head.fs).0
-                        && c.problems == head.problems
-                        && (c.overhead_pct > max) == (head.overhead_pct > max)
-                        && c.cost().is_some_and(|k| k <= best * SAME_SPEED)
-                })
-                .max_by(|(_, x), (_, y)| {
-                    favour(x)
-                        .total_cmp(&favour(y))
-                        .then(y.tree_bytes.cmp(&x.tree_bytes))
-                })
-                .map(|(i, _)| i);
-            if let Some(i) = pick.filter(|&i| i > 0) {
-                let c = good.remove(i);
-                tie = Some(format!(
-                    "{} measured within {:.0} % of the fastest ({}: {:.1} MB/s), inside one short run's noise; the tie goes to the larger cluster, since small clusters cost what a write benchmark does not time (format time, allocation-table size)",
-                    c.name(),
-                    (SAME_SPEED - 1.0) * 100.0,
-                    head.name(),
-                    head.write_mb_per_s.unwrap_or(0.0)
-                ));
-                good.insert(0, c);
-            }
-        }
-    }
-    // The fill does not change the order (overhead and speed are per byte);
-    // it only puts the trade-offs in bytes and seconds. Default: as much as
-    // fills the volume formatted as recommended.
-    let fill = opts
-        .fill
-        .unwrap_or_else(|| good.first().map_or(0, |c| c.holds_bytes));
-    let a = tree.apparent_bytes.max(1) as f64;
-    for c in good.iter_mut() {
-        let ratio = c.tree_bytes as f64 / a;
-        // A config that cannot hold the whole fill wastes what it can hold.
-        let stored = fill.min(c.holds_bytes) as f64;
-        c.wasted_at_fill_bytes = (stored * (ratio - 1.0)).max(0.0) as u64;
-        if let Some(mbps) = c.write_mb_per_s {
-            c.fill_seconds = Some((fill as f64 / 1e6 / mbps * 10.0).round() / 10.0);
-        }
-    }
+    let (mut good, rejected) = filter(usage, opts);
+    let order = Order::new(&good, opts);
+    score(&mut good, &order, opts.crash);
+    let tie = tie_break(&mut good, &order, usage.volume_bytes);
+    let fill = fill(&mut good, tree, opts.fill);
+    let (why, tradeoffs) = explain(&good, usage, opts, &order, fill, tie);
+    let assumptions = assumptions(usage, opts, order.measured, fill);
+    let (measured, max) = (order.measured, order.max);
     let choice = good.first().cloned();
     let runner_up = good.get(1).cloned();
-    let mut why = Vec::new();
-    let mut tradeoffs = Vec::new();
-    let mut assumptions = Vec::new();
-    if let Some(c) = &choice {
-        why_lines(&mut why, c, usage, opts, fill, floor_applies);
-        why.extend(tie);
-        for other in [
-            runner_up.as_ref(),
-            fastest(&good, c, fewest),
-            least_waste(&good, c, fewest),
-        ]
-        .into_iter()
-        .flatten()
-        {
-            let t = compare(c, other, fill);
-            if !tradeoffs.contains(&t) {
-                tradeoffs.push(t);
-            }
-        }
-    }
-    if let (false, Some((p, how))) = (measured, &opts.drive) {
-        assumptions.push(format!(
-            "write speed is simulated, not measured: your files copied onto a fresh volume, one after another, through flash profile {how}: {}; a profile is a class of device, not your drive",
-            p.summary
-        ));
-    } else if !measured {
-        assumptions.push(format!(
-            "write speed against cluster size is assumed, not measured: {} (clusters above the mkfs default are assumed no faster than it)",
-            prior::SOURCE
-        ));
-    }
-    if !measured {
-        assumptions.push(format!(
-            "the drive is flash (USB stick, SD card, SSD): clusters below {} are written slower, so none is chosen where {} or more stores the tree",
-            short(prior::FLASH_MIN_CLUSTER),
-            short(prior::FLASH_MIN_CLUSTER)
-        ));
-    }
-    if usage.volume_assumed {
-        assumptions.push(crate::usage::assumed_volume_note(usage.volume_bytes));
-    }
-    if opts.fill.is_none() {
-        assumptions.push(format!(
-            "your {} {} a sample of what will fill the volume: trade-offs are weighed at {} of data like them (--fill sets the amount)",
-            crate::report::text::count(tree.files, "file"),
-            if tree.files == 1 { "is" } else { "are" },
-            iec(fill)
-        ));
-    }
     let commands = choice
         .as_ref()
         .map(|c| super::commands(&c.fs, c.cluster_bytes, "DATA"));
@@ -558,6 +308,170 @@ pub fn advise(usage: &UsageReport, opts: &Options) -> Advice {
     }
 }
 
+/// Filter: the configs the systems use and that store the tree, with their
+/// speeds and what crash results say; the others rejected, with reasons.
+fn filter(usage: &UsageReport, opts: &Options) -> (Vec<Candidate>, Vec<Candidate>) {
+    let (mut good, rejected) = candidates(usage, &opts.systems);
+    speeds(&mut good, &usage.tree, opts, usage.volume_bytes);
+    for c in good.iter_mut() {
+        if let Some((_, note)) = crash_note(c, opts.crash) {
+            c.crash = Some(note);
+        }
+    }
+    (good, rejected)
+}
+
+/// Score: lower is better: files it cannot store, crash damage, the
+/// robustness class, the flash floor, the overhead limit, then inside the
+/// class (see `ranking_rule`, which says this in words).
+fn score(good: &mut [Candidate], o: &Order, crash: &[Robustness]) {
+    let damaged = |c: &Candidate| crash_note(c, crash).is_some_and(|(d, _)| d);
+    good.sort_by(|x, y| {
+        let key = |c: &Candidate| {
+            (
+                c.problems > o.fewest,
+                damaged(c),
+                systems::robustness_rank(&c.fs).0,
+                o.below_floor(c),
+                c.overhead_pct > o.max,
+            )
+        };
+        let (kx, ky) = (key(x), key(y));
+        kx.cmp(&ky)
+            .then_with(|| within_class(x, y, o.measured, kx.4))
+    });
+}
+
+/// Tie-break: measured speeds within noise of the leader's are a tie; the
+/// tie goes to the cluster the prior favours (the larger, up to the mkfs
+/// default): small clusters cost what a write benchmark does not time
+/// (format time, allocation-table size, file-manager lag: seed 000).
+/// Returns the reason when it moved a candidate to the top.
+fn tie_break(good: &mut Vec<Candidate>, o: &Order, volume: u64) -> Option<String> {
+    if !o.measured || good.len() < 2 {
+        return None;
+    }
+    let best = good[0].cost()?;
+    let head = good[0].clone();
+    let favour = |c: &Candidate| {
+        let d = fs::by_name(&c.fs).map_or(c.cluster_bytes, |f| f.default_cluster(volume));
+        prior::relative_speed(c.cluster_bytes, d)
+    };
+    let i = good
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| {
+            c.round == head.round
+                && systems::robustness_rank(&c.fs).0 == systems::robustness_rank(&head.fs).0
+                && c.problems == head.problems
+                && (c.overhead_pct > o.max) == (head.overhead_pct > o.max)
+                && c.cost().is_some_and(|k| k <= best * SAME_SPEED)
+        })
+        .max_by(|(_, x), (_, y)| {
+            favour(x)
+                .total_cmp(&favour(y))
+                .then(y.tree_bytes.cmp(&x.tree_bytes))
+        })
+        .map(|(i, _)| i)
+        .filter(|&i| i > 0)?;
+    let c = good.remove(i);
+    let tie = format!(
+        "{} measured within {:.0} % of the fastest ({}: {:.1} MB/s), inside one short run's noise; the tie goes to the larger cluster, since small clusters cost what a write benchmark does not time (format time, allocation-table size)",
+        c.name(),
+        (SAME_SPEED - 1.0) * 100.0,
+        head.name(),
+        head.write_mb_per_s.unwrap_or(0.0)
+    );
+    good.insert(0, c);
+    Some(tie)
+}
+
+/// Fill: the fill does not change the order (overhead and speed are per
+/// byte); it only puts the trade-offs in bytes and seconds. Default: as
+/// much as fills the volume formatted as recommended. Returns the fill.
+fn fill(good: &mut [Candidate], tree: &TreeCounts, fill: Option<u64>) -> u64 {
+    let fill = fill.unwrap_or_else(|| good.first().map_or(0, |c| c.holds_bytes));
+    let a = tree.apparent_bytes.max(1) as f64;
+    for c in good.iter_mut() {
+        let ratio = c.tree_bytes as f64 / a;
+        // A config that cannot hold the whole fill wastes what it can hold.
+        let stored = fill.min(c.holds_bytes) as f64;
+        c.wasted_at_fill_bytes = (stored * (ratio - 1.0)).max(0.0) as u64;
+        if let Some(mbps) = c.write_mb_per_s {
+            c.fill_seconds = Some((fill as f64 / 1e6 / mbps * 10.0).round() / 10.0);
+        }
+    }
+    fill
+}
+
+/// Why the choice, and the trade-offs against the runner-up, the fastest
+/// and the least wasteful.
+fn explain(
+    good: &[Candidate],
+    usage: &UsageReport,
+    opts: &Options,
+    o: &Order,
+    fill: u64,
+    tie: Option<String>,
+) -> (Vec<String>, Vec<String>) {
+    let mut why = Vec::new();
+    let mut tradeoffs = Vec::new();
+    if let Some(c) = good.first() {
+        why_lines(&mut why, c, usage, opts, fill, o.floor_applies);
+        why.extend(tie);
+        for other in [
+            good.get(1),
+            fastest(good, c, o.fewest),
+            least_waste(good, c, o.fewest),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            let t = compare(c, other, fill);
+            if !tradeoffs.contains(&t) {
+                tradeoffs.push(t);
+            }
+        }
+    }
+    (why, tradeoffs)
+}
+
+/// Which figures are assumed, and from where.
+fn assumptions(usage: &UsageReport, opts: &Options, measured: bool, fill: u64) -> Vec<String> {
+    let tree = &usage.tree;
+    let mut assumptions = Vec::new();
+    if let (false, Some((p, how))) = (measured, &opts.drive) {
+        assumptions.push(format!(
+            "write speed is simulated, not measured: your files copied onto a fresh volume, one after another, through flash profile {how}: {}; a profile is a class of device, not your drive",
+            p.summary
+        ));
+    } else if !measured {
+        assumptions.push(format!(
+            "write speed against cluster size is assumed, not measured: {} (clusters above the mkfs default are assumed no faster than it)",
+            prior::SOURCE
+        ));
+    }
+    if !measured {
+        assumptions.push(format!(
+            "the drive is flash (USB stick, SD card, SSD): clusters below {} are written slower, so none is chosen where {} or more stores the tree",
+            short(prior::FLASH_MIN_CLUSTER),
+            short(prior::FLASH_MIN_CLUSTER)
+        ));
+    }
+    if usage.volume_assumed {
+        assumptions.push(crate::usage::assumed_volume_note(usage.volume_bytes));
+    }
+    if opts.fill.is_none() {
+        assumptions.push(format!(
+            "your {} {} a sample of what will fill the volume: trade-offs are weighed at {} of data like them (--fill sets the amount)",
+            crate::report::text::count(tree.files, "file"),
+            if tree.files == 1 { "is" } else { "are" },
+            iec(fill)
+        ));
+    }
+    assumptions
+}
+
 fn why_lines(
     why: &mut Vec<String>,
     c: &Candidate,
@@ -566,8 +480,21 @@ fn why_lines(
     fill: u64,
     floor_applies: bool,
 ) {
-    let max = opts.max_overhead;
-    let names: Vec<&str> = opts.systems.iter().map(|s| s.name).collect();
+    why_systems(why, c, usage.volume_bytes, &opts.systems);
+    why_space(why, c, usage, opts.max_overhead, fill, floor_applies);
+    why.push(why_speed(c, &opts.measured_on));
+    if let Some(f) = fs::by_name(&c.fs) {
+        why.push(format!("{}: {}", c.fs, f.info().robustness));
+    }
+    if let Some(n) = &c.crash {
+        why.push(n.clone());
+    }
+}
+
+/// The systems that use it, and those that rule out something more robust
+/// (that the others would take), with their facts.
+fn why_systems(why: &mut Vec<String>, c: &Candidate, volume: u64, systems: &[&systems::System]) {
+    let names: Vec<&str> = systems.iter().map(|s| s.name).collect();
     if names.is_empty() {
         why.push("no --for given: every filesystem counts".into());
     } else if names.len() == 1 {
@@ -575,16 +502,13 @@ fn why_lines(
     } else {
         why.push(format!("{} all read and write {}", names.join(", "), c.fs));
     }
-    // The systems that rule out something more robust (that the others
-    // would take), with their facts.
     let class = systems::robustness_rank(&c.fs).0;
-    let volume = usage.volume_bytes;
-    for s in &opts.systems {
+    for s in systems {
         let out: Vec<&str> = fs::names()
             .into_iter()
             .filter(|f| systems::robustness_rank(f).0 < class && !s.uses(f, volume))
             .filter(|f| {
-                opts.systems
+                systems
                     .iter()
                     .all(|o| std::ptr::eq(*o, *s) || o.uses(f, volume))
             })
@@ -600,6 +524,18 @@ fn why_lines(
             ));
         }
     }
+}
+
+/// What the tree takes on it, what it cannot store, and why a config over
+/// the limit or below the flash floor.
+fn why_space(
+    why: &mut Vec<String>,
+    c: &Candidate,
+    usage: &UsageReport,
+    max: f64,
+    fill: u64,
+    floor_applies: bool,
+) {
     why.push(format!(
         "your {} ({}) {} {} on it: {:+.1} % overhead (limit {max} %); at {} of data like yours that is {} wasted",
         crate::report::text::count(usage.tree.files, "file"),
@@ -643,33 +579,31 @@ fn why_lines(
             )
         });
     }
+}
+
+/// How its speed is known, with the figure.
+fn why_speed(c: &Candidate, measured_on: &str) -> String {
     match c.speed {
-        SpeedKind::Measured => why.push(format!(
+        SpeedKind::Measured => format!(
             "measured: your mix of file sizes writes at {:.1} MB/s on {} (from {}; round {}), about {:.1} s for your tree",
             c.write_mb_per_s.unwrap_or(0.0),
-            opts.measured_on,
+            measured_on,
             c.speed_from.join(", "),
             c.round.unwrap_or(1),
             c.est_copy_seconds.unwrap_or(0.0)
-        )),
-        SpeedKind::Assumed => why.push(format!(
+        ),
+        SpeedKind::Assumed => format!(
             "assumed, not measured: {:.0} % of the write speed of 128K clusters on a typical flash drive (give --device, --image or --bench to measure)",
             c.assumed_relative_speed.unwrap_or(1.0) * 100.0
-        )),
-        SpeedKind::Unmeasured => why.push(
-            "not measured (the budget ran out or its bench failed): ranked by space".into(),
         ),
-        SpeedKind::Simulated => why.push(format!(
+        SpeedKind::Unmeasured => {
+            "not measured (the budget ran out or its bench failed): ranked by space".into()
+        }
+        SpeedKind::Simulated => format!(
             "simulated, not measured: your mix of file sizes writes at {:.2} MB/s on flash profile {} (give --device, --image or --bench to measure)",
             c.simulated_mb_per_s.unwrap_or(0.0),
             c.profile.as_deref().unwrap_or("?")
-        )),
-    }
-    if let Some(f) = fs::by_name(&c.fs) {
-        why.push(format!("{}: {}", c.fs, f.info().robustness));
-    }
-    if let Some(n) = &c.crash {
-        why.push(n.clone());
+        ),
     }
 }
 

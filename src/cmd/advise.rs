@@ -8,7 +8,6 @@ use crate::bench::TargetSpec;
 use crate::cli::AdviseArgs;
 use crate::{report, Error, Result};
 use std::path::PathBuf;
-use std::sync::atomic::Ordering;
 
 /// Time for measuring when --budget is not given.
 const DEFAULT_BUDGET: std::time::Duration = std::time::Duration::from_secs(600);
@@ -297,14 +296,13 @@ pub fn run(o: &Options, quiet: bool) -> Result<()> {
         command: std::env::args().collect(),
     });
     if measure.is_some() {
-        super::cancel_on_ctrl_c(|| advise::measure::USER_STOP.store(true, Ordering::SeqCst));
+        super::cancel_on_ctrl_c(advise::measure::stop_by_user);
     }
     let mut advice = advise::recommend(&r, opts, measure.as_ref())?;
     if let Some(c) = &advice.choice {
         advice.commands = Some(advise::commands(&c.fs, c.cluster_bytes, &o.label));
     }
-    let mut json = serde_json::to_string_pretty(&advice).expect("advice serializes");
-    json.push('\n');
+    let json = report::json::advise(&advice);
     match o.json.as_deref() {
         Some(p) if p.as_os_str() == "-" => super::print(&json)?,
         Some(p) => {

@@ -2,6 +2,7 @@
 
 use crate::cli::{CrashArgs, DeviceModel};
 use crate::crash::faults::{self, Geometry, Model};
+use crate::crash::workloads::{self, Workload};
 use crate::{crash, report, units, Error, Result};
 use std::path::PathBuf;
 
@@ -12,23 +13,14 @@ fn options(a: &CrashArgs, quiet: bool) -> Result<crash::Options> {
     } else {
         a.fs.clone()
     };
-    let workloads: Vec<String> = if a.workloads.is_empty() {
-        crash::workload::NAMES
-            .iter()
-            .map(|s| s.to_string())
-            .collect()
+    let workloads = if a.workloads.is_empty() {
+        workloads::all()
     } else {
-        a.workloads.iter().map(|w| w.trim().to_string()).collect()
+        a.workloads
+            .iter()
+            .map(|w| workload(w.trim()))
+            .collect::<Result<_>>()?
     };
-    if let Some(w) = workloads
-        .iter()
-        .find(|w| !crash::workload::NAMES.contains(&w.as_str()))
-    {
-        return Err(Error::input(format!(
-            "unknown crash workload '{w}' (choose from {})",
-            crash::workload::NAMES.join(", ")
-        )));
-    }
     if unsafe { libc::geteuid() } != 0 {
         return Err(Error::input(
             "fsfit crash formats and mounts images and serves a FUSE recorder: run it as root (sudo)",
@@ -63,6 +55,16 @@ fn options(a: &CrashArgs, quiet: bool) -> Result<crash::Options> {
     })
 }
 
+/// The crash workload called `name`.
+fn workload(name: &str) -> Result<&'static dyn Workload> {
+    workloads::by_name(name).ok_or_else(|| {
+        Error::input(format!(
+            "unknown crash workload '{name}' (choose from {})",
+            workloads::names().join(", ")
+        ))
+    })
+}
+
 /// The device model and the flash geometry it uses.
 fn model(a: &CrashArgs) -> Result<(Model, Option<Geometry>)> {
     if a.cache.is_some() && a.device_model != DeviceModel::NoFlush {
@@ -76,7 +78,7 @@ fn model(a: &CrashArgs) -> Result<(Model, Option<Geometry>)> {
     }
     let flash = match (&a.flash, a.device_model) {
         (None, DeviceModel::Torn) => None,
-        (p, _) if wants_flash => Some(faults::geometry(p.as_deref()).map_err(Error::input)?),
+        (p, _) if wants_flash => Some(faults::geometry(p.as_deref())?),
         _ => None,
     };
     let model = match a.device_model {
@@ -112,29 +114,20 @@ pub fn run(a: &CrashArgs, quiet: bool) -> Result<()> {
     super::cancel_on_ctrl_c(|| {});
     let rep = match crash::run(&o) {
         Ok(r) => r,
+        // Whatever failed once the user asked to stop, the run was stopped.
         Err(_) if crate::cancel::requested() => return Err(Error::Interrupted),
-        Err(e) => return Err(Error::work(e)),
+        Err(e) => return Err(e),
     };
     if let Some(p) = &a.json {
-        let text = serde_json::to_vec_pretty(&rep).map_err(|e| Error::work(e.to_string()))?;
-        report::write_atomic(p, &text)?;
+        report::write_atomic(p, &report::crash::json(&rep)?)?;
     }
-    super::print(&crash::table::render(&rep))?;
+    super::print(&report::text::crash::render(&rep))?;
     super::print(&format!(
         "Run kept in {} (for --replay).\n",
         o.run_dir.display()
     ))?;
     if let Some(path) = &a.report {
-        let source = match &a.json {
-            Some(j) => format!("{} (this run)", j.display()),
-            None => "fsfit crash (this run)".to_string(),
-        };
-        let mut inputs = report::inputs::Inputs::default();
-        inputs.add(
-            "this run",
-            &source,
-            report::inputs::Input::Crash(Box::new(rep)),
-        );
+        let inputs = report::crash::inputs(rep, a.json.as_deref());
         super::report::write(&inputs, path, None)?;
     }
     Ok(())

@@ -22,7 +22,7 @@ impl Options {
             )));
         }
         folder_is_not_a_volume(&a.target)?;
-        let codepage = info::codepage::by_name(&a.codepage).map_err(Error::Input)?;
+        let codepage = info::codepage::by_name(&a.codepage)?;
         Ok(Options {
             target: a.target.clone(),
             json: a.json,
@@ -53,12 +53,10 @@ fn folder_is_not_a_volume(target: &std::path::Path) -> Result<()> {
 }
 
 pub fn run(o: &Options) -> Result<()> {
-    let r = info::inspect::inspect_with(&o.target, o.max_files, &o.probe).map_err(Error::Work)?;
+    let r = info::inspect::inspect_with(&o.target, o.max_files, &o.probe)?;
     let failed = r.volume.is_none() && r.partitions.is_empty() && r.mounted.is_none();
     if o.json {
-        let mut s = serde_json::to_string_pretty(&r).expect("info serializes");
-        s.push('\n');
-        super::print(&s)?;
+        super::print(&report::json::info(&r))?;
     } else if !failed {
         super::print(&report::text::info::text(&r))?;
     }

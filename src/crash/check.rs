@@ -5,6 +5,7 @@
 use super::oracle::{Findings, Observed, Oracle};
 use crate::device::mount::{self, Driver};
 use crate::fs::{Checker, Verdict};
+use crate::{Error, Result};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -166,14 +167,14 @@ pub struct Mounter {
 }
 
 impl Mounter {
-    pub fn new(driver: &Driver, image: &Path, dev: Option<&str>) -> Result<Mounter, String> {
+    pub fn new(driver: &Driver, image: &Path, dev: Option<&str>) -> Result<Mounter> {
         let dir = crate::device::state::dir().join(format!(
             "crash-mnt-{}-{}",
             std::process::id(),
             super::unique()
         ));
         std::fs::create_dir_all(&dir)
-            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+            .map_err(|e| Error::work(format!("cannot create {}: {e}", dir.display())))?;
         crate::device::state::add_mount(&dir);
         Ok(Mounter {
             dir,
@@ -188,7 +189,7 @@ impl Mounter {
         self.driver = driver.clone();
     }
 
-    fn mount(&self) -> Result<(), String> {
+    fn mount(&self) -> Result<()> {
         match (&self.driver, &self.dev) {
             (Driver::Kernel { fstype, opts }, Some(dev)) => {
                 // The loop device's own cache may hold the previous state's blocks.
@@ -197,7 +198,7 @@ impl Mounter {
                     .split(',')
                     .filter(|o| !o.is_empty() && *o != "ro")
                     .collect();
-                let c = |s: &str| std::ffi::CString::new(s).map_err(|e| e.to_string());
+                let c = |s: &str| std::ffi::CString::new(s).map_err(|e| Error::work(e.to_string()));
                 let (src, dir, t, data) = (
                     c(dev)?,
                     c(&self.dir.to_string_lossy())?,
@@ -214,28 +215,29 @@ impl Mounter {
                     )
                 };
                 if r != 0 {
-                    return Err(format!(
+                    return Err(Error::work(format!(
                         "mount -t {fstype} -o {opts}: {}",
                         std::io::Error::last_os_error()
-                    ));
+                    )));
                 }
                 Ok(())
             }
             (_, Some(dev)) => {
                 mount::flush_device_cache(dev);
-                Ok(mount::mount_at(dev, &self.driver, &self.dir).map(|_| ())?)
+                mount::mount_at(dev, &self.driver, &self.dir)?;
+                Ok(())
             }
-            _ => Ok(
-                mount::mount_at(&self.image.to_string_lossy(), &self.driver, &self.dir)
-                    .map(|_| ())?,
-            ),
+            _ => {
+                mount::mount_at(&self.image.to_string_lossy(), &self.driver, &self.dir)?;
+                Ok(())
+            }
         }
     }
 
-    fn unmount(&self) -> Result<(), String> {
+    fn unmount(&self) -> Result<()> {
         if matches!(self.driver, Driver::Kernel { .. }) {
             let dir = std::ffi::CString::new(self.dir.to_string_lossy().as_bytes())
-                .map_err(|e| e.to_string())?;
+                .map_err(|e| Error::work(e.to_string()))?;
             for i in 0..20 {
                 if unsafe { libc::umount2(dir.as_ptr(), 0) } == 0 {
                     return Ok(());
@@ -243,11 +245,12 @@ impl Mounter {
                 std::thread::sleep(std::time::Duration::from_millis(10 * (i + 1)));
             }
         }
-        Ok(mount::unmount_path(&self.dir)?)
+        mount::unmount_path(&self.dir)?;
+        Ok(())
     }
 
     /// Mount the state, read what the oracle knows of, unmount.
-    fn look(&self, oracle: &Oracle, t: &mut Steps) -> Result<Observed, String> {
+    fn look(&self, oracle: &Oracle, t: &mut Steps) -> Result<Observed> {
         let t0 = Instant::now();
         self.mount()?;
         let t1 = Instant::now();
@@ -280,7 +283,7 @@ pub fn judge(checker: Option<&Checker>, m: &Mounter, oracle: &Oracle, t: &mut St
     let mut seen = None;
     match m.look(oracle, t) {
         Ok(f) => seen = Some(f),
-        Err(e) => notes.push(e),
+        Err(e) => notes.push(e.to_string()),
     }
     let mountable = seen.is_some();
     let mut clean = None;

@@ -57,9 +57,9 @@ pub const DEFAULT_PROFILE: &str = "usb2-stick";
 
 /// The geometry of a flash profile (`fsfit bench --list-profiles`); None:
 /// [`DEFAULT_PROFILE`].
-pub fn geometry(profile: Option<&str>) -> Result<Geometry, String> {
+pub fn geometry(profile: Option<&str>) -> crate::Result<Geometry> {
     let name = profile.unwrap_or(DEFAULT_PROFILE);
-    let p = crate::flash::profile(name).map_err(|e| e.to_string())?;
+    let p = crate::flash::profile(name)?;
     Ok(Geometry {
         au_bytes: p.au_bytes(),
         page_bytes: p.page_bytes(),

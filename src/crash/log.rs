@@ -3,6 +3,7 @@
 //! them. Each record carries an xxh3 checksum over its header and data, so
 //! a log damaged on disk is refused instead of replayed into wrong states.
 
+use crate::{Error, Result};
 use std::io::{Read, Write};
 use std::path::Path;
 
@@ -75,13 +76,14 @@ pub struct Writer {
 }
 
 impl Writer {
-    pub fn create(path: &Path, image_size: u64) -> Result<Writer, String> {
+    pub fn create(path: &Path, image_size: u64) -> Result<Writer> {
         let f = std::fs::File::create(path)
-            .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
+            .map_err(|e| Error::work(format!("cannot create {}: {e}", path.display())))?;
         let mut out = std::io::BufWriter::with_capacity(1 << 20, f);
         let mut head = FILE_MAGIC.to_vec();
         head.extend_from_slice(&image_size.to_le_bytes());
-        out.write_all(&head).map_err(|e| e.to_string())?;
+        out.write_all(&head)
+            .map_err(|e| Error::work(e.to_string()))?;
         Ok(Writer {
             out,
             seq: 0,
@@ -89,11 +91,11 @@ impl Writer {
         })
     }
 
-    pub fn append(&mut self, r: &Record) -> Result<(), String> {
+    pub fn append(&mut self, r: &Record) -> Result<()> {
         let b = encode(self.seq, r);
         self.out
             .write_all(&b)
-            .map_err(|e| format!("cannot write the recorder log: {e}"))?;
+            .map_err(|e| Error::work(format!("cannot write the recorder log: {e}")))?;
         self.seq += 1;
         self.bytes += b.len() as u64;
         Ok(())
@@ -108,11 +110,14 @@ impl Writer {
         self.seq == 0
     }
 
-    pub fn finish(mut self) -> Result<(), String> {
+    pub fn finish(mut self) -> Result<()> {
         self.out
             .flush()
-            .map_err(|e| format!("cannot write the recorder log: {e}"))?;
-        self.out.get_ref().sync_all().map_err(|e| e.to_string())
+            .map_err(|e| Error::work(format!("cannot write the recorder log: {e}")))?;
+        self.out
+            .get_ref()
+            .sync_all()
+            .map_err(|e| Error::work(e.to_string()))
     }
 }
 
@@ -123,24 +128,25 @@ pub struct Log {
 }
 
 /// Read and verify a log; any damage is an error naming the record.
-pub fn read(path: &Path) -> Result<Log, String> {
+pub fn read(path: &Path) -> Result<Log> {
     let mut raw = Vec::new();
     std::fs::File::open(path)
         .and_then(|mut f| f.read_to_end(&mut raw))
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    parse(&raw).map_err(|e| format!("{}: {e}", path.display()))
+        .map_err(|e| Error::work(format!("cannot read {}: {e}", path.display())))?;
+    parse(&raw).map_err(|e| Error::work(format!("{}: {e}", path.display())))
 }
 
-pub fn parse(raw: &[u8]) -> Result<Log, String> {
+pub fn parse(raw: &[u8]) -> Result<Log> {
     if raw.len() < 16 || &raw[..8] != FILE_MAGIC {
-        return Err("not an fsfit recorder log".into());
+        return Err(Error::work("not an fsfit recorder log"));
     }
     let image_size = u64::from_le_bytes(raw[8..16].try_into().unwrap());
     let mut at = 16;
     let mut records = Vec::new();
     while at < raw.len() {
         let n = records.len();
-        let corrupt = |why: &str| format!("log is corrupt at record {n} (byte {at}): {why}");
+        let corrupt =
+            |why: &str| Error::work(format!("log is corrupt at record {n} (byte {at}): {why}"));
         if raw.len() - at < HEADER {
             return Err(corrupt("truncated header"));
         }

@@ -11,14 +11,14 @@ pub mod log;
 pub mod oracle;
 pub mod recorder;
 pub mod states;
-pub mod table;
-pub mod workload;
+pub mod workloads;
 
 use crate::bench::drivers::{self, Choice};
 use crate::device::loopdev::LoopDev;
 use crate::device::mount::{self, Driver};
 use crate::fs::Filesystem;
 use crate::usage::FsSpec;
+use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -39,7 +39,7 @@ pub struct Options {
     pub specs: Vec<FsSpec>,
     pub driver: Choice,
     pub mount_options: String,
-    pub workloads: Vec<String>,
+    pub workloads: Vec<&'static dyn workloads::Workload>,
     /// Random states per flush epoch.
     pub states: usize,
     /// The fewest states per config × workload (more inside epochs if the
@@ -147,14 +147,6 @@ pub struct Report {
     pub lab: Option<String>,
 }
 
-fn interrupted() -> Result<(), String> {
-    if crate::cancel::requested() {
-        Err("interrupted".into())
-    } else {
-        Ok(())
-    }
-}
-
 /// The volume size a crash run uses: 64 MiB, or the smallest multiple of it
 /// the mkfs tool accepts (the registry's model knows: btrfs 128 MiB, XFS
 /// 320 MiB).
@@ -202,10 +194,46 @@ fn with_options(d: &Driver, opts: &str) -> Driver {
     }
 }
 
-pub fn run(o: &Options) -> Result<Report, String> {
+pub fn run(o: &Options) -> Result<Report> {
     std::fs::create_dir_all(&o.run_dir)
-        .map_err(|e| format!("cannot create {}: {e}", o.run_dir.display()))?;
-    let mut rep = Report {
+        .map_err(|e| Error::work(format!("cannot create {}: {e}", o.run_dir.display())))?;
+    let mut rep = new_report(o);
+    // The workers' state servers, kept from one config × workload to the
+    // next while the image size stays (dropped before the report returns).
+    let mut pool: Vec<Slot> = Vec::new();
+    for spec in &o.specs {
+        let fs = spec.fs;
+        let (driver, label) = match usable_driver(fs, o) {
+            Ok(d) => d,
+            Err(skipped) => {
+                rep.skipped.push(skipped);
+                continue;
+            }
+        };
+        let size = image_bytes(fs);
+        for cluster in &spec.clusters {
+            let cluster = cluster.unwrap_or_else(|| fs.default_cluster(size));
+            for (wi, w) in o.workloads.iter().enumerate() {
+                crate::cancel::check()?;
+                let c = Config {
+                    fs,
+                    cluster,
+                    driver: &driver,
+                    label: &label,
+                    size,
+                    workload: *w,
+                    seed: o.seed ^ ((wi as u64) << 32) ^ cluster,
+                };
+                rep.results.push(run_config(o, &c, &mut pool)?);
+            }
+        }
+    }
+    Ok(rep)
+}
+
+/// The report's head, before any result.
+fn new_report(o: &Options) -> Report {
+    Report {
         schema: SCHEMA.into(),
         fsfit: env!("CARGO_PKG_VERSION").into(),
         date: crate::units::now_utc(),
@@ -221,100 +249,112 @@ pub fn run(o: &Options) -> Result<Report, String> {
         results: Vec::new(),
         skipped: Vec::new(),
         lab: crate::bench::lab(),
-    };
-    // The workers' state servers, kept from one config × workload to the
-    // next while the image size stays (dropped before the report returns).
-    let mut pool: Vec<Slot> = Vec::new();
-    for spec in &o.specs {
-        let fs = spec.fs;
-        let (driver, label) = match drivers::choose(fs, o.driver) {
-            Ok((d, _)) if o.driver == Choice::Auto && defers_writes(fs, &d) => {
-                rep.skipped.push(Skipped {
-                    fs: fs.name().into(),
-                    reason: "no kernel vfat here: crash-test FAT in the lab (scripts/lab/uml -- fsfit crash --fs fat32 --driver kernel), or ask for fusefat with --driver fuse (it writes nothing until unmount, unlike the vfat users have)".into(),
-                });
-                continue;
-            }
-            Ok(d) => d,
-            Err(reason) => {
-                rep.skipped.push(Skipped {
-                    fs: fs.name().into(),
-                    reason,
-                });
-                continue;
-            }
-        };
-        if fs.mkfs(4096).is_none() {
-            rep.skipped.push(Skipped {
-                fs: fs.name().into(),
-                reason: "fsfit cannot format it".into(),
-            });
-            continue;
-        }
-        let size = image_bytes(fs);
-        for cluster in &spec.clusters {
-            let cluster = cluster.unwrap_or_else(|| fs.default_cluster(size));
-            for (wi, w) in o.workloads.iter().enumerate() {
-                interrupted()?;
-                let name = format!(
-                    "{}-{}-{}{}-{w}",
-                    fs.name(),
-                    cluster,
-                    if driver.is_fuse() { "fuse" } else { "kernel" },
-                    if o.mount_options.is_empty() {
-                        String::new()
-                    } else {
-                        format!("-{}", o.mount_options.replace([',', '=', '/'], "_"))
-                    }
-                );
-                let dir = o.run_dir.join(name);
-                let mut res = CrashResult {
-                    fs: fs.name().into(),
-                    cluster_bytes: cluster,
-                    driver: label.clone(),
-                    mount_options: o.mount_options.clone(),
-                    checker: fs
-                        .checker()
-                        .map(|c| format!("{} {}", c.program, drivers::tool_version(c.program))),
-                    workload: w.clone(),
-                    image_bytes: size,
-                    run_dir: dir.to_string_lossy().into_owned(),
-                    ..Default::default()
-                };
-                if !o.quiet {
-                    eprintln!(
-                        "fsfit crash: {} {} {} {w}: recording...",
-                        fs.name(),
-                        crate::units::iec(cluster),
-                        label
-                    );
-                }
-                let seed = o.seed ^ ((wi as u64) << 32) ^ cluster;
-                let got = record(
-                    fs,
-                    cluster,
-                    &driver,
-                    &o.mount_options,
-                    w,
-                    &dir,
-                    o,
-                    seed,
-                    &mut res,
-                )
-                .and_then(|rec| explore(fs, &driver, &dir, &rec, o, seed, &mut pool, &mut res));
-                match got {
-                    Err(e) if e == "interrupted" => return Err(e),
-                    Err(e) => res.error = Some(e),
-                    Ok(()) => {}
-                }
-                if !o.quiet {
-                    eprintln!("  {}", table::one_line(&res));
-                }
-                rep.results.push(res);
-            }
-        }
     }
-    Ok(rep)
+}
+
+/// The driver (and its label) a filesystem is crash-tested with, or why
+/// it is skipped.
+fn usable_driver(
+    fs: &dyn Filesystem,
+    o: &Options,
+) -> std::result::Result<(Driver, String), Skipped> {
+    let skip = |reason: String| Skipped {
+        fs: fs.name().into(),
+        reason,
+    };
+    let chosen = match drivers::choose(fs, o.driver) {
+        Ok((d, _)) if o.driver == Choice::Auto && defers_writes(fs, &d) => {
+            return Err(skip("no kernel vfat here: crash-test FAT in the lab (scripts/lab/uml -- fsfit crash --fs fat32 --driver kernel), or ask for fusefat with --driver fuse (it writes nothing until unmount, unlike the vfat users have)".into()));
+        }
+        Ok(d) => d,
+        Err(reason) => return Err(skip(reason.to_string())),
+    };
+    if fs.mkfs(4096).is_none() {
+        return Err(skip("fsfit cannot format it".into()));
+    }
+    Ok(chosen)
+}
+
+/// One config × workload of a run.
+struct Config<'a> {
+    fs: &'a dyn Filesystem,
+    cluster: u64,
+    driver: &'a Driver,
+    /// The driver as the results name it.
+    label: &'a str,
+    /// The volume's size.
+    size: u64,
+    workload: &'a dyn workloads::Workload,
+    seed: u64,
+}
+
+/// Where a config × workload is kept in the run directory.
+fn config_dir(o: &Options, c: &Config) -> PathBuf {
+    let name = format!(
+        "{}-{}-{}{}-{}",
+        c.fs.name(),
+        c.cluster,
+        if c.driver.is_fuse() { "fuse" } else { "kernel" },
+        if o.mount_options.is_empty() {
+            String::new()
+        } else {
+            format!("-{}", o.mount_options.replace([',', '=', '/'], "_"))
+        },
+        c.workload.name()
+    );
+    o.run_dir.join(name)
+}
+
+/// Record, explore and judge one config × workload. Its failure is its
+/// result's error; only an interruption stops the run.
+fn run_config(o: &Options, c: &Config, pool: &mut Vec<Slot>) -> Result<CrashResult> {
+    let dir = config_dir(o, c);
+    let fs = c.fs;
+    let mut res = CrashResult {
+        fs: fs.name().into(),
+        cluster_bytes: c.cluster,
+        driver: c.label.into(),
+        mount_options: o.mount_options.clone(),
+        checker: fs
+            .checker()
+            .map(|c| format!("{} {}", c.program, drivers::tool_version(c.program))),
+        workload: c.workload.name().into(),
+        image_bytes: c.size,
+        run_dir: dir.to_string_lossy().into_owned(),
+        ..Default::default()
+    };
+    if !o.quiet {
+        eprintln!(
+            "fsfit crash: {} {} {} {}: recording...",
+            fs.name(),
+            crate::units::iec(c.cluster),
+            c.label,
+            c.workload.name()
+        );
+    }
+    let got =
+        record(c, &dir, o, &mut res).and_then(|rec| explore(c, &dir, &rec, o, pool, &mut res));
+    match got {
+        Err(Error::Interrupted) => return Err(Error::Interrupted),
+        Err(e) => res.error = Some(e.to_string()),
+        Ok(()) => {}
+    }
+    if !o.quiet {
+        eprintln!("  {}", one_line(&res));
+    }
+    Ok(res)
+}
+
+/// A one-line summary, for progress output.
+fn one_line(r: &CrashResult) -> String {
+    if let Some(e) = &r.error {
+        return format!("error: {e}");
+    }
+    let o = &r.outcomes;
+    format!(
+        "{} states ({} distinct images) in {:.1} s ({:.1}/s): {} mount as is, {} durable lost, {} old damaged, {} unrepairable",
+        r.states, r.images, r.seconds, r.states_per_s, o.mountable_as_is, o.durable_lost, o.old_files_damaged, o.unrepairable
+    )
 }
 
 /// What recording leaves for exploring.
@@ -326,7 +366,7 @@ struct Recording {
 /// loop device can keep a stale partition (seen here: another program's
 /// partitioned loop device detached while a partition was open), and
 /// mkfs.fat refuses such a device; the next free one is tried instead.
-fn attach_unpartitioned(path: &Path) -> Result<LoopDev, String> {
+fn attach_unpartitioned(path: &Path) -> Result<LoopDev> {
     let mut stale = Vec::new();
     for _ in 0..4 {
         let lo = LoopDev::attach(path)?;
@@ -342,16 +382,20 @@ fn attach_unpartitioned(path: &Path) -> Result<LoopDev, String> {
         }
         stale.push(lo);
     }
-    Err("every loop device tried shows a stale partition".into())
+    Err(Error::work(
+        "every loop device tried shows a stale partition",
+    ))
 }
 
-fn mkfs_base(fs: &dyn Filesystem, cluster: u64, path: &Path, size: u64) -> Result<(), String> {
+fn mkfs_base(fs: &dyn Filesystem, cluster: u64, path: &Path, size: u64) -> Result<()> {
     let f = std::fs::File::create(path)
-        .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
-    f.set_len(size).map_err(|e| e.to_string())?;
+        .map_err(|e| Error::work(format!("cannot create {}: {e}", path.display())))?;
+    f.set_len(size).map_err(|e| Error::work(e.to_string()))?;
     drop(f);
     let lo = attach_unpartitioned(path)?;
-    let mut argv = fs.mkfs(cluster).ok_or("fsfit cannot format it")?;
+    let mut argv = fs
+        .mkfs(cluster)
+        .ok_or_else(|| Error::work("fsfit cannot format it"))?;
     argv.push(lo.dev.clone());
     let args: Vec<&str> = argv[1..].iter().map(|s| s.as_str()).collect();
     crate::device::run_tool(&argv[0], &args)?;
@@ -363,58 +407,55 @@ fn dio_of(lo: &LoopDev) -> bool {
         .is_ok_and(|s| s.trim() == "1")
 }
 
-#[allow(clippy::too_many_arguments)]
-fn record(
-    fs: &dyn Filesystem,
-    cluster: u64,
-    driver: &Driver,
-    mount_options: &str,
-    workload: &str,
-    dir: &Path,
-    o: &Options,
-    seed: u64,
-    res: &mut CrashResult,
-) -> Result<Recording, String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+fn record(c: &Config, dir: &Path, o: &Options, res: &mut CrashResult) -> Result<Recording> {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| Error::work(format!("cannot create {}: {e}", dir.display())))?;
     let base = dir.join("base.img");
-    mkfs_base(fs, cluster, &base, res.image_bytes)?;
-    let image = std::fs::read(&base).map_err(|e| format!("cannot read {}: {e}", base.display()))?;
+    mkfs_base(c.fs, c.cluster, &base, res.image_bytes)?;
+    let image = std::fs::read(&base)
+        .map_err(|e| Error::work(format!("cannot read {}: {e}", base.display())))?;
     let rec = recorder::Recorder::start(image, &dir.join("log"))?;
     let mut oracle = oracle::Oracle::default();
     {
         let lo = LoopDev::attach(&rec.image_path())?;
         res.recorder_dio = dio_of(&lo);
-        let mut m = mount::mount(&lo.dev, &with_options(driver, mount_options))?;
+        let mut m = mount::mount(&lo.dev, &with_options(c.driver, &o.mount_options))?;
         // Dropped before m and lo: their cleanup, whatever ends this block,
         // is watched (recorder.rs, CLEANUP_LIMIT).
         let _watch = rec.arm_on_drop();
         let pos = || rec.position();
-        let mut rng = states::Rng::new(seed);
-        let sc = workload::Scale::new(o.quick);
-        workload::prepare(workload, &m.dir, &mut oracle, &mut rng, sc, &pos)?;
+        let mut rng = states::Rng::new(c.seed);
+        let mut ctx = workloads::Ctx {
+            root: &m.dir,
+            oracle: &mut oracle,
+            rng: &mut rng,
+            scale: workloads::Scale::new(o.quick),
+            pos: &pos,
+        };
+        workloads::prepare(c.workload, &mut ctx)?;
         rec.mark();
-        workload::run(workload, &m.dir, &mut oracle, &mut rng, sc, &pos)?;
+        c.workload.run(&mut ctx)?;
         m.unmount()?;
     }
     let (w, f, bytes) = rec.finish()?;
     res.writes = w;
     res.flushes = f;
     res.log_bytes = bytes;
-    let text = serde_json::to_vec(&oracle).map_err(|e| e.to_string())?;
-    crate::atomic::write_atomic(&dir.join("oracle.json"), &text).map_err(|e| e.to_string())?;
+    let text = serde_json::to_vec(&oracle).map_err(|e| Error::work(e.to_string()))?;
+    crate::atomic::write_atomic(&dir.join("oracle.json"), &text)?;
     Ok(Recording { oracle })
 }
 
 /// The states of a recorded log and the log itself.
-fn load(dir: &Path) -> Result<(log::Log, Vec<u8>), String> {
+fn load(dir: &Path) -> Result<(log::Log, Vec<u8>)> {
     let log = log::read(&dir.join("log"))?;
     let base = std::fs::read(dir.join("base.img"))
-        .map_err(|e| format!("cannot read base.img in {}: {e}", dir.display()))?;
+        .map_err(|e| Error::work(format!("cannot read base.img in {}: {e}", dir.display())))?;
     if base.len() as u64 != log.image_size {
-        return Err(format!(
+        return Err(Error::work(format!(
             "{}: base.img does not match the log",
             dir.display()
-        ));
+        )));
     }
     Ok((log, base))
 }
@@ -432,7 +473,7 @@ pub struct Slot {
 }
 
 impl Slot {
-    fn new(base: &Arc<Vec<u8>>) -> Result<Slot, String> {
+    fn new(base: &Arc<Vec<u8>>) -> Result<Slot> {
         let server = recorder::Recorder::serve(base.clone())?;
         // FUSE drivers too mount the state through a loop device:
         // exfat-fuse insists on a block device. The checker reads it there.
@@ -462,7 +503,7 @@ impl Drop for Slot {
 }
 
 /// `jobs` slots for images of `size` bytes in `pool`, made as needed.
-fn slots(pool: &mut Vec<Slot>, base: &Arc<Vec<u8>>, jobs: usize) -> Result<(), String> {
+fn slots(pool: &mut Vec<Slot>, base: &Arc<Vec<u8>>, jobs: usize) -> Result<()> {
     pool.retain(|s| s.size == base.len() as u64);
     while pool.len() < jobs {
         pool.push(Slot::new(base)?);
@@ -470,25 +511,23 @@ fn slots(pool: &mut Vec<Slot>, base: &Arc<Vec<u8>>, jobs: usize) -> Result<(), S
     Ok(())
 }
 
-#[allow(clippy::too_many_arguments)]
 fn explore(
-    fs: &dyn Filesystem,
-    driver: &Driver,
+    c: &Config,
     dir: &Path,
     rec: &Recording,
     o: &Options,
-    seed: u64,
     pool: &mut Vec<Slot>,
     res: &mut CrashResult,
-) -> Result<(), String> {
+) -> Result<()> {
+    let (fs, driver) = (c.fs, c.driver);
     let (log, base) = load(dir)?;
     let base = Arc::new(base);
     let mark = log
         .records
         .iter()
         .position(|r| r.kind == log::Kind::Mark)
-        .ok_or("the log has no workload mark")?;
-    let mut rng = states::Rng::new(seed.rotate_left(17));
+        .ok_or_else(|| Error::work("the log has no workload mark"))?;
+    let mut rng = states::Rng::new(c.seed.rotate_left(17));
     let all = faults::generate(
         &log.records,
         mark + 1,
@@ -498,8 +537,8 @@ fn explore(
         &mut rng,
     );
     res.selection = faults::selection(&o.model, &all, o.min_states, o.states);
-    let text = serde_json::to_vec(&all).map_err(|e| e.to_string())?;
-    crate::atomic::write_atomic(&dir.join("states.json"), &text).map_err(|e| e.to_string())?;
+    let text = serde_json::to_vec(&all).map_err(|e| Error::work(e.to_string()))?;
+    crate::atomic::write_atomic(&dir.join("states.json"), &text)?;
     let checker = fs.checker();
     let ro = check::ro_driver(driver, state_mount_extra(fs, driver));
     // A kernel that refuses a second copy of a volume (btrfs): one worker.
@@ -547,10 +586,10 @@ fn judge_all(
     jobs: usize,
     pool: &mut Vec<Slot>,
     w: &Work,
-) -> Result<(Vec<check::Looked>, check::Steps), String> {
+) -> Result<(Vec<check::Looked>, check::Steps)> {
     let chunk = distinct.len().div_ceil(jobs).max(1);
     slots(pool, w.base, distinct.len().div_ceil(chunk))?;
-    let outcomes: Vec<Result<Judged, String>> = std::thread::scope(|s| {
+    let outcomes: Vec<Result<Judged>> = std::thread::scope(|s| {
         let handles: Vec<_> = distinct
             .chunks(chunk)
             .zip(pool.iter_mut())
@@ -558,7 +597,10 @@ fn judge_all(
             .collect();
         handles
             .into_iter()
-            .map(|h| h.join().unwrap_or_else(|_| Err("a worker panicked".into())))
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(Error::work("a worker panicked")))
+            })
             .collect()
     });
     let mut looked = Vec::new();
@@ -608,14 +650,14 @@ struct Work<'a> {
 
 /// One worker: build its states in order, serve each from memory (its
 /// slot's state server, under the slot's loop device) and judge it.
-fn worker(w: &Work, part: &[&states::State], slot: &mut Slot) -> Result<Judged, String> {
+fn worker(w: &Work, part: &[&states::State], slot: &mut Slot) -> Result<Judged> {
     let t0 = Instant::now();
     let mut b = states::Builder::new(w.base, w.records);
     slot.server.load_base(w.base.clone());
     let m = slot
         .mnt
         .as_mut()
-        .ok_or("the worker's mount folder is gone")?;
+        .ok_or_else(|| Error::work("the worker's mount folder is gone"))?;
     m.set_driver(w.ro);
     let m = &*m;
     let mut out = Vec::new();
@@ -624,7 +666,7 @@ fn worker(w: &Work, part: &[&states::State], slot: &mut Slot) -> Result<Judged, 
         ..Default::default()
     };
     for s in part {
-        interrupted()?;
+        crate::cancel::check()?;
         let t0 = Instant::now();
         let changed = b.build(s)?;
         let t1 = Instant::now();
@@ -745,24 +787,24 @@ fn device_fault(
 }
 
 /// `fsfit crash --replay RUN_DIR --state ID -o IMAGE`: write one state's image.
-pub fn replay(dir: &Path, id: &str, out: &Path) -> Result<(), String> {
+pub fn replay(dir: &Path, id: &str, out: &Path) -> Result<()> {
     let text = std::fs::read(dir.join("states.json")).map_err(|e| {
-        format!(
+        Error::work(format!(
             "{} is not a crash run directory (no states.json): {e}",
             dir.display()
-        )
+        ))
     })?;
     let all: Vec<states::State> =
-        serde_json::from_slice(&text).map_err(|e| format!("states.json: {e}"))?;
+        serde_json::from_slice(&text).map_err(|e| Error::work(format!("states.json: {e}")))?;
     let s = all.iter().find(|s| s.id == id).ok_or_else(|| {
-        format!(
+        Error::work(format!(
             "no state '{id}' in {} ({} states)",
             dir.display(),
             all.len()
-        )
+        ))
     })?;
     let (log, base) = load(dir)?;
     let mut b = states::Builder::new(&base, &log.records);
     b.build(s)?;
-    crate::atomic::write_atomic(out, &b.image()).map_err(|e| e.to_string())
+    crate::atomic::write_atomic(out, &b.image())
 }

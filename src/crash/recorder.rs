@@ -40,7 +40,7 @@ pub struct Shared {
     pub writes: u64,
     pub flushes: u64,
     /// The first error writing the log: the run is worthless after it.
-    pub error: Option<String>,
+    pub error: Option<crate::Error>,
     /// Serving crash states (see [`Recorder::serve`]) instead of `image`.
     pub layers: Option<Layers>,
 }
@@ -458,12 +458,12 @@ pub struct Recorder {
 impl Recorder {
     /// Serve `image` (its bytes become the recorder's memory) at a new
     /// directory under the state dir, logging to `log`.
-    pub fn start(image: Vec<u8>, log: &Path) -> Result<Recorder, String> {
+    pub fn start(image: Vec<u8>, log: &Path) -> crate::Result<Recorder> {
         Recorder::start_with(image, log, CLEANUP_LIMIT)
     }
 
     /// `start` with the watchdog's limit given (tests use a short one).
-    pub fn start_with(image: Vec<u8>, log: &Path, limit: Duration) -> Result<Recorder, String> {
+    pub fn start_with(image: Vec<u8>, log: &Path, limit: Duration) -> crate::Result<Recorder> {
         let writer = Writer::create(log, image.len() as u64)?;
         Recorder::mount(image, Some(writer), None, limit)
     }
@@ -472,7 +472,7 @@ impl Recorder {
     /// each state [`Recorder::load`] sets. What the filesystem, its checker
     /// or its repair write lands in a scratch layer dropped with the state:
     /// a journal replay's writes are never copied back.
-    pub fn serve(base: Arc<Vec<u8>>) -> Result<Recorder, String> {
+    pub fn serve(base: Arc<Vec<u8>>) -> crate::Result<Recorder> {
         let layers = Layers {
             base,
             state: HashMap::new(),
@@ -511,14 +511,14 @@ impl Recorder {
         writer: Option<Writer>,
         layers: Option<Layers>,
         limit: Duration,
-    ) -> Result<Recorder, String> {
+    ) -> crate::Result<Recorder> {
         let dir = crate::device::state::dir().join(format!(
             "rec-{}-{}",
             std::process::id(),
             super::unique()
         ));
         std::fs::create_dir_all(&dir)
-            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+            .map_err(|e| crate::Error::work(format!("cannot create {}: {e}", dir.display())))?;
         let shared = Arc::new(Mutex::new(Shared {
             image,
             log: writer,
@@ -537,7 +537,7 @@ impl Recorder {
         let session = fuser::spawn_mount2(fs, &dir, &opts).map_err(|e| {
             crate::device::state::remove_fuse_mount(&dir);
             let _ = std::fs::remove_dir(&dir);
-            format!("cannot mount the write recorder (FUSE): {e}")
+            crate::Error::work(format!("cannot mount the write recorder (FUSE): {e}"))
         })?;
         let watchdog = Some(Watchdog::start(connection_of(&dir), dir.clone(), limit));
         Ok(Recorder {
@@ -581,7 +581,7 @@ impl Recorder {
     }
 
     /// Stop logging, unmount, and return (writes, flushes, log bytes).
-    pub fn finish(mut self) -> Result<(u64, u64, u64), String> {
+    pub fn finish(mut self) -> crate::Result<(u64, u64, u64)> {
         let (w, f, bytes, writer, err) = {
             let mut s = lock(&self.shared);
             let writer = s.log.take();

@@ -306,9 +306,12 @@ impl<'a> Builder<'a> {
 
     /// Make the current state `s`; returns the blocks that changed (sorted,
     /// deduplicated). States must come in order of their prefix.
-    pub fn build(&mut self, s: &State) -> Result<Vec<u64>, String> {
+    pub fn build(&mut self, s: &State) -> crate::Result<Vec<u64>> {
         if s.prefix < self.pos {
-            return Err(format!("state {} is out of order", s.id));
+            return Err(crate::Error::work(format!(
+                "state {} is out of order",
+                s.id
+            )));
         }
         let mut changed: Vec<u64> = self.own.drain().map(|(b, _)| b).collect();
         for i in self.pos..s.prefix {
@@ -320,10 +323,12 @@ impl<'a> Builder<'a> {
         }
         self.pos = s.prefix;
         for &i in &s.extra {
-            let r = self
-                .records
-                .get(i as usize)
-                .ok_or_else(|| format!("state {} names record {i}, past the log's end", s.id))?;
+            let r = self.records.get(i as usize).ok_or_else(|| {
+                crate::Error::work(format!(
+                    "state {} names record {i}, past the log's end",
+                    s.id
+                ))
+            })?;
             self.put(r.offset, &r.data, true);
         }
         self.damage(s)?;
@@ -334,13 +339,13 @@ impl<'a> Builder<'a> {
     }
 
     /// The device's own damage to the state: a torn write, lost pages.
-    fn damage(&mut self, s: &State) -> Result<(), String> {
+    fn damage(&mut self, s: &State) -> crate::Result<()> {
         if let Some(t) = &s.tear {
             let r = self.records.get(t.record as usize).ok_or_else(|| {
-                format!(
+                crate::Error::work(format!(
                     "state {} tears record {}, past the log's end",
                     s.id, t.record
-                )
+                ))
             })?;
             let keep = (t.keep as usize).min(r.data.len());
             self.put(r.offset, &r.data[..keep], true);
@@ -348,7 +353,10 @@ impl<'a> Builder<'a> {
         if let Some(g) = &s.gc {
             let end = (g.offset + g.len).min(self.base.len() as u64);
             if g.offset >= end {
-                return Err(format!("state {} damages bytes past the image's end", s.id));
+                return Err(crate::Error::work(format!(
+                    "state {} damages bytes past the image's end",
+                    s.id
+                )));
             }
             let mut span = vec![0u8; (end - g.offset) as usize];
             if let Some(seed) = g.scramble {

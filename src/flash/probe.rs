@@ -29,7 +29,7 @@ pub use analyse::{analyse, Estimate};
 /// Places per boundary, as flashbench (`count = 7`).
 const PLACES: u64 = 7;
 
-/// One boundary's timings, in microseconds (the mean over the places of
+/// One boundary's timings, in microseconds (the median over the places of
 /// each place's fastest read).
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Row {
@@ -229,8 +229,11 @@ fn median_read_us(rows: &[Row]) -> f64 {
 
 fn row(align: u64, best: &[[f64; 3]]) -> Row {
     let seen: Vec<&[f64; 3]> = best.iter().filter(|b| b[0].is_finite()).collect();
-    let mean = |k: usize| seen.iter().map(|b| b[k]).sum::<f64>() / seen.len().max(1) as f64 * 1e6;
-    let (pre, on, post) = (mean(0), mean(1), mean(2));
+    // The median over the places, not flashbench's mean: on a busy host
+    // one place whose every try was delayed lifted a whole row by 560 µs
+    // and made a 2 MiB "AU" of a 4 MiB one (local CI run, load 10).
+    let median = |k: usize| analyse::median(&seen.iter().map(|b| b[k]).collect::<Vec<_>>()) * 1e6;
+    let (pre, on, post) = (median(0), median(1), median(2));
     Row {
         align_bytes: align,
         pre_us: pre,

@@ -11,13 +11,13 @@ pub mod ext4;
 pub mod f2fs;
 pub mod fat;
 pub mod ntfs;
+pub mod probe;
 pub mod sd;
 pub mod skeleton;
 pub mod udf;
 pub mod xfs;
 
-use crate::info::bytes::Dev;
-use crate::info::{ProbeOptions, VolumeInfo};
+pub use crate::fs::probe::{Magic, Signature};
 use crate::scan::{Dir, Entry};
 
 /// The size-on-disk figures of one config, as the JSON contract names them.
@@ -192,17 +192,6 @@ pub struct Formats {
     pub macos: Option<&'static str>,
 }
 
-/// How `fsfit info` recognises it on disk.
-#[derive(Clone, Copy, Debug)]
-pub struct Signature {
-    /// Probes run by ascending `order`: strong signatures first, so a weak
-    /// one (FAT's bare 0x55AA) cannot claim another filesystem's volume.
-    pub order: u8,
-    /// A weak signature: when its parse fails, the bytes may be a partition
-    /// table instead, and info says so.
-    pub weak: bool,
-}
-
 /// Everything fsfit knows about one filesystem that is plain data. Each
 /// `src/fs/<name>/mod.rs` fills one; advise, info, bench and report read it
 /// through [`Filesystem::info`] and never spell a filesystem's name.
@@ -232,6 +221,7 @@ pub struct FsInfo {
     pub robustness: &'static str,
     /// Rank when speed was not measured: journaled and native first (1 best).
     pub preference: u8,
+    /// How `fsfit info` recognises it on disk (its `probe.rs` declares it).
     pub signature: Signature,
 }
 
@@ -363,25 +353,6 @@ pub trait Filesystem: Sync {
     /// checker exists on Linux (UDF), which is itself a finding.
     fn checker(&self) -> Option<Checker> {
         None
-    }
-
-    // What `fsfit info` needs to recognise it.
-
-    /// Its on-disk signature is at the start of `dev` (`head` holds the first
-    /// 4 KiB, or fewer on a short device): the parsed volume, or the error
-    /// naming what is corrupt. None: not this filesystem.
-    fn probe(&self, dev: &mut Dev, head: &[u8]) -> Option<Result<VolumeInfo, String>>;
-
-    /// `probe`, with how to read what the volume leaves to convention
-    /// (FAT: the code page of its label). Most filesystems need none.
-    fn probe_with(
-        &self,
-        dev: &mut Dev,
-        head: &[u8],
-        opts: &ProbeOptions,
-    ) -> Option<Result<VolumeInfo, String>> {
-        let _ = opts;
-        self.probe(dev, head)
     }
 }
 

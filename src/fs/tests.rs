@@ -89,10 +89,8 @@ fn check_parts(f: &dyn Filesystem) {
 
     // Probe: a zeroed volume is nobody's.
     let zeros = vec![0u8; 1 << 20];
-    let mut read = crate::info::bytes::slice_reader(&zeros);
-    let mut dev = Dev::new(&mut read);
     assert!(
-        f.probe(&mut dev, &zeros[..4096]).is_none(),
+        !crate::fs::probe::signature::any_in(f.info().signature.magics, &zeros),
         "{n}: claims zeros"
     );
 }

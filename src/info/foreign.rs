@@ -9,6 +9,7 @@
 //! reiserfs.c, linux_raid.c (md superblock 1.1/1.2).
 
 use super::bytes::{self, Dev};
+use crate::fs::probe::ProbeError;
 
 /// BitLocker To Go's GUID (4967D63B-2E29-4AD8-8399-F6A339E3D001) as stored
 /// in its "MSWIN4.1" boot sector.
@@ -52,7 +53,7 @@ pub fn boot_sector(head: &[u8]) -> Option<String> {
 /// Foreign signatures further in (superblocks at 1 KiB, 8 KiB, 32 KiB,
 /// 64 KiB, the end of the first page). Checked only once the volume is
 /// known not to be FAT, since a FAT volume's data may hold anything there.
-pub fn deeper(dev: &mut Dev, head: &[u8]) -> Result<Option<String>, String> {
+pub fn deeper(dev: &mut Dev, head: &[u8]) -> Result<Option<String>, ProbeError> {
     let at = |off: usize, sig: &[u8]| bytes::has(head, off, sig);
     if le32_at(dev, 8192)? == Some(0xF995_E849) {
         return Ok(Some("an OS/2 HPFS volume".into()));
@@ -116,22 +117,7 @@ pub fn deeper(dev: &mut Dev, head: &[u8]) -> Result<Option<String>, String> {
     Ok(None)
 }
 
-/// True when a boot sector that failed FAT's checks still looks like FAT
-/// (a FAT type string, or a jump, a valid media byte and sector size), so
-/// the failure is worth reporting as a FAT error: a damaged FAT volume,
-/// not some other kind of volume.
-pub fn fat_like(head: &[u8]) -> bool {
-    if crate::fs::fat::probe::has_type_string(head) {
-        return true;
-    }
-    let jump =
-        head.first() == Some(&0xE9) || (head.first() == Some(&0xEB) && head.get(2) == Some(&0x90));
-    let media = head.get(21).is_some_and(|&m| m == 0xF0 || m >= 0xF8);
-    let bps = bytes::le16(head, 11).is_some_and(|b| matches!(b, 512 | 1024 | 2048 | 4096));
-    jump && media && bps
-}
-
-fn le32_at(dev: &mut Dev, off: u64) -> Result<Option<u32>, String> {
+fn le32_at(dev: &mut Dev, off: u64) -> Result<Option<u32>, ProbeError> {
     Ok(bytes::le32(&dev.read(off, 4)?, 0))
 }
 
@@ -146,7 +132,7 @@ mod tests {
 
     fn probe_err(img: &[u8]) -> String {
         let mut r = bytes::slice_reader(img);
-        probe(&mut r).unwrap_err()
+        probe(&mut r).unwrap_err().to_string()
     }
 
     /// A FAT-looking boot sector whose BPB is nonsense (as BeFS and

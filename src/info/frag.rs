@@ -50,18 +50,20 @@ pub struct FragReport {
 
 /// Walk regular files under `dir` (not following symlinks, not crossing
 /// into other filesystems), at most `limit_files`, and count their extents.
-pub fn fragmentation(dir: &Path, limit_files: usize) -> Result<FragReport, String> {
-    let meta = std::fs::metadata(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+pub fn fragmentation(dir: &Path, limit_files: usize) -> crate::Result<FragReport> {
+    let meta = std::fs::metadata(dir).map_err(|e| crate::Error::io(dir, e))?;
     if !meta.is_dir() {
-        return Err(format!("{}: not a directory", dir.display()));
+        return Err(crate::Error::work(format!(
+            "{}: not a directory",
+            dir.display()
+        )));
     }
     let dev = meta.dev();
     let mut r = FragReport {
         supported: true,
         ..FragReport::default()
     };
-    let mut with_data = 0u64;
-    let mut total_fragments = 0u64;
+    let mut t = Tally::default();
     let mut stack: Vec<PathBuf> = vec![dir.to_path_buf()];
     'walk: while let Some(d) = stack.pop() {
         let Ok(rd) = std::fs::read_dir(&d) else {
@@ -92,46 +94,8 @@ pub fn fragmentation(dir: &Path, limit_files: usize) -> Result<FragReport, Strin
                 r.truncated = true;
                 break 'walk;
             }
-            let file = match std::fs::OpenOptions::new()
-                .read(true)
-                .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-                .open(&path)
-            {
-                Ok(f) => f,
-                Err(_) => {
-                    r.errors += 1;
-                    continue;
-                }
-            };
-            match extent_count(&file) {
-                Ok(n) => {
-                    r.files_examined += 1;
-                    if n == 0 {
-                        r.files_empty += 1;
-                        continue;
-                    }
-                    with_data += 1;
-                    r.total_extents += n;
-                    let frags = if n > 1 {
-                        r.files_multi_extent += 1;
-                        fragments(&file).unwrap_or(n)
-                    } else {
-                        1
-                    };
-                    if frags > 1 {
-                        r.files_fragmented += 1;
-                    }
-                    total_fragments += frags;
-                    r.max_fragments = r.max_fragments.max(frags);
-                    if n > r.max_extents {
-                        r.max_extents = n;
-                        r.max_extents_path = Some(path.display().to_string());
-                    }
-                }
-                Err(e) if unsupported(&e) => {
-                    return Ok(not_supported(&path, &e));
-                }
-                Err(_) => r.errors += 1,
+            if let Err(e) = examine(&path, &mut r, &mut t) {
+                return Ok(not_supported(&path, &e));
             }
         }
     }
@@ -146,11 +110,63 @@ pub fn fragmentation(dir: &Path, limit_files: usize) -> Result<FragReport, Strin
             }
         }
     }
-    if with_data > 0 {
-        r.mean_extents = r.total_extents as f64 / with_data as f64;
-        r.mean_fragments = total_fragments as f64 / with_data as f64;
+    if t.with_data > 0 {
+        r.mean_extents = r.total_extents as f64 / t.with_data as f64;
+        r.mean_fragments = t.total_fragments as f64 / t.with_data as f64;
     }
     Ok(r)
+}
+
+/// Sums over the files with data, for the means.
+#[derive(Default)]
+struct Tally {
+    with_data: u64,
+    total_fragments: u64,
+}
+
+/// Count one regular file's extents into `r`. Err: the driver does not
+/// answer FIEMAP.
+fn examine(path: &Path, r: &mut FragReport, t: &mut Tally) -> Result<(), std::io::Error> {
+    let file = match std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+    {
+        Ok(f) => f,
+        Err(_) => {
+            r.errors += 1;
+            return Ok(());
+        }
+    };
+    match extent_count(&file) {
+        Ok(n) => {
+            r.files_examined += 1;
+            if n == 0 {
+                r.files_empty += 1;
+                return Ok(());
+            }
+            t.with_data += 1;
+            r.total_extents += n;
+            let frags = if n > 1 {
+                r.files_multi_extent += 1;
+                fragments(&file).unwrap_or(n)
+            } else {
+                1
+            };
+            if frags > 1 {
+                r.files_fragmented += 1;
+            }
+            t.total_fragments += frags;
+            r.max_fragments = r.max_fragments.max(frags);
+            if n > r.max_extents {
+                r.max_extents = n;
+                r.max_extents_path = Some(path.display().to_string());
+            }
+        }
+        Err(e) if unsupported(&e) => return Err(e),
+        Err(_) => r.errors += 1,
+    }
+    Ok(())
 }
 
 fn unsupported(e: &std::io::Error) -> bool {

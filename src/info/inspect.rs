@@ -5,6 +5,7 @@
 use crate::info::{
     fragmentation, partitions, probe_with, FragReport, Partition, ProbeOptions, VolumeInfo,
 };
+use crate::{Error, Result};
 use serde::Serialize;
 use std::os::unix::fs::FileTypeExt;
 use std::path::Path;
@@ -101,15 +102,15 @@ fn partition_start(dev: &Path) -> Option<u64> {
 /// What is at the start of a file or device: a filesystem (or why not), or partitions.
 type Probed = (Option<VolumeInfo>, Option<String>, Vec<PartitionInfo>);
 
-fn probe_file(path: &Path, size: u64, opts: &ProbeOptions) -> Result<Probed, String> {
-    let f = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+fn probe_file(path: &Path, size: u64, opts: &ProbeOptions) -> Result<Probed> {
+    let f = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
     let mut read = crate::info::file_reader(&f, 0);
-    let parts =
-        partitions(&mut read).map_err(|e| format!("{}: partition table: {e}", path.display()))?;
+    let parts = partitions(&mut read)
+        .map_err(|e| e.within(format_args!("{}: partition table", path.display())))?;
     if parts.is_empty() {
         return match probe_with(&mut read, opts) {
             Ok(v) => Ok((Some(v), None, Vec::new())),
-            Err(e) => Ok((None, Some(e), Vec::new())),
+            Err(e) => Ok((None, Some(e.to_string()), Vec::new())),
         };
     }
     let mut out = Vec::new();
@@ -136,7 +137,7 @@ fn probe_file(path: &Path, size: u64, opts: &ProbeOptions) -> Result<Probed, Str
                         .extend(hidden_sectors_mismatch(&v, p.start_bytes));
                     (Some(v), None)
                 }
-                Err(e) => (None, Some(e)),
+                Err(e) => (None, Some(e.to_string())),
             }
         };
         let (data_offset_bytes, data_alignment_bytes) = data_area(p.start_bytes, volume.as_ref());
@@ -171,79 +172,32 @@ fn hidden_sectors_mismatch(v: &VolumeInfo, start_bytes: u64) -> Option<String> {
     })
 }
 
-pub fn inspect(target: &Path, max_files: usize) -> Result<InfoReport, String> {
+pub fn inspect(target: &Path, max_files: usize) -> Result<InfoReport> {
     inspect_with(target, max_files, &ProbeOptions::default())
 }
 
 /// `inspect`, with probe options (the FAT label code page).
-pub fn inspect_with(
-    target: &Path,
-    max_files: usize,
-    opts: &ProbeOptions,
-) -> Result<InfoReport, String> {
-    let md = std::fs::metadata(target).map_err(|e| format!("{}: {e}", target.display()))?;
+pub fn inspect_with(target: &Path, max_files: usize, opts: &ProbeOptions) -> Result<InfoReport> {
+    let md = std::fs::metadata(target).map_err(|e| Error::io(target, e))?;
     let name = target.to_string_lossy().into_owned();
     if md.is_dir() {
-        let s = crate::device::statvfs(target)?;
-        let fr = s.f_frsize;
-        let (fstype, source, mp) = crate::device::mount_of(target).unwrap_or_default();
-        let mounted = Mounted {
-            mount_point: mp,
-            source: source.clone(),
-            fstype,
-            block_bytes: fr,
-            size_bytes: s.f_blocks * fr,
-            free_bytes: s.f_bfree * fr,
-            available_bytes: s.f_bavail * fr,
-            used_bytes: (s.f_blocks).saturating_sub(s.f_bfree) * fr,
-        };
-        // The on-disk details too, when the source is a block device we can read.
-        let src = Path::new(&source);
-        let is_block = std::fs::metadata(src)
-            .map(|m| m.file_type().is_block_device())
-            .unwrap_or(false);
-        let (volume, volume_error) = if is_block {
-            match crate::info::probe_path_with(src, 0, opts) {
-                Ok(v) => (Some(v), None),
-                Err(e) => (None, Some(e)),
-            }
-        } else {
-            (None, None)
-        };
-        let frag = fragmentation(target, max_files).ok();
-        let start = if is_block { partition_start(src) } else { None };
-        return Ok(InfoReport {
-            schema: SCHEMA,
-            target: name,
-            kind: "mounted".into(),
-            size_bytes: mounted.size_bytes,
-            start_bytes: start,
-            aligned_1m: start.map(|s| s % (1 << 20) == 0),
-            aligned_4m: start.map(|s| s % (4 << 20) == 0),
-            data_offset_bytes: data_area(start.unwrap_or(0), volume.as_ref()).0,
-            data_alignment_bytes: data_area(start.unwrap_or(0), volume.as_ref()).1,
-            volume,
-            volume_error,
-            partitions: Vec::new(),
-            mounted: Some(mounted),
-            fragmentation: frag,
-        });
+        return mounted(target, name, max_files, opts);
     }
     let ft = md.file_type();
     let (kind, size) = if ft.is_block_device() {
-        let f = std::fs::File::open(target).map_err(|e| format!("{}: {e}", target.display()))?;
+        let f = std::fs::File::open(target).map_err(|e| Error::io(target, e))?;
         use std::io::{Seek, SeekFrom};
         let size = (&f)
             .seek(SeekFrom::End(0))
-            .map_err(|e| format!("{}: {e}", target.display()))?;
+            .map_err(|e| Error::io(target, e))?;
         ("device", size)
     } else if ft.is_file() {
         ("image", md.len())
     } else {
-        return Err(format!(
+        return Err(Error::work(format!(
             "{}: not a block device, an image file or a mounted directory",
             target.display()
-        ));
+        )));
     };
     let (mut volume, volume_error, parts) = probe_file(target, size, opts)?;
     let start = if kind == "device" {
@@ -269,5 +223,59 @@ pub fn inspect_with(
         partitions: parts,
         mounted: None,
         fragmentation: None,
+    })
+}
+
+/// A mounted directory: statvfs, the mount's source device probed when it
+/// can be read, and fragmentation.
+fn mounted(
+    target: &Path,
+    name: String,
+    max_files: usize,
+    opts: &ProbeOptions,
+) -> Result<InfoReport> {
+    let s = crate::device::statvfs(target).map_err(Error::work)?;
+    let fr = s.f_frsize;
+    let (fstype, source, mp) = crate::device::mount_of(target).unwrap_or_default();
+    let mounted = Mounted {
+        mount_point: mp,
+        source: source.clone(),
+        fstype,
+        block_bytes: fr,
+        size_bytes: s.f_blocks * fr,
+        free_bytes: s.f_bfree * fr,
+        available_bytes: s.f_bavail * fr,
+        used_bytes: (s.f_blocks).saturating_sub(s.f_bfree) * fr,
+    };
+    // The on-disk details too, when the source is a block device we can read.
+    let src = Path::new(&source);
+    let is_block = std::fs::metadata(src)
+        .map(|m| m.file_type().is_block_device())
+        .unwrap_or(false);
+    let (volume, volume_error) = if is_block {
+        match crate::info::probe_path_with(src, 0, opts) {
+            Ok(v) => (Some(v), None),
+            Err(e) => (None, Some(e.to_string())),
+        }
+    } else {
+        (None, None)
+    };
+    let frag = fragmentation(target, max_files).ok();
+    let start = if is_block { partition_start(src) } else { None };
+    Ok(InfoReport {
+        schema: SCHEMA,
+        target: name,
+        kind: "mounted".into(),
+        size_bytes: mounted.size_bytes,
+        start_bytes: start,
+        aligned_1m: start.map(|s| s % (1 << 20) == 0),
+        aligned_4m: start.map(|s| s % (4 << 20) == 0),
+        data_offset_bytes: data_area(start.unwrap_or(0), volume.as_ref()).0,
+        data_alignment_bytes: data_area(start.unwrap_or(0), volume.as_ref()).1,
+        volume,
+        volume_error,
+        partitions: Vec::new(),
+        mounted: Some(mounted),
+        fragmentation: frag,
     })
 }

@@ -8,8 +8,6 @@
 //! structure is an `Err` naming the field, never a panic; every size read
 //! from disk is checked before it drives an allocation or a loop.
 
-pub mod bytes;
-pub mod codepage;
 pub mod foreign;
 pub mod frag;
 pub mod inspect;
@@ -17,81 +15,13 @@ pub mod part;
 
 pub use frag::{fragmentation, FragReport};
 pub use part::partitions;
+// The probe kit moved to fs/probe/; these keep the old paths working.
+pub use crate::fs::probe::{bytes, codepage, ProbeError, ProbeOptions, VolumeInfo};
 
-use crate::fs::{self, Filesystem};
+use crate::fs::probe::signature::{self, Strength};
 use bytes::Dev;
 use serde::Serialize;
 use std::path::Path;
-
-/// What a volume's own structures say about it.
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
-pub struct VolumeInfo {
-    /// "fat12" "fat16" "fat32" "exfat" "ntfs" "ext2" "ext3" "ext4" "udf"
-    /// "btrfs" "xfs" "f2fs".
-    pub fs: String,
-    /// Allocation unit: FAT/exFAT/NTFS cluster, ext4 block (cluster with
-    /// bigalloc), XFS/F2FS block, btrfs sectorsize, UDF logical block.
-    pub cluster_bytes: u64,
-    pub sector_bytes: u64,
-    /// The size the filesystem says it spans.
-    pub volume_bytes: u64,
-    pub label: Option<String>,
-    /// UUID, or the volume serial number as that filesystem is usually shown.
-    pub uuid: Option<String>,
-    pub total_clusters: Option<u64>,
-    /// From the on-disk free counts, where the filesystem keeps them (or
-    /// where counting its bitmap is cheap).
-    pub free_bytes: Option<u64>,
-    pub used_bytes: Option<u64>,
-    /// Extra facts worth showing, in display order.
-    pub details: Vec<(String, String)>,
-    /// The label's bytes as stored, in hex, where the filesystem stores a
-    /// label in a code page (FAT: 11 bytes, blank-padded).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub label_bytes_hex: Option<String>,
-    /// The code page `label` was decoded with ("cp437").
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub label_codepage: Option<String>,
-    /// FAT: the boot sector's copy of the label (BS_VolLab), shown apart
-    /// because Windows, Linux and blkid take the label from the root
-    /// directory only; the copy goes stale when the label is erased or was
-    /// set by a tool that wrote only one of the two.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub boot_label: Option<String>,
-    /// Why the label is unknown (rather than absent): the structure that
-    /// holds it (FAT root directory, NTFS $Volume) could not be read.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub label_error: Option<String>,
-    /// Things the user should know: the volume is longer than the file or
-    /// device holding it, a layout outside the spec that operating systems
-    /// accept anyway, ...
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub warnings: Vec<String>,
-    /// Where the data area (FAT data region, exFAT cluster heap; the first
-    /// block where allocation units count from the volume's start) begins,
-    /// in bytes from the volume's start.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub data_offset_bytes: Option<u64>,
-    /// What this device must hold when it is less than `volume_bytes` (a
-    /// member of a multi-device btrfs): what the truncation check uses.
-    #[serde(skip)]
-    pub device_bytes: Option<u64>,
-}
-
-/// How to read what the volume leaves to convention.
-#[derive(Debug, Clone, Copy)]
-pub struct ProbeOptions {
-    /// The OEM code page of FAT labels.
-    pub codepage: &'static codepage::CodePage,
-}
-
-impl Default for ProbeOptions {
-    fn default() -> Self {
-        ProbeOptions {
-            codepage: codepage::default_page(),
-        }
-    }
-}
 
 /// One partition of an MBR or GPT partition table.
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -112,12 +42,12 @@ pub struct Partition {
 pub type ReadAt<'a> = &'a mut dyn FnMut(u64, usize) -> std::io::Result<Vec<u8>>;
 
 /// Identify and parse a filesystem from the start of a volume.
-pub fn probe(read_at: ReadAt) -> Result<VolumeInfo, String> {
+pub fn probe(read_at: ReadAt) -> Result<VolumeInfo, ProbeError> {
     probe_with(read_at, &ProbeOptions::default())
 }
 
 /// `probe`, with options (the FAT label code page).
-pub fn probe_with(read_at: ReadAt, opts: &ProbeOptions) -> Result<VolumeInfo, String> {
+pub fn probe_with(read_at: ReadAt, opts: &ProbeOptions) -> Result<VolumeInfo, ProbeError> {
     let mut dev = Dev::new(read_at);
     let mut v = identify(&mut dev, opts)?;
     // A volume that claims more than the file or device holds: an image
@@ -135,46 +65,42 @@ pub fn probe_with(read_at: ReadAt, opts: &ProbeOptions) -> Result<VolumeInfo, St
     Ok(v)
 }
 
-fn identify(dev: &mut Dev, opts: &ProbeOptions) -> Result<VolumeInfo, String> {
+fn identify(dev: &mut Dev, opts: &ProbeOptions) -> Result<VolumeInfo, ProbeError> {
     let head = dev.read(0, 4096)?;
     if head.is_empty() {
-        return Err("nothing to read: the volume is empty".into());
+        return Err(ProbeError::NotFound(
+            "nothing to read: the volume is empty".into(),
+        ));
     }
     // Strong signatures first; FAT (only 0x55AA and a sane BPB) last.
-    let mut order: Vec<&dyn Filesystem> = fs::all().to_vec();
-    order.sort_by_key(|f| f.info().signature.order);
-    let (weak, strong): (Vec<&dyn Filesystem>, Vec<&dyn Filesystem>) =
-        order.into_iter().partition(|f| f.info().signature.weak);
-    for f in strong {
-        if let Some(found) = f.probe_with(dev, &head, opts) {
-            return found;
-        }
+    if let Some(found) = signature::identify(dev, &head, opts, Strength::Strong) {
+        return found;
     }
     // Volumes fsfit does not read, several of which carry a FAT-like boot
     // sector: name them rather than report a bogus BPB field.
     let foreign = |what: String| {
-        format!("no filesystem fsfit knows: this is {what}, which fsfit does not read")
+        ProbeError::NotFound(format!(
+            "no filesystem fsfit knows: this is {what}, which fsfit does not read"
+        ))
     };
     if let Some(what) = foreign::boot_sector(&head) {
         return Err(foreign(what));
     }
-    for f in weak {
-        match f.probe_with(dev, &head, opts) {
-            None => {}
-            Some(Ok(v)) => return Ok(v),
-            Some(Err(e)) => {
-                return match foreign::deeper(dev, &head)? {
-                    Some(what) => Err(foreign(what)),
-                    None if foreign::fat_like(&head) => Err(explain_table(dev, e)),
-                    None => Err(explain_table(
-                        dev,
-                        format!(
-                            "no filesystem fsfit knows: the first sector ends in 0x55AA, but \
-                             it is not a FAT boot sector ({e}) and no other known signature \
-                             is present"
-                        ),
+    match signature::identify(dev, &head, opts, Strength::Weak) {
+        None => {}
+        Some(Ok(v)) => return Ok(v),
+        Some(Err(e)) => {
+            return match foreign::deeper(dev, &head)? {
+                Some(what) => Err(foreign(what)),
+                None if signature::looks_damaged(&head) => Err(explain_table(dev, e)),
+                None => Err(explain_table(
+                    dev,
+                    ProbeError::NotFound(format!(
+                        "no filesystem fsfit knows: the first sector ends in 0x55AA, but \
+                         it is not a FAT boot sector ({e}) and no other known signature \
+                         is present"
                     )),
-                }
+                )),
             }
         }
     }
@@ -182,32 +108,34 @@ fn identify(dev: &mut Dev, opts: &ProbeOptions) -> Result<VolumeInfo, String> {
         return Err(foreign(what));
     }
     if head.len() < 512 {
-        return Err(format!(
+        return Err(ProbeError::NotFound(format!(
             "volume too short: only {} bytes readable, and no filesystem signature in them",
             head.len()
-        ));
+        )));
     }
     Err(explain_table(
         dev,
-        "no filesystem fsfit knows: no known filesystem signature (looked for FAT, exFAT and NTFS boot \
-         sectors, ext2/3/4, XFS, btrfs and F2FS superblocks, and the UDF volume recognition \
-         sequence)"
-            .into(),
+        ProbeError::NotFound(
+            "no filesystem fsfit knows: no known filesystem signature (looked for FAT, exFAT and NTFS boot \
+             sectors, ext2/3/4, XFS, btrfs and F2FS superblocks, and the UDF volume recognition \
+             sequence)"
+                .into(),
+        ),
     ))
 }
 
 /// A whole disk probed as if it were a volume: say so, instead of a
 /// puzzling BPB error about the MBR's boot code.
-fn explain_table(dev: &mut Dev, err: String) -> String {
+fn explain_table(dev: &mut Dev, err: ProbeError) -> ProbeError {
     match part::partitions_dev(dev) {
         Ok(p) if !p.is_empty() => {
             let starts: Vec<String> = p.iter().map(|p| p.start_bytes.to_string()).collect();
-            format!(
+            ProbeError::NotFound(format!(
                 "no filesystem at this offset: it holds a partition table with {} partition(s) \
                  (probe at a partition's start offset: {})",
                 p.len(),
                 starts.join(", ")
-            )
+            ))
         }
         _ => err,
     }
@@ -215,7 +143,7 @@ fn explain_table(dev: &mut Dev, err: String) -> String {
 
 /// Open a block device or image file read-only and probe it, `offset` bytes
 /// in (a partition inside a whole-disk image).
-pub fn probe_path(path: &Path, offset: u64) -> Result<VolumeInfo, String> {
+pub fn probe_path(path: &Path, offset: u64) -> Result<VolumeInfo, ProbeError> {
     probe_path_with(path, offset, &ProbeOptions::default())
 }
 
@@ -224,10 +152,11 @@ pub fn probe_path_with(
     path: &Path,
     offset: u64,
     opts: &ProbeOptions,
-) -> Result<VolumeInfo, String> {
-    let f = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+) -> Result<VolumeInfo, ProbeError> {
+    let f = std::fs::File::open(path)
+        .map_err(|e| ProbeError::Read(format!("{}: {e}", path.display())))?;
     let mut read = file_reader(&f, offset);
-    probe_with(&mut read, opts).map_err(|e| format!("{}: {e}", path.display()))
+    probe_with(&mut read, opts).map_err(|e| e.within(path.display()))
 }
 
 /// `read_at` over a file or block device, `base` bytes in.
@@ -262,16 +191,19 @@ pub fn file_reader(
 mod tests {
     use super::*;
 
-    fn probe_bytes(img: &[u8]) -> Result<VolumeInfo, String> {
+    fn probe_bytes(img: &[u8]) -> Result<VolumeInfo, ProbeError> {
         let mut r = bytes::slice_reader(img);
         probe(&mut r)
     }
 
     #[test]
     fn empty_and_tiny_inputs_are_errors() {
-        assert!(probe_bytes(&[]).unwrap_err().contains("empty"));
-        assert!(probe_bytes(&[0u8; 100]).unwrap_err().contains("too short"));
-        let e = probe_bytes(&vec![0u8; 1 << 20]).unwrap_err();
+        assert!(probe_bytes(&[]).unwrap_err().to_string().contains("empty"));
+        assert!(probe_bytes(&[0u8; 100])
+            .unwrap_err()
+            .to_string()
+            .contains("too short"));
+        let e = probe_bytes(&vec![0u8; 1 << 20]).unwrap_err().to_string();
         assert!(e.contains("no filesystem fsfit knows"), "{e}");
     }
 
@@ -279,25 +211,54 @@ mod tests {
     fn truncated_signatures_are_named_errors() {
         let mut b = vec![0u8; 100];
         b[3..11].copy_from_slice(b"EXFAT   ");
-        assert!(probe_bytes(&b).unwrap_err().starts_with("exfat:"));
+        assert!(probe_bytes(&b)
+            .unwrap_err()
+            .to_string()
+            .starts_with("exfat:"));
         b[3..11].copy_from_slice(b"NTFS    ");
-        assert!(probe_bytes(&b).unwrap_err().starts_with("ntfs:"));
+        assert!(probe_bytes(&b)
+            .unwrap_err()
+            .to_string()
+            .starts_with("ntfs:"));
         let mut x = vec![0u8; 50];
         x[0..4].copy_from_slice(b"XFSB");
-        assert!(probe_bytes(&x).unwrap_err().starts_with("xfs:"));
+        assert!(probe_bytes(&x).unwrap_err().to_string().starts_with("xfs:"));
     }
 
     #[test]
     fn reader_errors_are_reported() {
         let mut r =
             |_o: u64, _l: usize| -> std::io::Result<Vec<u8>> { Err(std::io::Error::other("boom")) };
-        let e = probe(&mut r).unwrap_err();
+        let e = probe(&mut r).unwrap_err().to_string();
         assert!(e.contains("boom"), "{e}");
     }
 
     #[test]
-    fn probe_path_reports_missing_file() {
+    fn errors_carry_their_kind() {
+        assert!(matches!(probe_bytes(&[]), Err(ProbeError::NotFound(_))));
+        let e = probe_bytes(&vec![0u8; 1 << 20]).unwrap_err();
+        assert!(matches!(e, ProbeError::NotFound(_)), "{e:?}");
+        let mut b = vec![0u8; 100];
+        b[3..11].copy_from_slice(b"NTFS    ");
+        assert!(matches!(probe_bytes(&b), Err(ProbeError::Corrupt(_))));
+        let mut r =
+            |_o: u64, _l: usize| -> std::io::Result<Vec<u8>> { Err(std::io::Error::other("boom")) };
+        assert!(matches!(probe(&mut r), Err(ProbeError::Read(_))));
         let e = probe_path(Path::new("/nonexistent/fsfit-info"), 0).unwrap_err();
+        assert!(matches!(e, ProbeError::Read(_)), "{e:?}");
+        // The kind decides nothing about the text.
+        assert_eq!(e.to_string(), e.message());
+        assert!(
+            e.to_string().starts_with("/nonexistent/fsfit-info: "),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn probe_path_reports_missing_file() {
+        let e = probe_path(Path::new("/nonexistent/fsfit-info"), 0)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("/nonexistent/fsfit-info"), "{e}");
     }
 }

@@ -9,6 +9,7 @@
 
 use super::bytes::{self, Dev};
 use super::{Partition, ReadAt};
+use crate::fs::probe::{corrupt, ProbeError};
 
 const MIB: u64 = 1 << 20;
 /// Logical partitions followed in an extended partition's EBR chain.
@@ -18,11 +19,11 @@ const MAX_GPT_ARRAY: u64 = 1 << 20;
 
 /// Partition table (MBR and GPT) of a whole disk or image. Empty when
 /// there is none: a "superfloppy" filesystem at offset 0, or a blank disk.
-pub fn partitions(read_at: ReadAt) -> Result<Vec<Partition>, String> {
+pub fn partitions(read_at: ReadAt) -> Result<Vec<Partition>, ProbeError> {
     partitions_dev(&mut Dev::new(read_at))
 }
 
-pub(super) fn partitions_dev(dev: &mut Dev) -> Result<Vec<Partition>, String> {
+pub(super) fn partitions_dev(dev: &mut Dev) -> Result<Vec<Partition>, ProbeError> {
     let mbr = dev.read(0, 512)?;
     if mbr.len() < 512 || !bytes::has(&mbr, 510, &[0x55, 0xAA]) {
         return Ok(vec![]);
@@ -55,12 +56,11 @@ pub(super) fn partitions_dev(dev: &mut Dev) -> Result<Vec<Partition>, String> {
     Ok(out)
 }
 
-/// A FAT, exFAT or NTFS boot sector also ends in 0x55AA; its BPB gives it
-/// away (dos.c does the same check before trusting the table).
+/// A filesystem's boot sector (FAT, exFAT, NTFS) also ends in 0x55AA; its
+/// signature or BPB gives it away (dos.c does the same check before
+/// trusting the table). The registry knows which filesystems keep one.
 fn is_boot_sector(b: &[u8]) -> bool {
-    bytes::has(b, 3, b"NTFS    ")
-        || bytes::has(b, 3, b"EXFAT   ")
-        || crate::fs::fat::probe::bpb(b).is_ok()
+    crate::fs::probe::signature::is_boot_sector(b)
 }
 
 fn part(index: u32, start: u64, size: u64, kind: String) -> Partition {
@@ -76,18 +76,18 @@ fn part(index: u32, start: u64, size: u64, kind: String) -> Partition {
 
 /// Logical partitions: each EBR's first entry is relative to that EBR, its
 /// second links to the next EBR relative to the extended partition start.
-fn logicals(dev: &mut Dev, ext_start: u64, out: &mut Vec<Partition>) -> Result<(), String> {
+fn logicals(dev: &mut Dev, ext_start: u64, out: &mut Vec<Partition>) -> Result<(), ProbeError> {
     let mut ebr = ext_start;
     let mut seen = std::collections::HashSet::new();
     for n in 0..MAX_LOGICAL {
         if !seen.insert(ebr) {
-            return Err(format!(
+            return Err(corrupt!(
                 "mbr: extended partition chain loops at sector {ebr}"
             ));
         }
         let b = dev.exact(ebr * 512, 512, "extended boot record")?;
         if !bytes::has(&b, 510, &[0x55, 0xAA]) {
-            return Err(format!("mbr: EBR at sector {ebr} has no 0x55AA signature"));
+            return Err(corrupt!("mbr: EBR at sector {ebr} has no 0x55AA signature"));
         }
         let e1 = &b[446..462];
         let e2 = &b[462..478];
@@ -106,7 +106,7 @@ fn logicals(dev: &mut Dev, ext_start: u64, out: &mut Vec<Partition>) -> Result<(
         }
         ebr = ext_start + next;
     }
-    Err(format!("mbr: more than {MAX_LOGICAL} logical partitions"))
+    Err(corrupt!("mbr: more than {MAX_LOGICAL} logical partitions"))
 }
 
 fn mbr_kind(ty: u8) -> String {
@@ -135,30 +135,32 @@ fn mbr_kind(ty: u8) -> String {
 }
 
 /// GPT header at LBA 1, for 512-byte then 4096-byte logical sectors.
-fn gpt(dev: &mut Dev) -> Result<Vec<Partition>, String> {
+fn gpt(dev: &mut Dev) -> Result<Vec<Partition>, ProbeError> {
     for ss in [512u64, 4096] {
         let h = dev.read(ss, ss as usize)?;
         if bytes::has(&h, 0, b"EFI PART") {
             return gpt_at(dev, ss, &h);
         }
     }
-    Err("gpt: protective MBR (type 0xEE) but no \"EFI PART\" header at LBA 1".into())
+    Err(corrupt!(
+        "gpt: protective MBR (type 0xEE) but no \"EFI PART\" header at LBA 1"
+    ))
 }
 
-fn gpt_at(dev: &mut Dev, ss: u64, h: &[u8]) -> Result<Vec<Partition>, String> {
+fn gpt_at(dev: &mut Dev, ss: u64, h: &[u8]) -> Result<Vec<Partition>, ProbeError> {
     let f = bytes::Fields { b: h, fs: "gpt" };
     let hsize = f.le32(12, "HeaderSize")? as usize;
     if hsize < 92 || hsize > h.len() {
-        return Err(format!("gpt: HeaderSize {hsize} is not 92..{}", h.len()));
+        return Err(corrupt!("gpt: HeaderSize {hsize} is not 92..{}", h.len()));
     }
     let want = f.le32(16, "HeaderCRC32")?;
     let mut copy = h[..hsize].to_vec();
     copy[16..20].fill(0);
     if bytes::crc32(&copy) != want {
-        return Err("gpt: header CRC32 mismatch".into());
+        return Err(corrupt!("gpt: header CRC32 mismatch"));
     }
     if f.le64(24, "MyLBA")? != 1 {
-        return Err("gpt: MyLBA is not 1".into());
+        return Err(corrupt!("gpt: MyLBA is not 1"));
     }
     let first_usable = f.le64(40, "FirstUsableLBA")?;
     let last_usable = f.le64(48, "LastUsableLBA")?;
@@ -167,20 +169,20 @@ fn gpt_at(dev: &mut Dev, ss: u64, h: &[u8]) -> Result<Vec<Partition>, String> {
     let esize = u64::from(f.le32(84, "SizeOfPartitionEntry")?);
     let array_crc = f.le32(88, "PartitionEntryArrayCRC32")?;
     if esize < 128 || !esize.is_power_of_two() {
-        return Err(format!(
+        return Err(corrupt!(
             "gpt: SizeOfPartitionEntry {esize} is not 128 × 2^n"
         ));
     }
     let total = count
         .checked_mul(esize)
         .filter(|&t| t <= MAX_GPT_ARRAY)
-        .ok_or_else(|| format!("gpt: {count} entries of {esize} bytes is too large an array"))?;
+        .ok_or_else(|| corrupt!("gpt: {count} entries of {esize} bytes is too large an array"))?;
     let at = array_lba
         .checked_mul(ss)
-        .ok_or("gpt: PartitionEntryLBA overflows")?;
+        .ok_or(corrupt!("gpt: PartitionEntryLBA overflows"))?;
     let arr = dev.exact(at, total as usize, "GPT partition entry array")?;
     if bytes::crc32(&arr) != array_crc {
-        return Err("gpt: partition entry array CRC32 mismatch".into());
+        return Err(corrupt!("gpt: partition entry array CRC32 mismatch"));
     }
     let mut out = vec![];
     for (i, e) in arr.chunks_exact(esize as usize).enumerate() {
@@ -191,16 +193,18 @@ fn gpt_at(dev: &mut Dev, ss: u64, h: &[u8]) -> Result<Vec<Partition>, String> {
         let first = bytes::le64(e, 32).unwrap_or(0);
         let last = bytes::le64(e, 40).unwrap_or(0);
         if last < first || first < first_usable || last > last_usable {
-            return Err(format!(
+            return Err(corrupt!(
                 "gpt: entry {} spans LBA {first}..={last}, outside {first_usable}..={last_usable}",
                 i + 1
             ));
         }
-        let start = first.checked_mul(ss).ok_or("gpt: start overflows")?;
+        let start = first
+            .checked_mul(ss)
+            .ok_or(corrupt!("gpt: start overflows"))?;
         let size = (last - first)
             .checked_add(1)
             .and_then(|n| n.checked_mul(ss))
-            .ok_or("gpt: size overflows")?;
+            .ok_or(corrupt!("gpt: size overflows"))?;
         let name = bytes::utf16le(e.get(56..128).unwrap_or(&[]));
         let mut kind = format!("gpt:{}", gpt_kind(&ty));
         if !name.is_empty() {
@@ -235,7 +239,7 @@ fn gpt_kind(ty: &[u8; 16]) -> String {
 mod tests {
     use super::*;
 
-    fn run(img: &[u8]) -> Result<Vec<Partition>, String> {
+    fn run(img: &[u8]) -> Result<Vec<Partition>, ProbeError> {
         let mut r = bytes::slice_reader(img);
         partitions(&mut r)
     }
@@ -300,6 +304,6 @@ mod tests {
         img[e2 + 511] = 0xAA;
         img[e2 + 462 + 4] = 0x05;
         img[e2 + 462 + 8] = 1;
-        assert!(run(&img).unwrap_err().contains("loops"));
+        assert!(run(&img).unwrap_err().to_string().contains("loops"));
     }
 }

@@ -20,7 +20,7 @@ pub struct Named<T> {
 pub enum Input {
     Bench(Box<BenchReport>),
     Usage(Box<UsageReport>),
-    Advise(Box<super::advice_html::AdviseDoc>),
+    Advise(Box<super::html::advice::AdviseDoc>),
     Crash(Box<CrashReport>),
 }
 
@@ -32,13 +32,10 @@ pub fn load(path: &Path) -> Result<Input> {
     parse(&bytes).map_err(|e| Error::input(format!("{}: {e}", path.display())))
 }
 
+/// The results in `bytes`, or why they are not fsfit results (bad input).
 pub fn parse(bytes: &[u8]) -> Result<Input> {
-    parse_json(bytes).map_err(Error::Input)
-}
-
-fn parse_json(bytes: &[u8]) -> Result<Input, String> {
     let v: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| {
-        format!("not fsfit results (not JSON: {e}); give fsfit bench, usage, advise or crash --json output")
+        Error::input(format!("not fsfit results (not JSON: {e}); give fsfit bench, usage, advise or crash --json output"))
     })?;
     let schema = v
         .get("schema")
@@ -46,7 +43,8 @@ fn parse_json(bytes: &[u8]) -> Result<Input, String> {
         .unwrap_or("")
         .to_string();
     let schema = schema.as_str();
-    let one_line = |e: serde_json::Error| format!("{schema} results that do not parse: {e}");
+    let one_line =
+        |e: serde_json::Error| Error::input(format!("{schema} results that do not parse: {e}"));
     if schema == BENCH_SCHEMA {
         Ok(Input::Bench(Box::new(
             serde_json::from_value(v).map_err(one_line)?,
@@ -64,15 +62,15 @@ fn parse_json(bytes: &[u8]) -> Result<Input, String> {
             serde_json::from_value(v).map_err(one_line)?,
         )))
     } else if schema.is_empty() {
-        Err(format!(
+        Err(Error::input(format!(
             "not fsfit results (no \"schema\" field; expected {})",
             known()
-        ))
+        )))
     } else {
-        Err(format!(
+        Err(Error::input(format!(
             "schema \"{schema}\" is not one fsfit report reads ({})",
             known()
-        ))
+        )))
     }
 }
 
@@ -89,7 +87,7 @@ fn known() -> String {
 pub struct Inputs {
     pub bench: Vec<Named<BenchReport>>,
     pub usage: Vec<Named<UsageReport>>,
-    pub advice: Vec<Named<super::advice_html::AdviseDoc>>,
+    pub advice: Vec<Named<super::html::advice::AdviseDoc>>,
     pub crash: Vec<Named<CrashReport>>,
 }
 

@@ -3,8 +3,8 @@
 //! terminal views of each command (usage, bench, advise, info); inputs reads
 //! results files back for `fsfit report`.
 
-pub mod advice_html;
 pub mod charts;
+pub mod crash;
 pub mod csv;
 pub mod html;
 pub mod inputs;

@@ -3,6 +3,7 @@
 //! the system's fonts found by fontdb; no C libraries).
 
 use super::charts::Chart;
+use crate::{Error, Result};
 use resvg::{tiny_skia, usvg};
 use std::path::{Path, PathBuf};
 
@@ -45,15 +46,16 @@ fn options() -> (usvg::Options<'static>, Option<String>) {
 }
 
 /// Rasterise one SVG document to PNG bytes.
-pub fn rasterise(svg: &str, opt: &usvg::Options) -> Result<Vec<u8>, String> {
-    let tree = usvg::Tree::from_str(svg, opt).map_err(|e| format!("SVG does not parse: {e}"))?;
+pub fn rasterise(svg: &str, opt: &usvg::Options) -> Result<Vec<u8>> {
+    let tree = usvg::Tree::from_str(svg, opt)
+        .map_err(|e| Error::work(format!("SVG does not parse: {e}")))?;
     let size = tree.size().to_int_size();
     let (w, h) = (
         (size.width() as f32 * SCALE).ceil() as u32,
         (size.height() as f32 * SCALE).ceil() as u32,
     );
-    let mut pixmap =
-        tiny_skia::Pixmap::new(w, h).ok_or_else(|| format!("cannot make a {w}×{h} image"))?;
+    let mut pixmap = tiny_skia::Pixmap::new(w, h)
+        .ok_or_else(|| Error::work(format!("cannot make a {w}×{h} image")))?;
     pixmap.fill(tiny_skia::Color::WHITE);
     resvg::render(
         &tree,
@@ -62,13 +64,13 @@ pub fn rasterise(svg: &str, opt: &usvg::Options) -> Result<Vec<u8>, String> {
     );
     pixmap
         .encode_png()
-        .map_err(|e| format!("PNG encoding: {e}"))
+        .map_err(|e| Error::work(format!("PNG encoding: {e}")))
 }
 
 /// Write `NN-id.svg` and `NN-id.png` for every chart into `dir` (made if
 /// missing). Returns the files written and a warning, if any.
-pub fn write(dir: &Path, charts: &[Chart]) -> crate::Result<(Vec<PathBuf>, Option<String>)> {
-    std::fs::create_dir_all(dir).map_err(|e| crate::Error::io(dir, e))?;
+pub fn write(dir: &Path, charts: &[Chart]) -> Result<(Vec<PathBuf>, Option<String>)> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     let (opt, warning) = options();
     let mut written = Vec::new();
     for (i, c) in charts.iter().enumerate() {
@@ -80,7 +82,8 @@ pub fn write(dir: &Path, charts: &[Chart]) -> crate::Result<(Vec<PathBuf>, Optio
         );
         super::write_atomic(&svg_path, doc.as_bytes())?;
         written.push(svg_path);
-        let png = rasterise(&c.svg, &opt).map_err(|e| format!("chart {}: {e}", c.id))?;
+        let png =
+            rasterise(&c.svg, &opt).map_err(|e| Error::work(format!("chart {}: {e}", c.id)))?;
         let png_path = dir.join(format!("{stem}.png"));
         super::write_atomic(&png_path, &png)?;
         written.push(png_path);

@@ -642,7 +642,7 @@ fn mbr_disk_with_logical_partitions() {
     let v = info::probe_path(&d.img.path, 102401 * 512).unwrap();
     check(&v, "fat16", 1024, 40000 * 512, "P6FAT");
     // The whole disk is not a volume; the error says where to look.
-    let e = info::probe_path(&d.img.path, 0).unwrap_err();
+    let e = info::probe_path(&d.img.path, 0).unwrap_err().to_string();
     assert!(
         e.contains("partition table") && e.contains("1048576"),
         "{e}"
@@ -692,7 +692,7 @@ fn gpt_disk_aligned_and_unaligned() {
     check(&v, "ext4", 4096, 32768 * 512, "gptext");
     let v = info::probe_path(&d.img.path, 53249 * 512).unwrap();
     check(&v, "exfat", 512, 20000 * 512, "ODD");
-    let e = info::probe_path(&d.img.path, 0).unwrap_err();
+    let e = info::probe_path(&d.img.path, 0).unwrap_err().to_string();
     assert!(e.contains("partition table"), "{e}");
 }
 
@@ -1254,7 +1254,7 @@ fn corpus_matches_snapshots() {
 
 fn probe_sparse(s: &Sparse) -> Result<VolumeInfo, String> {
     let mut r = s.reader();
-    info::probe(&mut r)
+    info::probe(&mut r).map_err(|e| e.to_string())
 }
 
 /// Deterministic xorshift64*.

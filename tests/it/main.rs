@@ -24,6 +24,7 @@ mod format;
 mod info;
 mod info_blkid;
 mod lab;
+mod layers;
 mod manifest;
 mod ntfs;
 mod outputs;

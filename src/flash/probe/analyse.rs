@@ -20,7 +20,7 @@ pub struct Estimate {
 /// single step is called by this size.
 const SMALLEST_AU: u64 = 1 << 20;
 
-fn median(v: &[f64]) -> f64 {
+pub(super) fn median(v: &[f64]) -> f64 {
     let mut s: Vec<f64> = v.to_vec();
     s.sort_by(|a, b| a.total_cmp(b));
     match s.len() {

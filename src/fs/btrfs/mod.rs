@@ -19,9 +19,7 @@
 pub mod checker;
 pub mod probe;
 
-use super::{Acc, Drivers, Filesystem, Formats, FsInfo, Model, Signature, POSIX_LIMITS};
-use crate::info::bytes::Dev;
-use crate::info::VolumeInfo;
+use super::{Acc, Drivers, Filesystem, Formats, FsInfo, Model, POSIX_LIMITS};
 use crate::scan::{Dir, Kind};
 
 pub struct Btrfs;
@@ -254,10 +252,7 @@ pub const INFO: FsInfo = FsInfo {
     },
     robustness: "copy-on-write with checksums on data and metadata",
     preference: 7,
-    signature: Signature {
-        order: 60,
-        weak: false,
-    },
+    signature: probe::SIGNATURE,
 };
 
 impl Filesystem for Btrfs {
@@ -286,14 +281,6 @@ impl Filesystem for Btrfs {
     }
     fn info(&self) -> &'static FsInfo {
         &INFO
-    }
-    fn probe(&self, dev: &mut Dev, _head: &[u8]) -> Option<Result<VolumeInfo, String>> {
-        // The superblock at 64 KiB.
-        match probe::is_btrfs(dev) {
-            Ok(true) => Some(probe::parse(dev)),
-            Ok(false) => None,
-            Err(e) => Some(Err(e)),
-        }
     }
     fn cluster_range(&self) -> (u64, u64) {
         // mkfs.btrfs -s: the sector size must be the page size (4 KiB here).

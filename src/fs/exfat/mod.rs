@@ -13,11 +13,7 @@
 pub mod checker;
 pub mod probe;
 
-use super::{
-    powers_of_two, Acc, Drivers, Filesystem, Formats, FsInfo, FuseDriver, Limits, Model, Signature,
-};
-use crate::info::bytes::{self, Dev};
-use crate::info::VolumeInfo;
+use super::{powers_of_two, Acc, Drivers, Filesystem, Formats, FsInfo, FuseDriver, Limits, Model};
 use crate::scan::{Dir, Entry, Kind};
 
 pub struct Exfat;
@@ -412,10 +408,7 @@ pub const INFO: FsInfo = FsInfo {
     robustness:
         "no journal (one FAT copy, a dirty bit): unplugging mid-write can lose recent files",
     preference: 3,
-    signature: Signature {
-        order: 10,
-        weak: false,
-    },
+    signature: probe::SIGNATURE,
 };
 
 impl Filesystem for Exfat {
@@ -466,10 +459,6 @@ impl Filesystem for Exfat {
     }
     fn info(&self) -> &'static FsInfo {
         &INFO
-    }
-    fn probe(&self, dev: &mut Dev, head: &[u8]) -> Option<Result<VolumeInfo, String>> {
-        // The boot sector's OEM name.
-        bytes::has(head, 3, b"EXFAT   ").then(|| probe::parse(dev, head))
     }
     fn cluster_range(&self) -> (u64, u64) {
         // mkfs/mkfs.c: -c from the 512-byte sector to EXFAT_MAX_CLUSTER_SIZE.

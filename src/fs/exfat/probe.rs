@@ -6,10 +6,23 @@
 //! §3.1 Main Boot Sector, §3.4 Main and Backup Boot Checksum Sub-regions,
 //! §4 FAT, §7.1 Allocation Bitmap and §7.3 Volume Label directory entries.
 
-use crate::info::bytes::{self, kv, Dev, Fields};
-use crate::info::VolumeInfo;
+use crate::fs::probe::bytes::{self, kv, Dev, Fields};
+use crate::fs::probe::{corrupt, ProbeError};
+use crate::fs::probe::{signature, Magic, Signature, VolumeInfo};
 
 const FS: &str = "exfat";
+
+/// The file system name in the main boot sector (§3.1.2).
+const MAGICS: &[Magic] = &[Magic::at(3, b"EXFAT   ")];
+
+pub const SIGNATURE: Signature = Signature {
+    order: 10,
+    weak: false,
+    magics: MAGICS,
+    parse: |dev, head, _opts| Some(parse(dev, head)),
+    boot_sector: Some(|b| signature::any_in(MAGICS, b)),
+    damaged: None,
+};
 /// Count the allocation bitmap only when it is at most this big (a 2 TiB
 /// volume of 4 KiB clusters); past that, say "not counted".
 const MAX_BITMAP: u64 = 64 << 20;
@@ -38,98 +51,15 @@ impl Geo {
     }
 }
 
-pub fn parse(dev: &mut Dev, head: &[u8]) -> Result<VolumeInfo, String> {
+pub fn parse(dev: &mut Dev, head: &[u8]) -> Result<VolumeInfo, ProbeError> {
     Fields::need(head, 512, FS, "main boot sector")?;
     let f = Fields { b: head, fs: FS };
-    // §3.1.3: MustBeZero covers the FAT BPB so FAT drivers do not mount it.
-    if f.bytes(11, 53, "MustBeZero")?.iter().any(|&x| x != 0) {
-        return Err(format!(
-            "{FS}: MustBeZero (bytes 11..64) is not zero: corrupt boot sector"
-        ));
-    }
-    if f.le16(510, "BootSignature")? != 0xAA55 {
-        return Err(format!("{FS}: BootSignature at 510 is not 0xAA55"));
-    }
-    let bps_shift = u32::from(f.u8(108, "BytesPerSectorShift")?);
-    if !(9..=12).contains(&bps_shift) {
-        return Err(format!(
-            "{FS}: BytesPerSectorShift is {bps_shift}, not 9..12 (512..4096-byte sectors)"
-        ));
-    }
-    let spc_shift = u32::from(f.u8(109, "SectorsPerClusterShift")?);
-    if spc_shift > 25 - bps_shift {
-        return Err(format!(
-            "{FS}: SectorsPerClusterShift is {spc_shift}, more than 25 - BytesPerSectorShift \
-             ({}): clusters would exceed 32 MiB",
-            25 - bps_shift
-        ));
-    }
-    let sector = 1u64 << bps_shift;
-    let volume_length = f.le64(72, "VolumeLength")?;
-    // §3.1.5 asks for at least 1 MiB, but Windows formats smaller volumes
-    // and mounts them: accept any length that leaves room for the boot
-    // regions, and warn below.
-    if volume_length < 24 {
-        return Err(format!(
-            "{FS}: VolumeLength is {volume_length} sectors, too short for the two boot regions (24)"
-        ));
-    }
-    let volume_bytes = volume_length
-        .checked_shl(bps_shift)
-        .filter(|v| v >> bps_shift == volume_length)
-        .ok_or_else(|| {
-            format!("{FS}: VolumeLength {volume_length} sectors overflows a byte count")
-        })?;
-    let fat_offset = u64::from(f.le32(80, "FatOffset")?);
-    let fat_length = u64::from(f.le32(84, "FatLength")?);
-    let heap_offset = u64::from(f.le32(88, "ClusterHeapOffset")?);
-    let clusters = u64::from(f.le32(92, "ClusterCount")?);
-    let root = u64::from(f.le32(96, "FirstClusterOfRootDirectory")?);
+    validate(&f)?;
+    let (bps_shift, spc_shift, volume_length, volume_bytes) = sizes(&f)?;
+    let l = layout(&f, bps_shift, spc_shift, volume_length)?;
+    let (fat_offset, heap_offset, clusters, root) =
+        (l.fat_offset, l.heap_offset, l.clusters, l.root);
     let serial = f.le32(100, "VolumeSerialNumber")?;
-    let rev = f.le16(104, "FileSystemRevision")?;
-    let flags = f.le16(106, "VolumeFlags")?;
-    let nfats = u64::from(f.u8(110, "NumberOfFats")?);
-    let pct = f.u8(112, "PercentInUse")?;
-    if fat_offset < 24 {
-        return Err(format!(
-            "{FS}: FatOffset is {fat_offset}, below the minimum 24"
-        ));
-    }
-    if nfats != 1 && nfats != 2 {
-        return Err(format!("{FS}: NumberOfFats is {nfats}, not 1 or 2"));
-    }
-    if fat_length == 0 {
-        return Err(format!("{FS}: FatLength is 0"));
-    }
-    let fats_end = fat_offset + fat_length * nfats;
-    if heap_offset < fats_end {
-        return Err(format!(
-            "{FS}: ClusterHeapOffset {heap_offset} overlaps the FAT(s) ending at sector {fats_end}"
-        ));
-    }
-    if heap_offset >= volume_length {
-        return Err(format!(
-            "{FS}: ClusterHeapOffset {heap_offset} is beyond VolumeLength {volume_length}"
-        ));
-    }
-    let fit = (volume_length - heap_offset) >> spc_shift;
-    if clusters == 0 || clusters > fit || clusters > 0xFFFF_FFF5 {
-        return Err(format!(
-            "{FS}: ClusterCount {clusters} does not fit the volume (at most {})",
-            fit.min(0xFFFF_FFF5)
-        ));
-    }
-    if fat_length.saturating_mul(sector) < (clusters + 2) * 4 {
-        return Err(format!(
-            "{FS}: FatLength {fat_length} sectors cannot map {clusters} clusters"
-        ));
-    }
-    if root < 2 || root > clusters + 1 {
-        return Err(format!(
-            "{FS}: FirstClusterOfRootDirectory {root} is outside 2..={}",
-            clusters + 1
-        ));
-    }
     let g = Geo {
         bps_shift,
         spc_shift,
@@ -138,7 +68,164 @@ pub fn parse(dev: &mut Dev, head: &[u8]) -> Result<VolumeInfo, String> {
         clusters,
     };
     let cluster_bytes = g.cluster_bytes();
-    let mut d = vec![
+    let sector = 1u64 << bps_shift;
+    let mut d = details(&f, &l)?;
+    check_boot_checksum(dev, sector, &mut d)?;
+    let mut warnings = vec![];
+    if volume_bytes < 1 << 20 {
+        warnings.push(format!(
+            "exfat: the volume is {volume_bytes} bytes, under the specification's 1 MiB \
+             minimum (Windows makes and mounts such volumes; some other drivers may refuse them)"
+        ));
+    }
+    let (label, label_error, free) = label_and_free(dev, &g, root, &mut d);
+    Ok(VolumeInfo {
+        fs: FS.into(),
+        cluster_bytes,
+        sector_bytes: sector,
+        volume_bytes,
+        label,
+        uuid: Some(format!("{:04X}-{:04X}", serial >> 16, serial & 0xFFFF)),
+        total_clusters: Some(clusters),
+        free_bytes: free.map(|n| n * cluster_bytes),
+        used_bytes: free.map(|n| (clusters - n) * cluster_bytes),
+        details: d,
+        label_error,
+        warnings,
+        data_offset_bytes: Some(heap_offset * sector),
+        ..Default::default()
+    })
+}
+
+/// §3.1.3 and the boot signature.
+fn validate(f: &Fields) -> Result<(), ProbeError> {
+    // §3.1.3: MustBeZero covers the FAT BPB so FAT drivers do not mount it.
+    if f.bytes(11, 53, "MustBeZero")?.iter().any(|&x| x != 0) {
+        return Err(corrupt!(
+            "{FS}: MustBeZero (bytes 11..64) is not zero: corrupt boot sector"
+        ));
+    }
+    if f.le16(510, "BootSignature")? != 0xAA55 {
+        return Err(corrupt!("{FS}: BootSignature at 510 is not 0xAA55"));
+    }
+    Ok(())
+}
+
+/// (BytesPerSectorShift, SectorsPerClusterShift, VolumeLength, the volume
+/// in bytes), checked.
+fn sizes(f: &Fields) -> Result<(u32, u32, u64, u64), ProbeError> {
+    let bps_shift = u32::from(f.u8(108, "BytesPerSectorShift")?);
+    if !(9..=12).contains(&bps_shift) {
+        return Err(corrupt!(
+            "{FS}: BytesPerSectorShift is {bps_shift}, not 9..12 (512..4096-byte sectors)"
+        ));
+    }
+    let spc_shift = u32::from(f.u8(109, "SectorsPerClusterShift")?);
+    if spc_shift > 25 - bps_shift {
+        return Err(corrupt!(
+            "{FS}: SectorsPerClusterShift is {spc_shift}, more than 25 - BytesPerSectorShift \
+             ({}): clusters would exceed 32 MiB",
+            25 - bps_shift
+        ));
+    }
+    let volume_length = f.le64(72, "VolumeLength")?;
+    // §3.1.5 asks for at least 1 MiB, but Windows formats smaller volumes
+    // and mounts them: accept any length that leaves room for the boot
+    // regions, and warn below.
+    if volume_length < 24 {
+        return Err(corrupt!(
+            "{FS}: VolumeLength is {volume_length} sectors, too short for the two boot regions (24)"
+        ));
+    }
+    let volume_bytes = volume_length
+        .checked_shl(bps_shift)
+        .filter(|v| v >> bps_shift == volume_length)
+        .ok_or_else(|| {
+            corrupt!("{FS}: VolumeLength {volume_length} sectors overflows a byte count")
+        })?;
+    Ok((bps_shift, spc_shift, volume_length, volume_bytes))
+}
+
+/// Where the FATs, the cluster heap and the root directory are.
+struct Layout {
+    fat_offset: u64,
+    fat_length: u64,
+    nfats: u64,
+    heap_offset: u64,
+    clusters: u64,
+    root: u64,
+}
+
+fn layout(
+    f: &Fields,
+    bps_shift: u32,
+    spc_shift: u32,
+    volume_length: u64,
+) -> Result<Layout, ProbeError> {
+    let sector = 1u64 << bps_shift;
+    let fat_offset = u64::from(f.le32(80, "FatOffset")?);
+    let fat_length = u64::from(f.le32(84, "FatLength")?);
+    let heap_offset = u64::from(f.le32(88, "ClusterHeapOffset")?);
+    let clusters = u64::from(f.le32(92, "ClusterCount")?);
+    let root = u64::from(f.le32(96, "FirstClusterOfRootDirectory")?);
+    let nfats = u64::from(f.u8(110, "NumberOfFats")?);
+    if fat_offset < 24 {
+        return Err(corrupt!(
+            "{FS}: FatOffset is {fat_offset}, below the minimum 24"
+        ));
+    }
+    if nfats != 1 && nfats != 2 {
+        return Err(corrupt!("{FS}: NumberOfFats is {nfats}, not 1 or 2"));
+    }
+    if fat_length == 0 {
+        return Err(corrupt!("{FS}: FatLength is 0"));
+    }
+    let fats_end = fat_offset + fat_length * nfats;
+    if heap_offset < fats_end {
+        return Err(corrupt!(
+            "{FS}: ClusterHeapOffset {heap_offset} overlaps the FAT(s) ending at sector {fats_end}"
+        ));
+    }
+    if heap_offset >= volume_length {
+        return Err(corrupt!(
+            "{FS}: ClusterHeapOffset {heap_offset} is beyond VolumeLength {volume_length}"
+        ));
+    }
+    let fit = (volume_length - heap_offset) >> spc_shift;
+    if clusters == 0 || clusters > fit || clusters > 0xFFFF_FFF5 {
+        return Err(corrupt!(
+            "{FS}: ClusterCount {clusters} does not fit the volume (at most {})",
+            fit.min(0xFFFF_FFF5)
+        ));
+    }
+    if fat_length.saturating_mul(sector) < (clusters + 2) * 4 {
+        return Err(corrupt!(
+            "{FS}: FatLength {fat_length} sectors cannot map {clusters} clusters"
+        ));
+    }
+    if root < 2 || root > clusters + 1 {
+        return Err(corrupt!(
+            "{FS}: FirstClusterOfRootDirectory {root} is outside 2..={}",
+            clusters + 1
+        ));
+    }
+    Ok(Layout {
+        fat_offset,
+        fat_length,
+        nfats,
+        heap_offset,
+        clusters,
+        root,
+    })
+}
+
+fn details(f: &Fields, l: &Layout) -> Result<Vec<(String, String)>, ProbeError> {
+    let rev = f.le16(104, "FileSystemRevision")?;
+    let flags = f.le16(106, "VolumeFlags")?;
+    let pct = f.u8(112, "PercentInUse")?;
+    let (fat_offset, fat_length, nfats, heap_offset, root) =
+        (l.fat_offset, l.fat_length, l.nfats, l.heap_offset, l.root);
+    Ok(vec![
         kv("revision", format!("{}.{:02}", rev >> 8, rev & 0xFF)),
         kv("FAT offset (sectors)", fat_offset),
         kv("FAT length (sectors)", fat_length),
@@ -160,27 +247,38 @@ pub fn parse(dev: &mut Dev, head: &[u8]) -> Result<VolumeInfo, String> {
                 format!("{pct} %")
             },
         ),
-    ];
-    // §3.4: sector 11 repeats a checksum of sectors 0..10.
+    ])
+}
+
+/// §3.4: sector 11 repeats a checksum of sectors 0..10.
+fn check_boot_checksum(
+    dev: &mut Dev,
+    sector: u64,
+    d: &mut Vec<(String, String)>,
+) -> Result<(), ProbeError> {
     match boot_checksum(dev, sector) {
         Ok(true) => d.push(kv("boot checksum", "ok")),
         Ok(false) => {
-            return Err(format!(
+            return Err(corrupt!(
                 "{FS}: boot checksum (sector 11) does not match sectors 0..10: corrupt boot region"
             ))
         }
         Err(e) => d.push(kv("boot checksum", format!("not verified: {e}"))),
     }
 
-    let mut warnings = vec![];
-    if volume_bytes < 1 << 20 {
-        warnings.push(format!(
-            "exfat: the volume is {volume_bytes} bytes, under the specification's 1 MiB \
-             minimum (Windows makes and mounts such volumes; some other drivers may refuse them)"
-        ));
-    }
+    Ok(())
+}
+
+/// The label from the root directory, why it is unknown, and the free
+/// clusters counted in the allocation bitmap.
+fn label_and_free(
+    dev: &mut Dev,
+    g: &Geo,
+    root: u64,
+    d: &mut Vec<(String, String)>,
+) -> (Option<String>, Option<String>, Option<u64>) {
     let mut label_error = None;
-    let (label, bitmap) = match root_dir(dev, &g, root) {
+    let (label, bitmap) = match root_dir(dev, g, root) {
         Ok(r) => r,
         Err(e) => {
             d.push(kv("root directory", format!("unreadable: {e}")));
@@ -189,7 +287,7 @@ pub fn parse(dev: &mut Dev, head: &[u8]) -> Result<VolumeInfo, String> {
         }
     };
     let free = match bitmap {
-        Some((first, len)) => match count_bitmap(dev, &g, first, len) {
+        Some((first, len)) => match count_bitmap(dev, g, first, len) {
             Ok(n) => {
                 d.push(kv("free clusters (counted in the allocation bitmap)", n));
                 Some(n)
@@ -201,27 +299,12 @@ pub fn parse(dev: &mut Dev, head: &[u8]) -> Result<VolumeInfo, String> {
         },
         None => None,
     };
-    Ok(VolumeInfo {
-        fs: FS.into(),
-        cluster_bytes,
-        sector_bytes: sector,
-        volume_bytes,
-        label,
-        uuid: Some(format!("{:04X}-{:04X}", serial >> 16, serial & 0xFFFF)),
-        total_clusters: Some(clusters),
-        free_bytes: free.map(|n| n * cluster_bytes),
-        used_bytes: free.map(|n| (clusters - n) * cluster_bytes),
-        details: d,
-        label_error,
-        warnings,
-        data_offset_bytes: Some(heap_offset * sector),
-        ..Default::default()
-    })
+    (label, label_error, free)
 }
 
 /// §3.4.1 BootChecksum over sectors 0..10, skipping VolumeFlags (106, 107)
 /// and PercentInUse (112) of sector 0.
-fn boot_checksum(dev: &mut Dev, sector: u64) -> Result<bool, String> {
+fn boot_checksum(dev: &mut Dev, sector: u64) -> Result<bool, ProbeError> {
     let len = (sector * 12) as usize;
     let region = dev.exact(0, len, "boot region")?;
     let body = (sector * 11) as usize;
@@ -247,10 +330,10 @@ fn root_dir(
     dev: &mut Dev,
     g: &Geo,
     root: u64,
-) -> Result<(Option<String>, Option<(u64, u64)>), String> {
+) -> Result<(Option<String>, Option<(u64, u64)>), ProbeError> {
     let off = g
         .cluster_offset(root)
-        .ok_or_else(|| format!("root cluster {root} offset overflows"))?;
+        .ok_or_else(|| corrupt!("root cluster {root} offset overflows"))?;
     let len = g.cluster_bytes().min(64 << 10) as usize;
     let dir = dev.exact(off, len, "root directory cluster")?;
     let mut label = None;
@@ -275,15 +358,15 @@ fn root_dir(
 
 /// Zero bits among the first ClusterCount bits of the allocation bitmap,
 /// following its cluster chain through the FAT, read in bounded pieces.
-fn count_bitmap(dev: &mut Dev, g: &Geo, first: u64, len: u64) -> Result<u64, String> {
+fn count_bitmap(dev: &mut Dev, g: &Geo, first: u64, len: u64) -> Result<u64, ProbeError> {
     let need = g.clusters.div_ceil(8);
     if len < need {
-        return Err(format!(
+        return Err(corrupt!(
             "bitmap DataLength {len} is smaller than ClusterCount / 8 ({need})"
         ));
     }
     if need > MAX_BITMAP {
-        return Err(format!(
+        return Err(corrupt!(
             "bitmap of {need} bytes is too large to count cheaply"
         ));
     }
@@ -296,7 +379,7 @@ fn count_bitmap(dev: &mut Dev, g: &Geo, first: u64, len: u64) -> Result<u64, Str
     for _ in 0..max_links {
         let off = g
             .cluster_offset(cluster)
-            .ok_or_else(|| format!("bitmap chain reaches invalid cluster {cluster}"))?;
+            .ok_or_else(|| corrupt!("bitmap chain reaches invalid cluster {cluster}"))?;
         let mut inner = 0u64;
         while inner < cb && done < need {
             let piece = (cb - inner).min(need - done).min(1 << 20);
@@ -311,7 +394,7 @@ fn count_bitmap(dev: &mut Dev, g: &Geo, first: u64, len: u64) -> Result<u64, Str
         }
         cluster = fat.next(dev, g, cluster)?;
     }
-    Err("bitmap chain ends early".into())
+    Err(corrupt!("bitmap chain ends early"))
 }
 
 /// FAT entries, read 64 KiB at a time.
@@ -322,14 +405,14 @@ struct FatCache {
 }
 
 impl FatCache {
-    fn next(&mut self, dev: &mut Dev, g: &Geo, c: u64) -> Result<u64, String> {
+    fn next(&mut self, dev: &mut Dev, g: &Geo, c: u64) -> Result<u64, ProbeError> {
         let pos = (g.fat_offset << g.bps_shift) + c * 4;
         if pos < self.base || pos + 4 > self.base + self.buf.len() as u64 {
             self.base = pos;
             self.buf = dev.read(pos, 64 << 10)?;
         }
         let i = (pos - self.base) as usize;
-        let v = bytes::le32(&self.buf, i).ok_or("FAT is truncated")?;
+        let v = bytes::le32(&self.buf, i).ok_or(corrupt!("FAT is truncated"))?;
         Ok(u64::from(v))
     }
 }
@@ -356,7 +439,7 @@ mod tests {
         b
     }
 
-    fn run(b: &[u8]) -> Result<VolumeInfo, String> {
+    fn run(b: &[u8]) -> Result<VolumeInfo, ProbeError> {
         let mut r = bytes::slice_reader(b);
         parse(&mut Dev::new(&mut r), b)
     }
@@ -381,18 +464,24 @@ mod tests {
     fn bad_fields_are_named() {
         let mut b = boot();
         b[109] = 40;
-        assert!(run(&b).unwrap_err().contains("SectorsPerClusterShift"));
+        assert!(run(&b)
+            .unwrap_err()
+            .to_string()
+            .contains("SectorsPerClusterShift"));
         let mut b = boot();
         b[108] = 13;
-        assert!(run(&b).unwrap_err().contains("BytesPerSectorShift"));
+        assert!(run(&b)
+            .unwrap_err()
+            .to_string()
+            .contains("BytesPerSectorShift"));
         let mut b = boot();
         b[72..80].copy_from_slice(&u64::MAX.to_le_bytes());
-        assert!(run(&b).unwrap_err().contains("VolumeLength"));
+        assert!(run(&b).unwrap_err().to_string().contains("VolumeLength"));
         let mut b = boot();
         b[92..96].copy_from_slice(&u32::MAX.to_le_bytes());
-        assert!(run(&b).unwrap_err().contains("ClusterCount"));
+        assert!(run(&b).unwrap_err().to_string().contains("ClusterCount"));
         let mut b = boot();
         b[20] = 1;
-        assert!(run(&b).unwrap_err().contains("MustBeZero"));
+        assert!(run(&b).unwrap_err().to_string().contains("MustBeZero"));
     }
 }

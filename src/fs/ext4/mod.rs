@@ -17,9 +17,7 @@
 pub mod checker;
 pub mod probe;
 
-use super::{Acc, Drivers, Filesystem, Formats, FsInfo, Limits, Model, Signature, POSIX_LIMITS};
-use crate::info::bytes::Dev;
-use crate::info::VolumeInfo;
+use super::{Acc, Drivers, Filesystem, Formats, FsInfo, Limits, Model, POSIX_LIMITS};
 use crate::scan::{Dir, Kind};
 use crate::units::iec;
 use std::cell::RefCell;
@@ -950,10 +948,7 @@ pub const INFO: FsInfo = FsInfo {
     },
     robustness: "journaled, checksummed metadata",
     preference: 1,
-    signature: Signature {
-        order: 40,
-        weak: false,
-    },
+    signature: probe::SIGNATURE,
 };
 
 impl Filesystem for Ext4 {
@@ -987,13 +982,6 @@ impl Filesystem for Ext4 {
     }
     fn info(&self) -> &'static FsInfo {
         &INFO
-    }
-    fn probe(&self, dev: &mut Dev, _head: &[u8]) -> Option<Result<VolumeInfo, String>> {
-        // The superblock at 1 KiB (ext2 and ext3 too).
-        match dev.read(1024, 1024) {
-            Ok(sb) => probe::is_ext(&sb).then(|| probe::parse(dev)),
-            Err(e) => Some(Err(e)),
-        }
     }
     fn cluster_range(&self) -> (u64, u64) {
         // mke2fs.c: -b takes EXT2_MIN_BLOCK_SIZE to EXT2_MAX_BLOCK_SIZE.

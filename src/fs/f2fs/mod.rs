@@ -8,9 +8,7 @@
 pub mod checker;
 pub mod probe;
 
-use super::{Acc, Drivers, Filesystem, Formats, FsInfo, Limits, Model, Signature, POSIX_LIMITS};
-use crate::info::bytes::Dev;
-use crate::info::VolumeInfo;
+use super::{Acc, Drivers, Filesystem, Formats, FsInfo, Limits, Model, POSIX_LIMITS};
 use crate::scan::{Dir, Kind};
 
 pub struct F2fs;
@@ -426,10 +424,7 @@ pub const INFO: FsInfo = FsInfo {
     },
     robustness: "log-structured, designed for flash; checkpointed",
     preference: 9,
-    signature: Signature {
-        order: 50,
-        weak: false,
-    },
+    signature: probe::SIGNATURE,
 };
 
 impl Filesystem for F2fs {
@@ -452,13 +447,6 @@ impl Filesystem for F2fs {
     }
     fn info(&self) -> &'static FsInfo {
         &INFO
-    }
-    fn probe(&self, dev: &mut Dev, _head: &[u8]) -> Option<Result<VolumeInfo, String>> {
-        // The superblock at 1 KiB.
-        match dev.read(1024, 1024) {
-            Ok(sb) => probe::is_f2fs(&sb).then(|| probe::parse(dev)),
-            Err(e) => Some(Err(e)),
-        }
     }
     fn cluster_range(&self) -> (u64, u64) {
         (BLK, BLK)

@@ -13,9 +13,7 @@ pub mod checker;
 pub mod format;
 pub mod probe;
 
-use super::{Acc, Drivers, Filesystem, Formats, FsInfo, FuseDriver, Limits, Model, Signature};
-use crate::info::bytes::Dev;
-use crate::info::{ProbeOptions, VolumeInfo};
+use super::{Acc, Drivers, Filesystem, Formats, FsInfo, FuseDriver, Limits, Model};
 use crate::scan::{Dir, Entry, Kind};
 use crate::units::{iec, short};
 use std::ffi::OsStr;
@@ -159,10 +157,7 @@ const FAT_INFO: FsInfo = FsInfo {
     robustness:
         "no journal: unplugging mid-write can corrupt the FAT (run fsck.fat / chkdsk after)",
     preference: 0,
-    signature: Signature {
-        order: 90,
-        weak: true,
-    },
+    signature: probe::SIGNATURE,
 };
 
 pub const FAT12_INFO: FsInfo = FsInfo {
@@ -835,21 +830,6 @@ impl Filesystem for Fat {
             16 => &FAT16_INFO,
             _ => &FAT32_INFO,
         }
-    }
-
-    fn probe(&self, dev: &mut Dev, head: &[u8]) -> Option<Result<VolumeInfo, String>> {
-        // Only the boot sector's 0x55AA: probed last. The BPB says which of
-        // FAT12/16/32 it is, so whichever of the three probes first answers.
-        probe::has_signature(head).then(|| probe::parse(dev, head))
-    }
-
-    fn probe_with(
-        &self,
-        dev: &mut Dev,
-        head: &[u8],
-        opts: &ProbeOptions,
-    ) -> Option<Result<VolumeInfo, String>> {
-        probe::has_signature(head).then(|| probe::parse_with(dev, head, opts))
     }
 
     fn cluster_range(&self) -> (u64, u64) {

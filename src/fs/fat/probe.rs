@@ -4,8 +4,10 @@
 //! (fatgen103): BPB layout, "FAT Type Determination" (by cluster count
 //! only), "FAT32 FSInfo Sector Structure", "FAT Directory Structure".
 
-use crate::info::bytes::{self, kv, Dev, Fields};
-use crate::info::{ProbeOptions, VolumeInfo};
+use crate::fs::probe::bytes::{self, kv, Dev, Fields};
+use crate::fs::probe::codepage::CodePage;
+use crate::fs::probe::{corrupt, ProbeError};
+use crate::fs::probe::{signature, Magic, ProbeOptions, Signature, VolumeInfo};
 
 const FS: &str = "fat";
 
@@ -27,29 +29,29 @@ pub struct Bpb {
 }
 
 /// Parse and sanity-check the BPB of a 512+ byte boot sector.
-pub fn bpb(b: &[u8]) -> Result<Bpb, String> {
+pub fn bpb(b: &[u8]) -> Result<Bpb, ProbeError> {
     Fields::need(b, 512, FS, "boot sector")?;
     let f = Fields { b, fs: FS };
     // fatgen103 "Boot Sector and BPB": offsets 11..36 are common to all types.
     let bps = u64::from(f.le16(11, "BPB_BytsPerSec")?);
     if !matches!(bps, 512 | 1024 | 2048 | 4096) {
-        return Err(format!(
+        return Err(corrupt!(
             "{FS}: BPB_BytsPerSec is {bps}, not 512, 1024, 2048 or 4096"
         ));
     }
     let spc = u64::from(f.u8(13, "BPB_SecPerClus")?);
     if spc == 0 || !spc.is_power_of_two() {
-        return Err(format!(
+        return Err(corrupt!(
             "{FS}: BPB_SecPerClus is {spc}, not a power of two 1..128"
         ));
     }
     let rsvd = u64::from(f.le16(14, "BPB_RsvdSecCnt")?);
     if rsvd == 0 {
-        return Err(format!("{FS}: BPB_RsvdSecCnt is 0 (must be at least 1)"));
+        return Err(corrupt!("{FS}: BPB_RsvdSecCnt is 0 (must be at least 1)"));
     }
     let nfats = u64::from(f.u8(16, "BPB_NumFATs")?);
     if nfats == 0 {
-        return Err(format!("{FS}: BPB_NumFATs is 0"));
+        return Err(corrupt!("{FS}: BPB_NumFATs is 0"));
     }
     let root_ent = u64::from(f.le16(17, "BPB_RootEntCnt")?);
     let tot16 = u64::from(f.le16(19, "BPB_TotSec16")?);
@@ -62,11 +64,11 @@ pub fn bpb(b: &[u8]) -> Result<Bpb, String> {
         fatsz16
     };
     if fat_sectors == 0 {
-        return Err(format!("{FS}: BPB_FATSz16 and BPB_FATSz32 are both 0"));
+        return Err(corrupt!("{FS}: BPB_FATSz16 and BPB_FATSz32 are both 0"));
     }
     let total_sectors = if tot16 != 0 { tot16 } else { tot32 };
     if total_sectors == 0 {
-        return Err(format!("{FS}: BPB_TotSec16 and BPB_TotSec32 are both 0"));
+        return Err(corrupt!("{FS}: BPB_TotSec16 and BPB_TotSec32 are both 0"));
     }
     // RootDirSectors = ((RootEntCnt * 32) + (BytsPerSec - 1)) / BytsPerSec
     let root_dir_sectors = (root_ent * 32).div_ceil(bps);
@@ -74,14 +76,14 @@ pub fn bpb(b: &[u8]) -> Result<Bpb, String> {
     let meta = bytes::add(FS, "reserved + FAT sectors", rsvd, fats)?;
     let first_data_sector = bytes::add(FS, "first data sector", meta, root_dir_sectors)?;
     if first_data_sector >= total_sectors {
-        return Err(format!(
+        return Err(corrupt!(
             "{FS}: reserved sectors, FATs and root directory ({first_data_sector} sectors) \
              leave no data region in BPB_TotSec {total_sectors}"
         ));
     }
     let clusters = (total_sectors - first_data_sector) / spc;
     if clusters == 0 {
-        return Err(format!("{FS}: the data region holds no whole cluster"));
+        return Err(corrupt!("{FS}: the data region holds no whole cluster"));
     }
     Ok(Bpb {
         bps,
@@ -122,43 +124,91 @@ fn os_type(p: &Bpb) -> (u32, &'static str) {
     }
 }
 
-pub fn parse(dev: &mut Dev, head: &[u8]) -> Result<VolumeInfo, String> {
+pub fn parse(dev: &mut Dev, head: &[u8]) -> Result<VolumeInfo, ProbeError> {
     parse_with(dev, head, &ProbeOptions::default())
 }
 
 /// `parse`, decoding the label in `opts.codepage`.
-pub fn parse_with(dev: &mut Dev, head: &[u8], opts: &ProbeOptions) -> Result<VolumeInfo, String> {
+pub fn parse_with(
+    dev: &mut Dev,
+    head: &[u8],
+    opts: &ProbeOptions,
+) -> Result<VolumeInfo, ProbeError> {
     let p = bpb(head)?;
     let f = Fields { b: head, fs: FS };
     let (bits, fs) = os_type(&p);
     let cluster_bytes = p.bps * p.spc;
-    // The FAT must have an entry for every cluster (+2 reserved entries).
+    check_fat_size(&p, bits)?;
+    let volume_bytes = bytes::mul(FS, "volume size", p.total_sectors, p.bps)?;
+    let mut warnings = vec![];
+    let mut d = type_details(&p, bits, &mut warnings);
+    let cp = opts.codepage;
+    let (serial, boot_label) = extended_bpb(&f, &p, cp, &mut d)?;
+    let root = root_location(&f, &p, &mut d)?;
+    let (label, label_bytes_hex, label_error) = root_label(dev, &p, root, cp, &mut d);
+    // Free clusters: FAT32 keeps a hint in FSInfo; FAT12/16 FATs are small
+    // enough (< 128 KiB) to count.
+    let free = if p.fat32_layout {
+        fsinfo_free(dev, &f, &p, &mut d)
+    } else {
+        count_fat(dev, &p, bits, &mut d)
+    };
+    Ok(VolumeInfo {
+        fs: fs.to_string(),
+        cluster_bytes,
+        sector_bytes: p.bps,
+        volume_bytes,
+        label,
+        uuid: serial,
+        total_clusters: Some(p.clusters),
+        free_bytes: free.map(|n| n * cluster_bytes),
+        used_bytes: free.map(|n| (p.clusters - n) * cluster_bytes),
+        details: d,
+        label_bytes_hex,
+        label_codepage: Some(cp.name()),
+        boot_label,
+        label_error,
+        warnings,
+        data_offset_bytes: Some(p.first_data_sector * p.bps),
+        ..Default::default()
+    })
+}
+
+/// The FAT must have an entry for every cluster, and the cluster count must
+/// suit the BPB's layout.
+fn check_fat_size(p: &Bpb, bits: u32) -> Result<(), ProbeError> {
+    // +2 reserved entries.
     let fat_bytes = bytes::mul(FS, "FAT size in bytes", p.fat_sectors, p.bps)?;
     let need_bits = (p.clusters + 2) * u64::from(bits);
     if fat_bytes.saturating_mul(8) < need_bits {
-        return Err(format!(
+        return Err(corrupt!(
             "{FS}: a FAT of {} sectors cannot map {} clusters at {bits} bits each",
-            p.fat_sectors, p.clusters
+            p.fat_sectors,
+            p.clusters
         ));
     }
     if !p.fat32_layout && p.clusters >= 65525 {
-        return Err(format!(
+        return Err(corrupt!(
             "{FS}: {} clusters make this FAT32, but the BPB has a FAT12/16 layout \
              (BPB_FATSz16 {}, BPB_RootEntCnt {})",
-            p.clusters, p.fat_sectors, p.root_ent
+            p.clusters,
+            p.fat_sectors,
+            p.root_ent
         ));
     }
     if p.fat32_layout && p.clusters > 0x0FFF_FFF5 {
-        return Err(format!(
+        return Err(corrupt!(
             "{FS}: {} clusters, more than FAT32's 268435445",
             p.clusters
         ));
     }
-    let volume_bytes = bytes::mul(FS, "volume size", p.total_sectors, p.bps)?;
+    Ok(())
+}
 
-    let mut warnings = vec![];
+/// The FAT type and sizes, and a warning where the type goes by layout.
+fn type_details(p: &Bpb, bits: u32, warnings: &mut Vec<String>) -> Vec<(String, String)> {
     let (spec_bits, _) = fat_type(p.clusters);
-    let mut d = vec![
+    let d = vec![
         kv(
             "FAT type",
             format!(
@@ -186,7 +236,17 @@ pub fn parse_with(dev: &mut Dev, head: &[u8], opts: &ProbeOptions) -> Result<Vol
             p.clusters
         ));
     }
-    // Extended BPB: at 36 for FAT12/16, at 64 for the FAT32 layout.
+    d
+}
+
+/// The extended BPB (at 36 for FAT12/16, at 64 for the FAT32 layout):
+/// (serial, boot sector label), with the informational fields in `d`.
+fn extended_bpb(
+    f: &Fields,
+    p: &Bpb,
+    cp: &CodePage,
+    d: &mut Vec<(String, String)>,
+) -> Result<(Option<String>, Option<String>), ProbeError> {
     let ext = if p.fat32_layout { 64 } else { 36 };
     let boot_sig = f.u8(ext + 2, "BS_BootSig")?;
     let serial = if boot_sig == 0x29 || boot_sig == 0x28 {
@@ -195,7 +255,6 @@ pub fn parse_with(dev: &mut Dev, head: &[u8], opts: &ProbeOptions) -> Result<Vol
     } else {
         None
     };
-    let cp = opts.codepage;
     let boot_label = if boot_sig == 0x29 {
         let raw = f.bytes(ext + 7, 11, "BS_VolLab")?;
         (raw != NO_NAME)
@@ -215,12 +274,21 @@ pub fn parse_with(dev: &mut Dev, head: &[u8], opts: &ProbeOptions) -> Result<Vol
     d.push(kv("media", format!("0x{:02X}", f.u8(21, "BPB_Media")?)));
     d.push(kv("hidden sectors", f.le32(28, "BPB_HiddSec")?));
 
-    // The root directory: fixed region (FAT12/16 layout) or a cluster chain.
-    let root = if p.fat32_layout {
+    Ok((serial, boot_label))
+}
+
+/// The root directory: fixed region (FAT12/16 layout) or a cluster chain
+/// (or why BPB_RootClus cannot be one).
+fn root_location(
+    f: &Fields,
+    p: &Bpb,
+    d: &mut Vec<(String, String)>,
+) -> Result<Result<Root, ProbeError>, ProbeError> {
+    Ok(if p.fat32_layout {
         let rc = u64::from(f.le32(44, "BPB_RootClus")?);
         d.push(kv("root directory cluster", rc));
         if rc < 2 || rc > p.clusters + 1 {
-            Err(format!(
+            Err(corrupt!(
                 "BPB_RootClus {rc} is outside 2..={}",
                 p.clusters + 1
             ))
@@ -233,12 +301,22 @@ pub fn parse_with(dev: &mut Dev, head: &[u8], opts: &ProbeOptions) -> Result<Vol
             off: (p.rsvd + p.nfats * p.fat_sectors) * p.bps,
             len: p.root_ent * 32,
         })
-    };
-    // The label is the root directory's volume-label entry and nothing
-    // else (what Windows, the Linux kernel and blkid show): when it is
-    // missing, the volume has no label, whatever BS_VolLab still says.
+    })
+}
+
+/// The label is the root directory's volume-label entry and nothing else
+/// (what Windows, the Linux kernel and blkid show): when it is missing,
+/// the volume has no label, whatever BS_VolLab still says. (label, its
+/// bytes in hex, why it is unknown.)
+fn root_label(
+    dev: &mut Dev,
+    p: &Bpb,
+    root: Result<Root, ProbeError>,
+    cp: &CodePage,
+    d: &mut Vec<(String, String)>,
+) -> (Option<String>, Option<String>, Option<String>) {
     let mut label_error = None;
-    let dir_label = match root.and_then(|r| root_dir_label(dev, &p, r)) {
+    let dir_label = match root.and_then(|r| root_dir_label(dev, p, r)) {
         Ok(l) => l,
         Err(e) => {
             d.push(kv("root directory", format!("unreadable: {e}")));
@@ -254,32 +332,7 @@ pub fn parse_with(dev: &mut Dev, head: &[u8], opts: &ProbeOptions) -> Result<Vol
         None => (None, None),
     };
 
-    // Free clusters: FAT32 keeps a hint in FSInfo; FAT12/16 FATs are small
-    // enough (< 128 KiB) to count.
-    let free = if p.fat32_layout {
-        fsinfo_free(dev, &f, &p, &mut d)
-    } else {
-        count_fat(dev, &p, bits, &mut d)
-    };
-    Ok(VolumeInfo {
-        fs: fs.to_string(),
-        cluster_bytes,
-        sector_bytes: p.bps,
-        volume_bytes,
-        label,
-        uuid: serial,
-        total_clusters: Some(p.clusters),
-        free_bytes: free.map(|n| n * cluster_bytes),
-        used_bytes: free.map(|n| (p.clusters - n) * cluster_bytes),
-        details: d,
-        label_bytes_hex,
-        label_codepage: Some(cp.name()),
-        boot_label,
-        label_error,
-        warnings,
-        data_offset_bytes: Some(p.first_data_sector * p.bps),
-        ..Default::default()
-    })
+    (label, label_bytes_hex, label_error)
 }
 
 /// fatgen103 "FAT32 FSInfo Sector Structure": the free count is a hint,
@@ -372,9 +425,9 @@ const MAX_ROOT_CLUSTERS: u32 = 100;
 
 /// The raw label of the root directory; an error when the directory ends
 /// (file or device too short) before its end-of-directory mark or label.
-fn root_dir_label(dev: &mut Dev, p: &Bpb, root: Root) -> Result<Option<Vec<u8>>, String> {
+fn root_dir_label(dev: &mut Dev, p: &Bpb, root: Root) -> Result<Option<Vec<u8>>, ProbeError> {
     let short = |got: usize, off: u64| {
-        format!("only {got} of its bytes at offset {off} are inside the file or device")
+        corrupt!("only {got} of its bytes at offset {off} are inside the file or device")
     };
     match root {
         Root::Fixed { off, len } => {
@@ -392,7 +445,7 @@ fn root_dir_label(dev: &mut Dev, p: &Bpb, root: Root) -> Result<Option<Vec<u8>>,
             let mut c = first;
             for _ in 0..MAX_ROOT_CLUSTERS {
                 if c < 2 || c > p.clusters + 1 {
-                    return Err(format!(
+                    return Err(corrupt!(
                         "its cluster chain reaches cluster {c}, outside 2..={}",
                         p.clusters + 1
                     ));
@@ -459,26 +512,51 @@ fn scan_dir(dir: &[u8]) -> Scan {
     Scan::More
 }
 
-/// A FAT type string where the extended BPB keeps it (BS_FilSysType at
+/// The signatures that make a sector worth parsing as FAT: 0x55AA at 510,
+/// or a FAT type string where the extended BPB keeps it (BS_FilSysType at
 /// 0x36 for FAT12/16, 0x52 for FAT32, or the OEM names old DOS wrote).
 /// libblkid and the kernel take these as FAT even without the 0x55AA
 /// boot signature, which some old and non-PC formatters leave out.
-pub fn has_type_string(head: &[u8]) -> bool {
-    let magic: [(usize, &[u8]); 6] = [
-        (0x36, b"FAT12   "),
-        (0x36, b"FAT16   "),
-        (0x36, b"FAT     "),
-        (0x52, b"FAT32   "),
-        (0x36, b"MSDOS"),
-        (0x52, b"MSWIN"),
-    ];
-    magic.iter().any(|(o, m)| bytes::has(head, *o, m))
+const MAGICS: &[Magic] = &[
+    Magic::at(510, &[0x55, 0xAA]),
+    Magic::at(0x36, b"FAT12   "),
+    Magic::at(0x36, b"FAT16   "),
+    Magic::at(0x36, b"FAT     "),
+    Magic::at(0x52, b"FAT32   "),
+    Magic::at(0x36, b"MSDOS"),
+    Magic::at(0x52, b"MSWIN"),
+];
+
+/// Only the boot sector's 0x55AA (or a type string): weak, so probed
+/// last. The BPB says which of FAT12/16/32 it is, so whichever of the
+/// three registry entries probes first answers.
+pub const SIGNATURE: Signature = Signature {
+    order: 90,
+    weak: true,
+    magics: MAGICS,
+    parse: |dev, head, opts| Some(parse_with(dev, head, opts)),
+    boot_sector: Some(|b| bpb(b).is_ok()),
+    damaged: Some(looks_damaged),
+};
+
+/// A FAT type string (the magics past 0x55AA).
+fn has_type_string(head: &[u8]) -> bool {
+    signature::any_in(&MAGICS[1..], head)
 }
 
-/// The signatures that make a sector worth parsing as FAT: 0x55AA at 510
-/// or a FAT type string.
-pub fn has_signature(head: &[u8]) -> bool {
-    bytes::has(head, 510, &[0x55, 0xAA]) || has_type_string(head)
+/// True when a boot sector that failed FAT's checks still looks like FAT
+/// (a FAT type string, or a jump, a valid media byte and sector size), so
+/// the failure is worth reporting as a FAT error: a damaged FAT volume,
+/// not some other kind of volume.
+fn looks_damaged(head: &[u8]) -> bool {
+    if has_type_string(head) {
+        return true;
+    }
+    let jump =
+        head.first() == Some(&0xE9) || (head.first() == Some(&0xEB) && head.get(2) == Some(&0x90));
+    let media = head.get(21).is_some_and(|&m| m == 0xF0 || m >= 0xF8);
+    let bps = bytes::le16(head, 11).is_some_and(|b| matches!(b, 512 | 1024 | 2048 | 4096));
+    jump && media && bps
 }
 
 /// What mkfs.fat and Windows write for "no label".
@@ -555,7 +633,7 @@ mod tests {
     fn parse_cp(img: &[u8], cp: &str) -> VolumeInfo {
         let mut r = bytes::slice_reader(img);
         let opts = ProbeOptions {
-            codepage: crate::info::codepage::by_name(cp).unwrap(),
+            codepage: crate::fs::probe::codepage::by_name(cp).unwrap(),
         };
         parse_with(&mut Dev::new(&mut r), &img[..4096], &opts).unwrap()
     }
@@ -690,7 +768,9 @@ mod tests {
             let mut b = fat16_sector();
             b[off..off + val.len()].copy_from_slice(val);
             let mut r = bytes::slice_reader(&b);
-            let e = parse(&mut Dev::new(&mut r), &b.clone()).unwrap_err();
+            let e = parse(&mut Dev::new(&mut r), &b.clone())
+                .unwrap_err()
+                .to_string();
             assert!(e.contains(want), "{e}");
         }
     }

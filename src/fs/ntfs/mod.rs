@@ -23,10 +23,8 @@ pub mod probe;
 
 use super::{
     powers_of_two, round_up, Acc, Drivers, Filesystem, Formats, FsInfo, FuseDriver, Limits, Model,
-    Signature, Sizes,
+    Sizes,
 };
-use crate::info::bytes::{self, Dev};
-use crate::info::VolumeInfo;
 use crate::scan::{Dir, Kind};
 
 pub struct Ntfs;
@@ -616,10 +614,7 @@ pub const INFO: FsInfo = FsInfo {
     },
     robustness: "journaled metadata: survives unplugging better than FAT/exFAT",
     preference: 2,
-    signature: Signature {
-        order: 20,
-        weak: false,
-    },
+    signature: probe::SIGNATURE,
 };
 
 impl Filesystem for Ntfs {
@@ -670,10 +665,6 @@ impl Filesystem for Ntfs {
     }
     fn info(&self) -> &'static FsInfo {
         &INFO
-    }
-    fn probe(&self, dev: &mut Dev, head: &[u8]) -> Option<Result<VolumeInfo, String>> {
-        // The boot sector's OEM name.
-        bytes::has(head, 3, b"NTFS    ").then(|| probe::parse(dev, head))
     }
     fn cluster_range(&self) -> (u64, u64) {
         // 512-byte sectors: 1 to 128 sectors, at most 64 KiB

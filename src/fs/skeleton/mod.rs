@@ -15,10 +15,10 @@
 
 use super::{
     fsck_verdict, powers_of_two, round_up, Acc, Checker, Drivers, Filesystem, Formats, FsInfo,
-    Model, Signature, POSIX_LIMITS,
+    Magic, Model, Signature, POSIX_LIMITS,
 };
-use crate::info::bytes::{self, Dev};
-use crate::info::VolumeInfo;
+use crate::fs::probe::bytes::Dev;
+use crate::fs::probe::VolumeInfo;
 use crate::scan::{Dir, Kind};
 
 /// Space mkfs keeps for itself (boot area, superblock, root directory).
@@ -64,12 +64,8 @@ pub const INFO: FsInfo = FsInfo {
     // Names from src/advise/systems.rs.
     // Rank in advise when speed was not measured (1 best; unique).
     preference: 200,
-    // When info tries it: strong signatures (magic numbers) low, weak ones
-    // (FAT's bare 0x55AA) last.
-    signature: Signature {
-        order: 200,
-        weak: false,
-    },
+    // How info recognises it: see SIGNATURE below.
+    signature: SIGNATURE,
 };
 
 pub struct Skeleton;
@@ -146,23 +142,34 @@ impl Filesystem for Skeleton {
             verdict: fsck_verdict,
         })
     }
+}
 
-    fn probe(&self, dev: &mut Dev, head: &[u8]) -> Option<Result<VolumeInfo, String>> {
-        // None unless the signature is there; then the parse, whose errors
-        // name the field (a real one calls probe::parse(dev, head)).
-        if !bytes::has(head, 0, MAGIC) {
-            return None;
-        }
-        let size = dev.size();
-        Some(Ok(VolumeInfo {
-            fs: INFO.name.to_string(),
-            cluster_bytes: 4096,
-            sector_bytes: 512,
-            volume_bytes: size,
-            total_clusters: Some(size / 4096),
-            // Labels, free counts, details and warnings where it keeps them.
-            ..VolumeInfo::default()
-        }))
+/// How `fsfit info` recognises it (a real one declares this in its
+/// probe.rs): magic bytes at offsets from the volume's start, and the parse
+/// info calls only when one of them matched, whose errors name the field.
+pub const SIGNATURE: Signature = Signature {
+    // When info tries it: strong signatures (magic numbers) low, weak ones
+    // (FAT's bare 0x55AA) last.
+    order: 200,
+    weak: false,
+    magics: &[Magic::at(0, MAGIC)],
+    parse: |dev, _head, _opts| Some(Ok(parse(dev))),
+    // Filesystems with a boot sector say how to tell it from an MBR.
+    boot_sector: None,
+    damaged: None,
+};
+
+/// The parse (a real one's is probe::parse(dev, head)).
+fn parse(dev: &mut Dev) -> VolumeInfo {
+    let size = dev.size();
+    VolumeInfo {
+        fs: INFO.name.to_string(),
+        cluster_bytes: 4096,
+        sector_bytes: 512,
+        volume_bytes: size,
+        total_clusters: Some(size / 4096),
+        // Labels, free counts, details and warnings where it keeps them.
+        ..VolumeInfo::default()
     }
 }
 
@@ -206,9 +213,12 @@ mod tests {
     fn the_probe_answers_only_to_its_signature() {
         let mut img = vec![0u8; 1 << 16];
         img[..MAGIC.len()].copy_from_slice(MAGIC);
-        let mut read = bytes::slice_reader(&img);
+        let mut read = crate::fs::probe::bytes::slice_reader(&img);
         let mut dev = Dev::new(&mut read);
-        let v = Skeleton.probe(&mut dev, &img[..4096]).unwrap().unwrap();
+        let opts = crate::fs::probe::ProbeOptions::default();
+        let v = (SIGNATURE.parse)(&mut dev, &img[..4096], &opts)
+            .unwrap()
+            .unwrap();
         assert_eq!((v.fs.as_str(), v.volume_bytes), ("skeleton", 1 << 16));
     }
 }

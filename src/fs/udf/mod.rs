@@ -7,11 +7,7 @@
 
 pub mod probe;
 
-use super::{
-    powers_of_two, round_up, Acc, Drivers, Filesystem, Formats, FsInfo, Limits, Model, Signature,
-};
-use crate::info::bytes::Dev;
-use crate::info::VolumeInfo;
+use super::{powers_of_two, round_up, Acc, Drivers, Filesystem, Formats, FsInfo, Limits, Model};
 use crate::scan::{Dir, Entry, Kind};
 use std::ffi::OsStr;
 use std::path::Path;
@@ -278,10 +274,7 @@ pub const INFO: FsInfo = FsInfo {
     },
     robustness: "no journal on hard-disk media; few fsck tools",
     preference: 10,
-    signature: Signature {
-        order: 70,
-        weak: false,
-    },
+    signature: probe::SIGNATURE,
 };
 
 impl Filesystem for Udf {
@@ -333,14 +326,6 @@ impl Filesystem for Udf {
     }
     fn info(&self) -> &'static FsInfo {
         &INFO
-    }
-    fn probe(&self, dev: &mut Dev, _head: &[u8]) -> Option<Result<VolumeInfo, String>> {
-        // The volume recognition sequence from 32 KiB.
-        match probe::recognize(dev) {
-            Ok(Some(vsd_len)) => Some(probe::parse(dev, vsd_len)),
-            Ok(None) => None,
-            Err(e) => Some(Err(e)),
-        }
     }
     fn cluster_range(&self) -> (u64, u64) {
         // mkudffs takes 512 … 32768, the Linux driver mounts 512 … 4096.

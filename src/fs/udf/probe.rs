@@ -9,12 +9,37 @@
 //! libblkid/src/superblocks/udf.c (label from the LVD, UUID from the
 //! volume set identifier).
 
-use crate::info::bytes::{self, kv, Dev, Fields};
-use crate::info::VolumeInfo;
+use crate::fs::probe::bytes::{self, kv, Dev, Fields};
+use crate::fs::probe::{corrupt, ProbeError};
+use crate::fs::probe::{Magic, Signature, VolumeInfo};
 
 const FS: &str = "udf";
 const VRS_START: u64 = 32768;
 const TAG_PVD: u16 = 1;
+
+/// The first Volume Structure Descriptor's identifier (2/9.1), as
+/// libblkid's udf.c looks for it; `recognize` then walks the sequence to
+/// its NSR descriptor (an ISO 9660 volume has none).
+pub const SIGNATURE: Signature = Signature {
+    order: 70,
+    weak: false,
+    magics: &[
+        Magic::at(VRS_START + 1, b"BEA01"),
+        Magic::at(VRS_START + 1, b"BOOT2"),
+        Magic::at(VRS_START + 1, b"CD001"),
+        Magic::at(VRS_START + 1, b"CDW02"),
+        Magic::at(VRS_START + 1, b"NSR02"),
+        Magic::at(VRS_START + 1, b"NSR03"),
+        Magic::at(VRS_START + 1, b"TEA01"),
+    ],
+    parse: |dev, _head, _opts| match recognize(dev) {
+        Ok(Some(vsd_len)) => Some(parse(dev, vsd_len)),
+        Ok(None) => None,
+        Err(e) => Some(Err(e)),
+    },
+    boot_sector: None,
+    damaged: None,
+};
 const TAG_AVDP: u16 = 2;
 const TAG_PD: u16 = 5;
 const TAG_LVD: u16 = 6;
@@ -23,7 +48,7 @@ const TAG_LVID: u16 = 9;
 
 /// The VRS descriptor length (2048, or the block size when larger) at
 /// which an NSR02/NSR03 descriptor was found, if any.
-pub fn recognize(dev: &mut Dev) -> Result<Option<u64>, String> {
+pub fn recognize(dev: &mut Dev) -> Result<Option<u64>, ProbeError> {
     for vsd_len in [2048u64, 4096] {
         for i in 0..64u64 {
             let d = dev.read(VRS_START + i * vsd_len, 7)?;
@@ -78,8 +103,39 @@ fn dstring(field: &[u8]) -> Option<String> {
     bytes::label(s)
 }
 
-pub fn parse(dev: &mut Dev, vsd_len: u64) -> Result<VolumeInfo, String> {
-    // 2.2.3: the AVDP at sector 256 tells the block size: try each.
+pub fn parse(dev: &mut Dev, vsd_len: u64) -> Result<VolumeInfo, ProbeError> {
+    let (bs, avdp) = anchor(dev, vsd_len)?;
+    let Vds { pvd, lvd, pd } = descriptors(dev, &avdp, bs)?;
+    let l = Fields { b: &lvd, fs: FS };
+    let lbs = u64::from(l.le32(212, "LogicalBlockSize")?);
+    if !lbs.is_power_of_two() || !(512..=65536).contains(&lbs) {
+        return Err(corrupt!(
+            "{FS}: LogicalBlockSize {lbs} is not a power of two 512..64 KiB"
+        ));
+    }
+    let mut d = vec![];
+    let (label, uuid) = identifiers(&l, pvd.as_ref().map(|(_, p)| p.as_slice()), &mut d)?;
+    let part_end = partition_end(pd.as_ref().map(|(_, p)| p.as_slice()), &mut d)?;
+    d.push(kv("sector size (from the AVDP)", bs));
+    let volume_bytes = volume_size(dev, bs, part_end, &mut d)?;
+    let free = free_space(dev, &l, bs, &mut d)?;
+    Ok(VolumeInfo {
+        fs: FS.into(),
+        cluster_bytes: lbs,
+        sector_bytes: bs,
+        volume_bytes,
+        label,
+        uuid,
+        total_clusters: Some(volume_bytes / lbs),
+        free_bytes: free.map(|(f, _)| f * lbs),
+        used_bytes: free.map(|(f, s)| (s - f) * lbs),
+        details: d,
+        ..Default::default()
+    })
+}
+
+/// 2.2.3: the AVDP at sector 256 tells the block size: (block size, AVDP).
+fn anchor(dev: &mut Dev, vsd_len: u64) -> Result<(u64, Vec<u8>), ProbeError> {
     let sizes: &[u64] = if vsd_len > 2048 {
         &[4096]
     } else {
@@ -93,19 +149,30 @@ pub fn parse(dev: &mut Dev, vsd_len: u64) -> Result<VolumeInfo, String> {
             break;
         }
     }
-    let (bs, avdp) = found.ok_or_else(|| {
-        format!(
+    found.ok_or_else(|| {
+        corrupt!(
             "{FS}: recognition sequence found, but no Anchor Volume Descriptor Pointer at \
              sector 256 for 512, 1024, 2048 or 4096-byte sectors"
         )
-    })?;
-    let a = Fields { b: &avdp, fs: FS };
+    })
+}
+
+/// The prevailing PVD, LVD and PD of the main Volume Descriptor Sequence
+/// (sequence number, descriptor); the LVD must be there.
+struct Vds {
+    pvd: Option<(u32, Vec<u8>)>,
+    lvd: Vec<u8>,
+    pd: Option<(u32, Vec<u8>)>,
+}
+
+fn descriptors(dev: &mut Dev, avdp: &[u8], bs: u64) -> Result<Vds, ProbeError> {
+    let a = Fields { b: avdp, fs: FS };
     let vds_len = u64::from(a.le32(16, "main VDS extent length")?);
     let vds_loc = u64::from(a.le32(20, "main VDS extent location")?);
     // 3/8.4.2: a sequence is at most a few dozen descriptors; 64 is plenty.
     let count = (vds_len / bs).min(64);
     if count == 0 {
-        return Err(format!(
+        return Err(corrupt!(
             "{FS}: main Volume Descriptor Sequence extent is empty"
         ));
     }
@@ -116,7 +183,7 @@ pub fn parse(dev: &mut Dev, vsd_len: u64) -> Result<VolumeInfo, String> {
         let loc = vds_loc + i;
         let b = dev
             .exact(loc * bs, 512, "volume descriptor")
-            .map_err(|e| format!("{FS}: {e}"))?;
+            .map_err(|e| e.within(FS))?;
         let Some(tag) = tag_ok(&b, loc) else { break };
         let seq = bytes::le32(&b, 16).unwrap_or(0);
         // The prevailing descriptor of each kind has the highest sequence number.
@@ -131,17 +198,20 @@ pub fn parse(dev: &mut Dev, vsd_len: u64) -> Result<VolumeInfo, String> {
             *slot = Some((seq, b));
         }
     }
-    let (_, lvd) = lvd.ok_or(format!(
+    let (_, lvd) = lvd.ok_or(corrupt!(
         "{FS}: no Logical Volume Descriptor in the main VDS"
     ))?;
-    let l = Fields { b: &lvd, fs: FS };
-    let lbs = u64::from(l.le32(212, "LogicalBlockSize")?);
-    if !lbs.is_power_of_two() || !(512..=65536).contains(&lbs) {
-        return Err(format!(
-            "{FS}: LogicalBlockSize {lbs} is not a power of two 512..64 KiB"
-        ));
-    }
-    let mut d = vec![];
+    Ok(Vds { pvd, lvd, pd })
+}
+
+/// The label (Logical Volume Identifier) and UUID (from the volume set
+/// identifier), with the UDF revision and the PVD's identifiers in the
+/// details.
+fn identifiers(
+    l: &Fields,
+    pvd: Option<&[u8]>,
+    d: &mut Vec<(String, String)>,
+) -> Result<(Option<String>, Option<String>), ProbeError> {
     let domain = l.bytes(216 + 1, 23, "DomainIdentifier")?;
     if domain.starts_with(b"*OSTA UDF Compliant") {
         let rev = l.le16(216 + 24, "UDF revision")?;
@@ -155,7 +225,7 @@ pub fn parse(dev: &mut Dev, vsd_len: u64) -> Result<VolumeInfo, String> {
     // Identifier says (shown as a detail).
     let label = dstring(l.bytes(84, 128, "LogicalVolumeIdentifier")?);
     let mut uuid = None;
-    if let Some((_, p)) = &pvd {
+    if let Some(p) = pvd {
         let pv = Fields { b: p, fs: FS };
         let vid = dstring(pv.bytes(24, 32, "VolumeIdentifier")?);
         if vid != label {
@@ -169,18 +239,33 @@ pub fn parse(dev: &mut Dev, vsd_len: u64) -> Result<VolumeInfo, String> {
             d.push(kv("volume set identifier", set));
         }
     }
+    Ok((label, uuid))
+}
+
+/// Where the partition ends, in blocks.
+fn partition_end(
+    pd: Option<&[u8]>,
+    d: &mut Vec<(String, String)>,
+) -> Result<Option<u64>, ProbeError> {
     let mut part_end = None;
-    if let Some((_, p)) = &pd {
+    if let Some(p) = pd {
         let pf = Fields { b: p, fs: FS };
         let start = u64::from(pf.le32(188, "PartitionStartingLocation")?);
         let len = u64::from(pf.le32(192, "PartitionLength")?);
         d.push(kv("partition", format!("blocks {start} + {len}")));
         part_end = Some(start + len);
     }
-    d.push(kv("sector size (from the AVDP)", bs));
+    Ok(part_end)
+}
 
-    // Volume size: N blocks when an anchor sits at N-1 or N-257 (2.2.3).
-    let volume_bytes = match end_anchor(dev, bs, part_end)? {
+/// Volume size: N blocks when an anchor sits at N-1 or N-257 (2.2.3).
+fn volume_size(
+    dev: &mut Dev,
+    bs: u64,
+    part_end: Option<u64>,
+    d: &mut Vec<(String, String)>,
+) -> Result<u64, ProbeError> {
+    Ok(match end_anchor(dev, bs, part_end)? {
         Some(n) => n * bs,
         None => match part_end {
             Some(e) => {
@@ -191,14 +276,22 @@ pub fn parse(dev: &mut Dev, vsd_len: u64) -> Result<VolumeInfo, String> {
                 e * bs
             }
             None => {
-                return Err(format!(
+                return Err(corrupt!(
                     "{FS}: no Partition Descriptor and no anchor at the end: size unknown"
                 ))
             }
         },
-    };
+    })
+}
 
-    // LVID (3/10.10): free space table of the first partition.
+/// LVID (3/10.10): (free, size) blocks from the free space table of the
+/// first partition.
+fn free_space(
+    dev: &mut Dev,
+    l: &Fields,
+    bs: u64,
+    d: &mut Vec<(String, String)>,
+) -> Result<Option<(u64, u64)>, ProbeError> {
     let lvid_len = u64::from(l.le32(432, "IntegritySequenceExtent length")?);
     let lvid_loc = u64::from(l.le32(436, "IntegritySequenceExtent location")?);
     let mut free = None;
@@ -228,19 +321,7 @@ pub fn parse(dev: &mut Dev, vsd_len: u64) -> Result<VolumeInfo, String> {
             Err(e) => d.push(kv("integrity", e)),
         }
     }
-    Ok(VolumeInfo {
-        fs: FS.into(),
-        cluster_bytes: lbs,
-        sector_bytes: bs,
-        volume_bytes,
-        label,
-        uuid,
-        total_clusters: Some(volume_bytes / lbs),
-        free_bytes: free.map(|(f, _)| f * lbs),
-        used_bytes: free.map(|(f, s)| (s - f) * lbs),
-        details: d,
-        ..Default::default()
-    })
+    Ok(free)
 }
 
 /// The volume's length in blocks from its closing anchors: the device end
@@ -248,7 +329,7 @@ pub fn parse(dev: &mut Dev, vsd_len: u64) -> Result<VolumeInfo, String> {
 /// the first AVDP in the 1024 blocks after the partition (a UDF volume
 /// inside a partition of a larger disk), N-257 when another follows 256
 /// blocks later, N-1 when not.
-fn end_anchor(dev: &mut Dev, bs: u64, part_end: Option<u64>) -> Result<Option<u64>, String> {
+fn end_anchor(dev: &mut Dev, bs: u64, part_end: Option<u64>) -> Result<Option<u64>, ProbeError> {
     let n = dev.size() / bs;
     for last in [n.checked_sub(1), n.checked_sub(257)].into_iter().flatten() {
         if last > 256 && tag_ok(&dev.read(last * bs, 512)?, last) == Some(TAG_AVDP) {

@@ -13,9 +13,7 @@
 pub mod checker;
 pub mod probe;
 
-use super::{Acc, Drivers, Filesystem, Formats, FsInfo, Limits, Model, Signature, POSIX_LIMITS};
-use crate::info::bytes::{self, Dev};
-use crate::info::VolumeInfo;
+use super::{Acc, Drivers, Filesystem, Formats, FsInfo, Limits, Model, POSIX_LIMITS};
 use crate::scan::{Dir, Kind};
 
 pub struct Xfs;
@@ -369,10 +367,7 @@ pub const INFO: FsInfo = FsInfo {
     },
     robustness: "journaled metadata",
     preference: 8,
-    signature: Signature {
-        order: 30,
-        weak: false,
-    },
+    signature: probe::SIGNATURE,
 };
 
 impl Filesystem for Xfs {
@@ -397,10 +392,6 @@ impl Filesystem for Xfs {
     }
     fn info(&self) -> &'static FsInfo {
         &INFO
-    }
-    fn probe(&self, dev: &mut Dev, head: &[u8]) -> Option<Result<VolumeInfo, String>> {
-        // The superblock's magic at byte 0.
-        bytes::has(head, 0, b"XFSB").then(|| probe::parse(dev, head))
     }
     fn cluster_range(&self) -> (u64, u64) {
         // mkfs.xfs: 512-byte blocks only without CRCs (crc=0); 64 KiB max.

@@ -3,10 +3,21 @@
 //! Source: Linux fs/xfs/libxfs/xfs_format.h (struct xfs_dsb, XFS_SB_VERSION_*
 //! and XFS_SB_FEAT_* flags) and xfs_sb.c (xfs_validate_sb_common).
 
-use crate::info::bytes::{self, kv, Dev, Fields};
-use crate::info::VolumeInfo;
+use crate::fs::probe::bytes::{self, kv, Dev, Fields};
+use crate::fs::probe::{corrupt, ProbeError};
+use crate::fs::probe::{Magic, Signature, VolumeInfo};
 
 const FS: &str = "xfs";
+
+/// sb_magicnum at the superblock's start.
+pub const SIGNATURE: Signature = Signature {
+    order: 30,
+    weak: false,
+    magics: &[Magic::at(0, b"XFSB")],
+    parse: |dev, head, _opts| Some(parse(dev, head)),
+    boot_sector: None,
+    damaged: None,
+};
 
 const RO_COMPAT: &[(u32, &str)] = &[
     (0x1, "finobt"),
@@ -26,21 +37,56 @@ const INCOMPAT: &[(u32, &str)] = &[
     (0x100, "metadir"),
 ];
 
-pub fn parse(_dev: &mut Dev, head: &[u8]) -> Result<VolumeInfo, String> {
+pub fn parse(_dev: &mut Dev, head: &[u8]) -> Result<VolumeInfo, ProbeError> {
     // The v5 superblock fields used here end at sb_meta_uuid (264 bytes).
     Fields::need(head, 264, FS, "superblock")?;
     let f = Fields { b: head, fs: FS };
+    let g = geometry(&f)?;
+    let (v, inodesize) = format_version(&f)?;
+    let fdblocks = f.be64(144, "sb_fdblocks")?;
+    let uuid: [u8; 16] = bytes::arr(head, 32).ok_or(corrupt!("{FS}: sb_uuid truncated"))?;
+    let label = bytes::label(bytes::cstr(f.bytes(108, 12, "sb_fname")?));
+    let mut d = details(&f, &g, v, inodesize)?;
+    let free = free_blocks(fdblocks, g.dblocks, &mut d);
+    Ok(VolumeInfo {
+        fs: FS.into(),
+        cluster_bytes: g.blocksize,
+        sector_bytes: g.sectsize,
+        volume_bytes: g.volume_bytes,
+        label,
+        uuid: Some(bytes::uuid(&uuid)),
+        total_clusters: Some(g.dblocks),
+        free_bytes: free.map(|n| n * g.blocksize),
+        used_bytes: free.map(|n| (g.dblocks - n) * g.blocksize),
+        details: d,
+        // Clusters (blocks) count from the volume's start.
+        data_offset_bytes: Some(0),
+        ..Default::default()
+    })
+}
+
+/// Block and sector sizes and the allocation groups, checked.
+struct Geo {
+    blocksize: u64,
+    sectsize: u64,
+    dblocks: u64,
+    agblocks: u64,
+    agcount: u64,
+    volume_bytes: u64,
+}
+
+fn geometry(f: &Fields) -> Result<Geo, ProbeError> {
     let blocksize = u64::from(f.be32(4, "sb_blocksize")?);
     let blocklog = u32::from(f.u8(120, "sb_blocklog")?);
     if !(9..=16).contains(&blocklog) || blocksize != 1u64 << blocklog {
-        return Err(format!(
+        return Err(corrupt!(
             "{FS}: sb_blocksize {blocksize} / sb_blocklog {blocklog}: not a matching power of two 512..64 KiB"
         ));
     }
     let sectsize = u64::from(f.be16(102, "sb_sectsize")?);
     let sectlog = u32::from(f.u8(121, "sb_sectlog")?);
     if !(9..=15).contains(&sectlog) || sectsize != 1u64 << sectlog || sectsize > blocksize {
-        return Err(format!(
+        return Err(corrupt!(
             "{FS}: sb_sectsize {sectsize} / sb_sectlog {sectlog}: not a matching power of two 512..32 KiB, at most the block size"
         ));
     }
@@ -48,40 +94,58 @@ pub fn parse(_dev: &mut Dev, head: &[u8]) -> Result<VolumeInfo, String> {
     let agblocks = u64::from(f.be32(84, "sb_agblocks")?);
     let agcount = u64::from(f.be32(88, "sb_agcount")?);
     if agblocks == 0 || agcount == 0 {
-        return Err(format!(
+        return Err(corrupt!(
             "{FS}: sb_agblocks {agblocks} / sb_agcount {agcount} is zero"
         ));
     }
     // The last AG may be short: (agcount - 1) * agblocks < dblocks <= agcount * agblocks.
     let full = agcount.checked_mul(agblocks);
     if dblocks == 0 || full.is_none_or(|m| dblocks > m) || dblocks <= (agcount - 1) * agblocks {
-        return Err(format!(
+        return Err(corrupt!(
             "{FS}: sb_dblocks {dblocks} does not match sb_agcount {agcount} × sb_agblocks {agblocks}"
         ));
     }
     let volume_bytes = bytes::mul(FS, "sb_dblocks × sb_blocksize", dblocks, blocksize)?;
+    Ok(Geo {
+        blocksize,
+        sectsize,
+        dblocks,
+        agblocks,
+        agcount,
+        volume_bytes,
+    })
+}
+
+/// The superblock version (4 or 5) and the inode size.
+fn format_version(f: &Fields) -> Result<(u16, u64), ProbeError> {
     let version = f.be16(100, "sb_versionnum")?;
     let v = version & 0xF;
     if v != 4 && v != 5 {
-        return Err(format!(
+        return Err(corrupt!(
             "{FS}: sb_versionnum 0x{version:04X}: version {v}, not 4 or 5"
         ));
     }
     let inodesize = u64::from(f.be16(104, "sb_inodesize")?);
     if !inodesize.is_power_of_two() || !(256..=2048).contains(&inodesize) {
-        return Err(format!(
+        return Err(corrupt!(
             "{FS}: sb_inodesize {inodesize} is not a power of two 256..2048"
         ));
     }
-    let fdblocks = f.be64(144, "sb_fdblocks")?;
-    let uuid: [u8; 16] = bytes::arr(head, 32).ok_or(format!("{FS}: sb_uuid truncated"))?;
-    let label = bytes::label(bytes::cstr(f.bytes(108, 12, "sb_fname")?));
+    Ok((v, inodesize))
+}
+
+fn details(
+    f: &Fields,
+    g: &Geo,
+    v: u16,
+    inodesize: u64,
+) -> Result<Vec<(String, String)>, ProbeError> {
     let logstart = f.be64(48, "sb_logstart")?;
     let logblocks = f.be32(96, "sb_logblocks")?;
     let mut d = vec![
         kv("version", v),
-        kv("allocation groups", agcount),
-        kv("blocks per AG", agblocks),
+        kv("allocation groups", g.agcount),
+        kv("blocks per AG", g.agblocks),
         kv("inode size", inodesize),
         kv(
             "log",
@@ -113,7 +177,12 @@ pub fn parse(_dev: &mut Dev, head: &[u8]) -> Result<VolumeInfo, String> {
     if f.u8(126, "sb_inprogress")? != 0 {
         d.push(kv("warning", "sb_inprogress set: mkfs did not finish"));
     }
-    let free = if fdblocks <= dblocks {
+    Ok(d)
+}
+
+/// sb_fdblocks, noted in the details.
+fn free_blocks(fdblocks: u64, dblocks: u64, d: &mut Vec<(String, String)>) -> Option<u64> {
+    if fdblocks <= dblocks {
         d.push(kv(
             "free blocks",
             format!("{fdblocks} (sb_fdblocks; exact after a clean unmount, lazy while mounted)"),
@@ -125,22 +194,7 @@ pub fn parse(_dev: &mut Dev, head: &[u8]) -> Result<VolumeInfo, String> {
             format!("sb_fdblocks {fdblocks} exceeds sb_dblocks; ignored"),
         ));
         None
-    };
-    Ok(VolumeInfo {
-        fs: FS.into(),
-        cluster_bytes: blocksize,
-        sector_bytes: sectsize,
-        volume_bytes,
-        label,
-        uuid: Some(bytes::uuid(&uuid)),
-        total_clusters: Some(dblocks),
-        free_bytes: free.map(|n| n * blocksize),
-        used_bytes: free.map(|n| (dblocks - n) * blocksize),
-        details: d,
-        // Clusters (blocks) count from the volume's start.
-        data_offset_bytes: Some(0),
-        ..Default::default()
-    })
+    }
 }
 
 #[cfg(test)]
@@ -164,7 +218,7 @@ mod tests {
         b
     }
 
-    fn run(b: &[u8]) -> Result<VolumeInfo, String> {
+    fn run(b: &[u8]) -> Result<VolumeInfo, ProbeError> {
         let mut r = bytes::slice_reader(b);
         parse(&mut Dev::new(&mut r), b)
     }
@@ -176,9 +230,9 @@ mod tests {
         assert_eq!(v.label.as_deref(), Some("data"));
         let mut b = sb();
         b[8..16].copy_from_slice(&u64::MAX.to_be_bytes());
-        assert!(run(&b).unwrap_err().contains("sb_dblocks"));
+        assert!(run(&b).unwrap_err().to_string().contains("sb_dblocks"));
         let mut b = sb();
         b[4..8].copy_from_slice(&0u32.to_be_bytes());
-        assert!(run(&b).unwrap_err().contains("sb_blocksize"));
+        assert!(run(&b).unwrap_err().to_string().contains("sb_blocksize"));
     }
 }

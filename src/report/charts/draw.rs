@@ -5,6 +5,7 @@
 
 use super::{cluster_label, color, log2, log2_ticks, marker, Marker};
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint};
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
@@ -320,13 +321,75 @@ pub fn axis_cut(values: &[(f64, f64)], reference: Option<f64>) -> Option<f64> {
     (cut < v[0]).then_some(cut)
 }
 
-pub fn bars(b: &Bars) -> String {
-    let ns = b.series.len().max(1);
-    let slots = Slots::new(b.groups.len().max(1), ns);
-    let bar_px = if ns > 1 { 17.0 } else { 22.0 };
-    let plot_h = (slots.total * bar_px).ceil() as u32;
+/// Where everything of a bar chart goes: the layout, computed before any
+/// painting.
+struct BarLayout {
+    slots: Slots,
+    items: Vec<(String, Key)>,
+    caption_h: u32,
+    legend_h: u32,
+    x_area: u32,
+    y_area: u32,
+    height: u32,
+    /// Where the value axis is cut (see [`axis_cut`]).
+    cut: Option<f64>,
+    /// The value axis' range, with room for the figures.
+    x: (f64, f64),
+}
+
+impl BarLayout {
+    fn new(b: &Bars) -> BarLayout {
+        let ns = b.series.len().max(1);
+        let slots = Slots::new(b.groups.len().max(1), ns);
+        let bar_px = if ns > 1 { 17.0 } else { 22.0 };
+        let plot_h = (slots.total * bar_px).ceil() as u32;
+        let items = bar_legend(b);
+        let names: Vec<String> = items.iter().map(|(n, _)| n.clone()).collect();
+        let (_, legend_h) = legend_layout(&names, b.width);
+        let caption_h = 34;
+        let x_area = 44;
+        let height = caption_h + legend_h + plot_h + x_area + 16;
+        let y_area = b
+            .groups
+            .iter()
+            .map(|g| text_px(g))
+            .fold(40.0, f64::max)
+            .min(b.width as f64 * 0.35) as u32
+            + 14;
+        let all: Vec<(f64, f64)> = b
+            .series
+            .iter()
+            .flat_map(|s| s.bars.iter().flatten())
+            .map(|bar| (bar.value, bar.whisker.map_or(bar.value, |w| w.1)))
+            .collect();
+        let cut = axis_cut(&all, b.reference.as_ref().map(|r| r.0));
+        let x = bar_range(b, cut, y_area);
+        BarLayout {
+            slots,
+            items,
+            caption_h,
+            legend_h,
+            x_area,
+            y_area,
+            height,
+            cut,
+            x,
+        }
+    }
+
+    fn clip(&self, v: f64) -> f64 {
+        self.cut.map_or(v, |c| v.min(c))
+    }
+
+    fn cut_here(&self, v: f64) -> bool {
+        self.cut.is_some_and(|c| v > c)
+    }
+}
+
+/// The legend: the series (when more than one) and the reference line.
+fn bar_legend(b: &Bars) -> Vec<(String, Key)> {
     let mut items: Vec<(String, Key)> = Vec::new();
-    if ns > 1 {
+    if b.series.len() > 1 {
         items.extend(
             b.series
                 .iter()
@@ -336,28 +399,12 @@ pub fn bars(b: &Bars) -> String {
     if let Some((_, label)) = &b.reference {
         items.push((label.clone(), Key::Dashed));
     }
-    let names: Vec<String> = items.iter().map(|(n, _)| n.clone()).collect();
-    let (_, legend_h) = legend_layout(&names, b.width);
-    let caption_h = 34;
-    let x_area = 44;
-    let height = caption_h + legend_h + plot_h + x_area + 16;
-    let y_area = b
-        .groups
-        .iter()
-        .map(|g| text_px(g))
-        .fold(40.0, f64::max)
-        .min(b.width as f64 * 0.35) as u32
-        + 14;
+    items
+}
 
-    // The value range: zero, every bar and whisker, the reference, and room
-    // for the figures written beside the bars.
-    let all: Vec<(f64, f64)> = b
-        .series
-        .iter()
-        .flat_map(|s| s.bars.iter().flatten())
-        .map(|bar| (bar.value, bar.whisker.map_or(bar.value, |w| w.1)))
-        .collect();
-    let cut = axis_cut(&all, b.reference.as_ref().map(|r| r.0));
+/// The value range: zero, every bar and whisker, the reference, and room
+/// for the figures written beside the bars.
+fn bar_range(b: &Bars, cut: Option<f64>, y_area: u32) -> (f64, f64) {
     let clip = |v: f64| cut.map_or(v, |c| v.min(c));
     let (mut lo, mut hi) = (0.0f64, 0.0f64);
     let mut longest = 0.0f64;
@@ -387,148 +434,203 @@ pub fn bars(b: &Bars) -> String {
     let room = span * frac / (1.0 - frac);
     let x_lo = if lo < 0.0 { lo - room } else { 0.0 };
     let x_hi = if hi > 0.0 { hi + room } else { 0.0 };
+    (x_lo, x_hi)
+}
 
+type BarChart<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, Keyed>>;
+
+pub fn bars(b: &Bars) -> String {
+    let lay = BarLayout::new(b);
     framed(
-        (b.width, height),
-        (caption_h, legend_h),
+        (b.width, lay.height),
+        (lay.caption_h, lay.legend_h),
         &b.title,
-        &items,
-        |plot| {
-            let groups = b.groups.clone();
-            let centres: Vec<f64> = (0..groups.len()).map(|g| slots.group_centre(g)).collect();
-            let Ok(mut chart) = ChartBuilder::on(plot)
-                .margin_right(20)
-                .margin_bottom(10)
-                .x_label_area_size(x_area)
-                .y_label_area_size(y_area)
-                .build_cartesian_2d(
-                    x_lo..x_hi,
-                    Keyed {
-                        lo: 0.0,
-                        hi: slots.total,
-                        keys: centres,
-                        log: false,
-                    },
-                )
-            else {
-                return false;
-            };
-            let fmt_y = |y: &f64| groups.get(slots.group_at(*y)).cloned().unwrap_or_default();
-            let fmt_x = |x: &f64| {
-                if cut.is_some_and(|c| *x > c) {
-                    String::new()
-                } else {
-                    super::tick(*x)
-                }
-            };
-            let _ = chart
-                .configure_mesh()
-                .disable_y_mesh()
-                .x_desc(b.x_desc.clone())
-                .x_labels(8)
-                .x_max_light_lines(1)
-                .x_label_formatter(&fmt_x)
-                .y_label_formatter(&fmt_y)
-                .label_style(font())
-                .axis_desc_style(font())
-                .light_line_style(RGBColor(240, 240, 240))
-                .bold_line_style(RGBColor(215, 215, 215))
-                .draw();
-            if let Some((r, _)) = &b.reference {
-                let _ = chart.draw_series(std::iter::once(DashedPathElement::new(
-                    vec![(*r, 0.0), (*r, slots.total)],
-                    5,
-                    4,
-                    BLACK.stroke_width(1),
-                )));
-            }
-            for (si, s) in b.series.iter().enumerate() {
-                let c = color(s.color);
-                for (g, bar) in s.bars.iter().enumerate() {
-                    let Some(bar) = bar else { continue };
-                    let y = slots.bar(g, si);
-                    let cut_here = cut.is_some_and(|c| bar.value > c);
-                    let v = clip(bar.value);
-                    let _ = chart.draw_series(std::iter::once(Rectangle::new(
-                        [(0.0, y + 0.38), (v, y - 0.38)],
-                        c.filled(),
-                    )));
-                    let mut end = v;
-                    if cut_here {
-                        // A white break across the bar near its cut end.
-                        let st = WHITE.stroke_width(3);
-                        let _ = chart.draw_series([
-                            EmptyElement::at((v, y))
-                                + PathElement::new(vec![(-14, 9), (-8, -9)], st),
-                            EmptyElement::at((v, y))
-                                + PathElement::new(vec![(-8, 9), (-2, -9)], st),
-                        ]);
-                    } else if let Some((a, z)) = bar.whisker {
-                        let st = BLACK.stroke_width(1);
-                        let _ = chart.draw_series([
-                            PathElement::new(vec![(a, y), (z, y)], st),
-                            PathElement::new(vec![(a, y - 0.22), (a, y + 0.22)], st),
-                            PathElement::new(vec![(z, y - 0.22), (z, y + 0.22)], st),
-                        ]);
-                        end = if bar.value < 0.0 {
-                            a.min(end)
-                        } else {
-                            z.max(end)
-                        };
-                    }
-                    let mut label = bar_label(b, s, bar.value);
-                    if cut_here {
-                        label.push_str(" (axis cut)");
-                    }
-                    let w = text_px(&label) as i32;
-                    let (x0, h) = if bar.value < 0.0 {
-                        (-5, HPos::Right)
-                    } else {
-                        (5, HPos::Left)
-                    };
-                    // The figure on a white ground, readable across grid and
-                    // reference lines.
-                    let (bx0, bx1) = if bar.value < 0.0 {
-                        (x0 - w - 2, x0 + 2)
-                    } else {
-                        (x0 - 2, x0 + w + 2)
-                    };
-                    let _ = chart.draw_series(std::iter::once(
-                        EmptyElement::at((end, y))
-                            + Rectangle::new([(bx0, -7), (bx1, 7)], WHITE.mix(0.85).filled())
-                            + Text::new(label, (x0, 0), font().pos(Pos::new(h, VPos::Center))),
-                    ));
-                }
-            }
-            true
-        },
+        &lay.items,
+        |plot| paint_bars(plot, b, &lay),
     )
 }
 
-pub fn lines(l: &Lines) -> String {
-    let mut items: Vec<(String, Key)> = l
-        .series
-        .iter()
-        .map(|s| (s.name.clone(), Key::Line(color(s.style), marker(s.style))))
-        .collect();
-    if let Some((_, label)) = &l.reference {
-        items.push((label.clone(), Key::Dashed));
+/// Paint the axes, the reference line and every bar into the plot area.
+fn paint_bars(plot: &Area, b: &Bars, lay: &BarLayout) -> bool {
+    let slots = &lay.slots;
+    let groups = b.groups.clone();
+    let centres: Vec<f64> = (0..groups.len()).map(|g| slots.group_centre(g)).collect();
+    let Ok(mut chart) = ChartBuilder::on(plot)
+        .margin_right(20)
+        .margin_bottom(10)
+        .x_label_area_size(lay.x_area)
+        .y_label_area_size(lay.y_area)
+        .build_cartesian_2d(
+            lay.x.0..lay.x.1,
+            Keyed {
+                lo: 0.0,
+                hi: slots.total,
+                keys: centres,
+                log: false,
+            },
+        )
+    else {
+        return false;
+    };
+    let fmt_y = |y: &f64| groups.get(slots.group_at(*y)).cloned().unwrap_or_default();
+    let fmt_x = |x: &f64| {
+        if lay.cut_here(*x) {
+            String::new()
+        } else {
+            super::tick(*x)
+        }
+    };
+    let _ = chart
+        .configure_mesh()
+        .disable_y_mesh()
+        .x_desc(b.x_desc.clone())
+        .x_labels(8)
+        .x_max_light_lines(1)
+        .x_label_formatter(&fmt_x)
+        .y_label_formatter(&fmt_y)
+        .label_style(font())
+        .axis_desc_style(font())
+        .light_line_style(RGBColor(240, 240, 240))
+        .bold_line_style(RGBColor(215, 215, 215))
+        .draw();
+    if let Some((r, _)) = &b.reference {
+        let _ = chart.draw_series(std::iter::once(DashedPathElement::new(
+            vec![(*r, 0.0), (*r, slots.total)],
+            5,
+            4,
+            BLACK.stroke_width(1),
+        )));
     }
-    let names: Vec<String> = items.iter().map(|(n, _)| n.clone()).collect();
-    let (_, legend_h) = legend_layout(&names, l.width);
-    let caption_h = 34;
-    let height = l.height + legend_h;
+    for (si, s) in b.series.iter().enumerate() {
+        for (g, bar) in s.bars.iter().enumerate() {
+            if let Some(bar) = bar {
+                paint_bar(&mut chart, b, s, bar, lay.slots.bar(g, si), lay);
+            }
+        }
+    }
+    true
+}
 
-    let xs: Vec<i32> = l
-        .series
-        .iter()
-        .flat_map(|s| s.points.iter().map(|p| log2(p.x)))
-        .collect();
-    let (xlo, xhi) = (
-        xs.iter().copied().min().unwrap_or(12),
-        xs.iter().copied().max().unwrap_or(12),
-    );
-    let ticks = log2_ticks(xlo, xhi, ((l.width - 100) / 64) as usize);
+/// One bar at height `y`: the bar, its whisker (or the break of a cut
+/// axis), and its figure.
+fn paint_bar(chart: &mut BarChart, b: &Bars, s: &BarSeries, bar: &Bar, y: f64, lay: &BarLayout) {
+    let c = color(s.color);
+    let cut_here = lay.cut_here(bar.value);
+    let v = lay.clip(bar.value);
+    let _ = chart.draw_series(std::iter::once(Rectangle::new(
+        [(0.0, y + 0.38), (v, y - 0.38)],
+        c.filled(),
+    )));
+    let mut end = v;
+    if cut_here {
+        // A white break across the bar near its cut end.
+        let st = WHITE.stroke_width(3);
+        let _ = chart.draw_series([
+            EmptyElement::at((v, y)) + PathElement::new(vec![(-14, 9), (-8, -9)], st),
+            EmptyElement::at((v, y)) + PathElement::new(vec![(-8, 9), (-2, -9)], st),
+        ]);
+    } else if let Some((a, z)) = bar.whisker {
+        let st = BLACK.stroke_width(1);
+        let _ = chart.draw_series([
+            PathElement::new(vec![(a, y), (z, y)], st),
+            PathElement::new(vec![(a, y - 0.22), (a, y + 0.22)], st),
+            PathElement::new(vec![(z, y - 0.22), (z, y + 0.22)], st),
+        ]);
+        end = if bar.value < 0.0 {
+            a.min(end)
+        } else {
+            z.max(end)
+        };
+    }
+    let mut label = bar_label(b, s, bar.value);
+    if cut_here {
+        label.push_str(" (axis cut)");
+    }
+    paint_figure(chart, label, bar.value < 0.0, (end, y));
+}
+
+/// A bar's figure beside its end, on a white ground, readable across grid
+/// and reference lines.
+fn paint_figure(chart: &mut BarChart, label: String, negative: bool, at: (f64, f64)) {
+    let w = text_px(&label) as i32;
+    let (x0, h) = if negative {
+        (-5, HPos::Right)
+    } else {
+        (5, HPos::Left)
+    };
+    let (bx0, bx1) = if negative {
+        (x0 - w - 2, x0 + 2)
+    } else {
+        (x0 - 2, x0 + w + 2)
+    };
+    let _ = chart.draw_series(std::iter::once(
+        EmptyElement::at(at)
+            + Rectangle::new([(bx0, -7), (bx1, 7)], WHITE.mix(0.85).filled())
+            + Text::new(label, (x0, 0), font().pos(Pos::new(h, VPos::Center))),
+    ));
+}
+
+/// Where everything of a lines chart goes, computed before any painting.
+struct LineLayout {
+    items: Vec<(String, Key)>,
+    caption_h: u32,
+    legend_h: u32,
+    height: u32,
+    /// The cluster axis, in log2 of bytes, and its ticks.
+    x: (i32, i32),
+    ticks: Vec<i32>,
+    y: YAxis,
+}
+
+/// The value axis: its range, ticks and scale.
+struct YAxis {
+    lo: f64,
+    hi: f64,
+    keys: Vec<f64>,
+    log: bool,
+}
+
+impl LineLayout {
+    fn new(l: &Lines) -> LineLayout {
+        let mut items: Vec<(String, Key)> = l
+            .series
+            .iter()
+            .map(|s| (s.name.clone(), Key::Line(color(s.style), marker(s.style))))
+            .collect();
+        if let Some((_, label)) = &l.reference {
+            items.push((label.clone(), Key::Dashed));
+        }
+        let names: Vec<String> = items.iter().map(|(n, _)| n.clone()).collect();
+        let (_, legend_h) = legend_layout(&names, l.width);
+        let xs: Vec<i32> = l
+            .series
+            .iter()
+            .flat_map(|s| s.points.iter().map(|p| log2(p.x)))
+            .collect();
+        let (xlo, xhi) = (
+            xs.iter().copied().min().unwrap_or(12),
+            xs.iter().copied().max().unwrap_or(12),
+        );
+        LineLayout {
+            items,
+            caption_h: 34,
+            legend_h,
+            height: l.height + legend_h,
+            x: (xlo, xhi),
+            ticks: log2_ticks(xlo, xhi, ((l.width - 100) / 64) as usize),
+            y: y_axis(l),
+        }
+    }
+
+    /// The cluster axis' ends, a little beyond the outermost points.
+    fn x_ends(&self) -> (f64, f64) {
+        (self.x.0 as f64 - 0.4, self.x.1 as f64 + 0.4)
+    }
+}
+
+/// The value axis: logarithmic when the values span decades, else linear
+/// with a margin (from zero when the chart asks).
+fn y_axis(l: &Lines) -> YAxis {
     let mut ys: Vec<f64> = Vec::new();
     for p in l.series.iter().flat_map(|s| &s.points) {
         let (a, z) = p.whisker.unwrap_or((p.y, p.y));
@@ -537,8 +639,7 @@ pub fn lines(l: &Lines) -> String {
     if let Some((r, _)) = l.reference {
         ys.push(r);
     }
-    let y_log = super::wants_log(&ys);
-    let (y0, y1, y_keys) = if y_log {
+    if super::wants_log(&ys) {
         let lo = ys
             .iter()
             .copied()
@@ -546,113 +647,136 @@ pub fn lines(l: &Lines) -> String {
             .fold(f64::INFINITY, f64::min);
         let hi = ys.iter().copied().fold(0.0, f64::max);
         let (lo, hi) = (lo / 1.4, hi * 1.4);
-        (lo, hi, super::log_ticks(lo, hi))
+        return YAxis {
+            lo,
+            hi,
+            keys: super::log_ticks(lo, hi),
+            log: true,
+        };
+    }
+    let mut lo = ys.iter().copied().fold(f64::INFINITY, f64::min);
+    let mut hi = ys.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if !lo.is_finite() {
+        (lo, hi) = (0.0, 1.0);
+    }
+    if l.y_from_zero {
+        lo = lo.min(0.0);
+    }
+    let pad = if hi > lo {
+        (hi - lo) * 0.08
     } else {
-        let mut lo = ys.iter().copied().fold(f64::INFINITY, f64::min);
-        let mut hi = ys.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        if !lo.is_finite() {
-            (lo, hi) = (0.0, 1.0);
-        }
-        if l.y_from_zero {
-            lo = lo.min(0.0);
-        }
-        let pad = if hi > lo {
-            (hi - lo) * 0.08
-        } else {
-            hi.abs().max(1.0) * 0.1
-        };
-        let lo = if l.y_from_zero && lo >= 0.0 {
-            0.0
-        } else {
-            lo - pad
-        };
-        let hi = hi + pad;
-        (lo, hi, super::nice_ticks(lo, hi, 6))
+        hi.abs().max(1.0) * 0.1
     };
+    let lo = if l.y_from_zero && lo >= 0.0 {
+        0.0
+    } else {
+        lo - pad
+    };
+    let hi = hi + pad;
+    YAxis {
+        lo,
+        hi,
+        keys: super::nice_ticks(lo, hi, 6),
+        log: false,
+    }
+}
 
+type LineChart<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<Keyed, Keyed>>;
+
+pub fn lines(l: &Lines) -> String {
+    let lay = LineLayout::new(l);
     framed(
-        (l.width, height),
-        (caption_h, legend_h),
+        (l.width, lay.height),
+        (lay.caption_h, lay.legend_h),
         &l.title,
-        &items,
-        |plot| {
-            let keys: Vec<f64> = ticks.iter().map(|&t| t as f64).collect();
-            let Ok(mut chart) = ChartBuilder::on(plot)
-                .margin_right(24)
-                .margin_bottom(8)
-                .x_label_area_size(44)
-                .y_label_area_size(64)
-                .build_cartesian_2d(
-                    Keyed {
-                        lo: xlo as f64 - 0.4,
-                        hi: xhi as f64 + 0.4,
-                        keys,
-                        log: false,
-                    },
-                    Keyed {
-                        lo: y0,
-                        hi: y1,
-                        keys: y_keys,
-                        log: y_log,
-                    },
-                )
-            else {
-                return false;
-            };
-            let fmt_x = |x: &f64| cluster_label(1u64 << (x.round().clamp(0.0, 62.0) as u32));
-            let fmt_y = |y: &f64| super::tick(*y);
-            let y_desc = if y_log {
-                format!("{} (log scale)", l.y_desc)
-            } else {
-                l.y_desc.clone()
-            };
-            let _ = chart
-                .configure_mesh()
-                .x_desc("Cluster size (log2 scale)")
-                .y_desc(y_desc)
-                .x_label_formatter(&fmt_x)
-                .y_label_formatter(&fmt_y)
-                .label_style(font())
-                .axis_desc_style(font())
-                .bold_line_style(RGBColor(225, 225, 225))
-                .draw();
-            if let Some((r, _)) = &l.reference {
-                let (a, z) = (xlo as f64 - 0.4, xhi as f64 + 0.4);
-                let _ = chart.draw_series(std::iter::once(DashedPathElement::new(
-                    vec![(a, *r), (z, *r)],
-                    5,
-                    4,
-                    BLACK.stroke_width(1),
-                )));
-            }
-            for s in &l.series {
-                let c = color(s.style);
-                let mut pts: Vec<(f64, f64)> = s
-                    .points
-                    .iter()
-                    .filter(|p| !y_log || p.y > 0.0)
-                    .map(|p| (log2(p.x) as f64, p.y))
-                    .collect();
-                pts.sort_by(|a, b| a.0.total_cmp(&b.0));
-                let _ = chart.draw_series(LineSeries::new(pts.clone(), c.stroke_width(2)));
-                for p in &s.points {
-                    let x = log2(p.x) as f64;
-                    if let Some((a, z)) = p.whisker {
-                        let st = c.stroke_width(1);
-                        let _ = chart.draw_series([
-                            PathElement::new(vec![(x, a), (x, z)], st),
-                            PathElement::new(vec![(x - 0.06, a), (x + 0.06, a)], st),
-                            PathElement::new(vec![(x - 0.06, z), (x + 0.06, z)], st),
-                        ]);
-                    }
-                }
-                with_marker!(marker(s.style), c, |shape| {
-                    let _ = chart.draw_series(pts.iter().map(|&p| shape(p)));
-                });
-            }
-            true
-        },
+        &lay.items,
+        |plot| paint_lines(plot, l, &lay),
     )
+}
+
+/// Paint the axes, the reference line and every curve into the plot area.
+fn paint_lines(plot: &Area, l: &Lines, lay: &LineLayout) -> bool {
+    let keys: Vec<f64> = lay.ticks.iter().map(|&t| t as f64).collect();
+    let (x_lo, x_hi) = lay.x_ends();
+    let y = &lay.y;
+    let Ok(mut chart) = ChartBuilder::on(plot)
+        .margin_right(24)
+        .margin_bottom(8)
+        .x_label_area_size(44)
+        .y_label_area_size(64)
+        .build_cartesian_2d(
+            Keyed {
+                lo: x_lo,
+                hi: x_hi,
+                keys,
+                log: false,
+            },
+            Keyed {
+                lo: y.lo,
+                hi: y.hi,
+                keys: y.keys.clone(),
+                log: y.log,
+            },
+        )
+    else {
+        return false;
+    };
+    let fmt_x = |x: &f64| cluster_label(1u64 << (x.round().clamp(0.0, 62.0) as u32));
+    let fmt_y = |y: &f64| super::tick(*y);
+    let y_desc = if y.log {
+        format!("{} (log scale)", l.y_desc)
+    } else {
+        l.y_desc.clone()
+    };
+    let _ = chart
+        .configure_mesh()
+        .x_desc("Cluster size (log2 scale)")
+        .y_desc(y_desc)
+        .x_label_formatter(&fmt_x)
+        .y_label_formatter(&fmt_y)
+        .label_style(font())
+        .axis_desc_style(font())
+        .bold_line_style(RGBColor(225, 225, 225))
+        .draw();
+    if let Some((r, _)) = &l.reference {
+        let _ = chart.draw_series(std::iter::once(DashedPathElement::new(
+            vec![(x_lo, *r), (x_hi, *r)],
+            5,
+            4,
+            BLACK.stroke_width(1),
+        )));
+    }
+    for s in &l.series {
+        paint_curve(&mut chart, s, y.log);
+    }
+    true
+}
+
+/// One curve: its line, whiskers and markers.
+fn paint_curve(chart: &mut LineChart, s: &Curve, y_log: bool) {
+    let c = color(s.style);
+    let mut pts: Vec<(f64, f64)> = s
+        .points
+        .iter()
+        .filter(|p| !y_log || p.y > 0.0)
+        .map(|p| (log2(p.x) as f64, p.y))
+        .collect();
+    pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let _ = chart.draw_series(LineSeries::new(pts.clone(), c.stroke_width(2)));
+    for p in &s.points {
+        let x = log2(p.x) as f64;
+        if let Some((a, z)) = p.whisker {
+            let st = c.stroke_width(1);
+            let _ = chart.draw_series([
+                PathElement::new(vec![(x, a), (x, z)], st),
+                PathElement::new(vec![(x - 0.06, a), (x + 0.06, a)], st),
+                PathElement::new(vec![(x - 0.06, z), (x + 0.06, z)], st),
+            ]);
+        }
+    }
+    with_marker!(marker(s.style), c, |shape| {
+        let _ = chart.draw_series(pts.iter().map(|&p| shape(p)));
+    });
 }
 
 #[cfg(test)]

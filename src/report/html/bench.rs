@@ -10,15 +10,23 @@ use crate::units::iec;
 use std::fmt::Write;
 
 fn bench_env(o: &mut Out, r: &Named<BenchReport>) {
-    let d = &r.doc;
-    let t = &d.target;
     let mut s = String::new();
     s.push_str("<h3>Environment</h3>\n<table class=\"kv\">\n");
-    kv(&mut s, "Results file", &esc(&r.source));
-    kv(&mut s, "fsfit", &esc(&d.host.fsfit));
+    env_rows(&mut s, r);
+    s.push_str("</table>\n");
+    config_table(&mut s, &r.doc);
+    o.push(&s);
+}
+
+/// The run's rows of the environment table: file, command, host, target.
+fn env_rows(s: &mut String, r: &Named<BenchReport>) {
+    let d = &r.doc;
+    let t = &d.target;
+    kv(s, "Results file", &esc(&r.source));
+    kv(s, "fsfit", &esc(&d.host.fsfit));
     if !d.command.is_empty() {
         kv(
-            &mut s,
+            s,
             "Command",
             &format!(
                 "<code class=\"cmd\">{}</code>",
@@ -26,11 +34,11 @@ fn bench_env(o: &mut Out, r: &Named<BenchReport>) {
             ),
         );
     }
-    kv(&mut s, "Date", &esc(&d.date));
-    kv(&mut s, "Kernel", &esc(&d.host.kernel));
+    kv(s, "Date", &esc(&d.date));
+    kv(s, "Kernel", &esc(&d.host.kernel));
     if let Some(lab) = &d.host.lab {
         kv(
-            &mut s,
+            s,
             "Lab run",
             &format!(
                 "{}: a virtual machine's figures check that each driver works; they are not the device's speed",
@@ -38,7 +46,7 @@ fn bench_env(o: &mut Out, r: &Named<BenchReport>) {
             ),
         );
     }
-    kv(&mut s, "CPUs", &d.host.cpus.to_string());
+    kv(s, "CPUs", &d.host.cpus.to_string());
     let what = match t.kind.as_str() {
         "image" => "Image file",
         "device" => "Device",
@@ -46,7 +54,7 @@ fn bench_env(o: &mut Out, r: &Named<BenchReport>) {
         _ => "Target",
     };
     kv(
-        &mut s,
+        s,
         "Target",
         &format!(
             "{} <code>{}</code>, {}",
@@ -55,24 +63,25 @@ fn bench_env(o: &mut Out, r: &Named<BenchReport>) {
             esc(&iec(t.size_bytes))
         ),
     );
+    kv(s, "Device model", &esc(t.model.as_deref().unwrap_or("")));
+    kv(s, "Bus", &esc(t.bus.as_deref().unwrap_or("")));
+    kv(s, "Device counters from", &esc(&t.counters));
+    kv(s, "Caches made cold by", &esc(&t.cold_cache));
     kv(
-        &mut s,
-        "Device model",
-        &esc(t.model.as_deref().unwrap_or("")),
-    );
-    kv(&mut s, "Bus", &esc(t.bus.as_deref().unwrap_or("")));
-    kv(&mut s, "Device counters from", &esc(&t.counters));
-    kv(&mut s, "Caches made cold by", &esc(&t.cold_cache));
-    kv(
-        &mut s,
+        s,
         "Scale, repeats",
         &format!(
             "{} × the documents' sizes, {} runs per workload",
             d.scale, d.repeat
         ),
     );
-    kv(&mut s, "Baseline", &esc(&d.baseline));
-    s.push_str("</table>\n<table>\n<thead><tr><th>Config</th><th>Driver</th><th>mkfs command (tool version)</th><th>Mount options</th><th class=\"n\">Format time</th><th>Status</th></tr></thead>\n<tbody>\n");
+    kv(s, "Baseline", &esc(&d.baseline));
+}
+
+/// Every config of the run: driver, mkfs, mount options, format time and
+/// whether it ran.
+fn config_table(s: &mut String, d: &BenchReport) {
+    s.push_str("<table>\n<thead><tr><th>Config</th><th>Driver</th><th>mkfs command (tool version)</th><th>Mount options</th><th class=\"n\">Format time</th><th>Status</th></tr></thead>\n<tbody>\n");
     for c in &d.results {
         let _ = writeln!(
             s,
@@ -98,7 +107,6 @@ fn bench_env(o: &mut Out, r: &Named<BenchReport>) {
         );
     }
     s.push_str("</tbody></table>\n");
-    o.push(&s);
 }
 
 /// The table beside one workload's chart.
@@ -243,7 +251,16 @@ pub(super) fn bench_section(o: &mut Out, i: usize, r: &Named<BenchReport>) {
     );
     bench_env(o, r);
     let d = &r.doc;
+    workload_panels(o, &id, d);
+    super::flash::flash_panels(o, d);
+    extra_panels(o, &id, d);
+    flags(o, d);
+    errors(o, d);
+    o.push("</section>\n");
+}
 
+/// A chart and a table per workload.
+fn workload_panels(o: &mut Out, id: &str, d: &BenchReport) {
     o.push("<h3>Throughput per workload</h3>\n<p class=\"note\">Bars: median of the runs; whiskers: slowest to fastest run. MB/s are decimal (10<sup>6</sup> bytes per second); tiny-file, scan and delete workloads count files per second.</p>\n");
     for n in figures::workload_names(d) {
         let chart = figures::workload_chart(&format!("{id}-{}", figures::slug(&n)), d, &n);
@@ -258,8 +275,11 @@ pub(super) fn bench_section(o: &mut Out, i: usize, r: &Named<BenchReport>) {
             workload_table(d, &n)
         );
     }
+}
 
-    super::flash::flash_panels(o, d);
+/// The charts a run has only sometimes: against the baseline, write
+/// amplification, fragmented against contiguous.
+fn extra_panels(o: &mut Out, id: &str, d: &BenchReport) {
     if let Some(c) = figures::relative_chart(&format!("{id}-relative"), d) {
         o.push("<h3>Relative to the baseline</h3>\n<p class=\"note\">Each config's median time against the baseline's, per workload; above 100 % is faster.</p>\n<div class=\"pair\">");
         o.figure(c);
@@ -287,7 +307,10 @@ pub(super) fn bench_section(o: &mut Out, i: usize, r: &Named<BenchReport>) {
             fragmentation_table(d)
         );
     }
+}
 
+/// What each flag raised in the run means.
+fn flags(o: &mut Out, d: &BenchReport) {
     let mut flags: Vec<&str> = Vec::new();
     for w in d.results.iter().flat_map(|c| &c.workloads) {
         for f in &w.flags {
@@ -308,6 +331,10 @@ pub(super) fn bench_section(o: &mut Out, i: usize, r: &Named<BenchReport>) {
         }
         o.push("</dl>\n");
     }
+}
+
+/// The workloads that failed, with their errors.
+fn errors(o: &mut Out, d: &BenchReport) {
     let errors: Vec<String> = d
         .results
         .iter()
@@ -326,5 +353,4 @@ pub(super) fn bench_section(o: &mut Out, i: usize, r: &Named<BenchReport>) {
         }
         o.push("</ul>\n");
     }
-    o.push("</section>\n");
 }

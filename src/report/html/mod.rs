@@ -6,6 +6,7 @@
 //! survival chart of one crash run); this file holds the
 //! page, its stylesheet and the small helpers the sections share.
 
+pub mod advice;
 mod bench;
 mod compare;
 mod crash;
@@ -247,9 +248,7 @@ pub fn render(inputs: &Inputs, command: &[String]) -> Page {
     contents(&mut o, inputs, compare_exists, sweeps_exist);
     for (i, a) in inputs.advice.iter().enumerate() {
         let id = format!("advice-{}", i + 1);
-        o.push(&super::advice_html::section(
-            &id, &a.label, &a.source, &a.doc,
-        ));
+        o.push(&advice::section(&id, &a.label, &a.source, &a.doc));
     }
     for (i, b) in inputs.bench.iter().enumerate() {
         bench_section(&mut o, i, b);

@@ -1,29 +1,13 @@
 //! The human form of `fsfit advise`.
 
 use super::count;
-use crate::advise::Advice;
+use crate::advise::{Advice, BudgetReport, Candidate, Commands};
 use crate::units::{iec, short};
 use std::fmt::Write;
 
 pub fn text(a: &Advice) -> String {
     let mut o = String::new();
-    let sys = if a.systems.is_empty() {
-        "any system".to_string()
-    } else {
-        a.systems.join(", ")
-    };
-    let _ = writeln!(
-        o,
-        "For {} ({}) on a {} volume{}, used by {sys}:",
-        count(a.tree.files, "file"),
-        iec(a.tree.apparent_bytes),
-        iec(a.volume_bytes),
-        if a.usage.volume_assumed {
-            " (assumed: see below)"
-        } else {
-            ""
-        }
-    );
+    header(&mut o, a);
     match &a.choice {
         None => {
             let _ = writeln!(o, "\nNo filesystem fits. Rejected:");
@@ -44,114 +28,28 @@ pub fn text(a: &Advice) -> String {
                 );
             }
             let _ = writeln!(o, "\nWhy:");
-            for w in &a.why {
-                let _ = writeln!(o, "  - {w}");
-            }
+            list(&mut o, &a.why);
             if !a.tradeoffs.is_empty() {
                 let _ = writeln!(o, "\nTrade-offs:");
-                for t in &a.tradeoffs {
-                    let _ = writeln!(o, "  - {t}");
-                }
+                list(&mut o, &a.tradeoffs);
             }
             if !a.assumptions.is_empty() {
                 let _ = writeln!(o, "\nAssumed, not measured:");
-                for t in &a.assumptions {
-                    let _ = writeln!(o, "  - {t}");
-                }
+                list(&mut o, &a.assumptions);
             }
             if !a.notes.is_empty() {
                 let _ = writeln!(o, "\nWhat the systems named need:");
-                for t in &a.notes {
-                    let _ = writeln!(o, "  - {t}");
-                }
+                list(&mut o, &a.notes);
             }
             if let Some(b) = &a.budget {
-                let _ = writeln!(
-                    o,
-                    "\nMeasured in {:.0} s of a {:.0} s budget ({}):",
-                    b.spent_seconds,
-                    b.budget_seconds,
-                    b.workloads.join(", ")
-                );
-                for r in &b.rounds {
-                    let _ = writeln!(
-                        o,
-                        "  round {} at scale {}: {} in {:.0} s",
-                        r.round,
-                        r.scale,
-                        if r.configs.is_empty() {
-                            "nothing".to_string()
-                        } else {
-                            r.configs.join(", ")
-                        },
-                        r.seconds
-                    );
-                    for s in &r.stopped {
-                        let _ = writeln!(o, "    not finished: {s}");
-                    }
-                }
+                budget(&mut o, b);
             }
             if let Some(cmd) = &a.commands {
-                let _ = writeln!(
-                    o,
-                    "\nFormat it (this erases the partition; check the device name twice):"
-                );
-                if let Some(p) = &cmd.label_problem {
-                    let _ = writeln!(o, "  (no label: {p})");
-                }
-                let _ = writeln!(o, "  Linux:");
-                for l in &cmd.linux_steps {
-                    let _ = writeln!(o, "    {l}");
-                }
-                let _ = writeln!(o, "   or in one line: {}", cmd.fsfit);
-                let _ = writeln!(o, "  Windows: {}", cmd.windows);
-                let _ = writeln!(o, "  macOS:   {}", cmd.macos);
+                commands(&mut o, cmd);
             }
             let _ = writeln!(o, "\nHow the candidates are ranked:");
-            for r in &a.ranking {
-                let _ = writeln!(o, "  - {r}");
-            }
-            let _ = writeln!(o, "\nCandidates, best first:");
-            for c in a.candidates.iter().take(12) {
-                let speed = match (c.write_mb_per_s, c.assumed_relative_speed) {
-                    (Some(m), _) => format!(
-                        ", {m:.1} MB/s measured (round {}), copy ~{:.1} s",
-                        c.round.unwrap_or(1),
-                        c.est_copy_seconds.unwrap_or(0.0)
-                    ),
-                    (None, Some(r)) => format!(", {:.0} % speed assumed", r * 100.0),
-                    _ if c.simulated_mb_per_s.is_some() => format!(
-                        ", {:.2} MB/s simulated ({})",
-                        c.simulated_mb_per_s.unwrap_or(0.0),
-                        c.profile.as_deref().unwrap_or("")
-                    ),
-                    _ if a.speed_measured => ", not measured".to_string(),
-                    _ => String::new(),
-                };
-                let _ = writeln!(
-                    o,
-                    "  {:>6}:{:<5} {:>10} on disk ({:+.1} %){speed}{}",
-                    c.fs,
-                    short(c.cluster_bytes),
-                    iec(c.tree_bytes),
-                    c.overhead_pct,
-                    if c.problems > 0 {
-                        format!(", {}", count(c.problems, "finding"))
-                    } else {
-                        String::new()
-                    }
-                );
-                if let Some(note) = &c.crash {
-                    let _ = writeln!(o, "{:>15}{note}", "");
-                }
-            }
-            if a.candidates.len() > 12 {
-                let _ = writeln!(
-                    o,
-                    "  ... {} more (--json lists all)",
-                    a.candidates.len() - 12
-                );
-            }
+            list(&mut o, &a.ranking);
+            candidates(&mut o, a);
             if !a.rejected.is_empty() {
                 let _ = writeln!(o, "\nLeft out:");
             }
@@ -161,6 +59,129 @@ pub fn text(a: &Advice) -> String {
         let _ = writeln!(o, "  {line}");
     }
     o
+}
+
+/// "For 152 files (1.41 MiB) on a 32.0 GiB volume, used by car:"
+fn header(o: &mut String, a: &Advice) {
+    let sys = if a.systems.is_empty() {
+        "any system".to_string()
+    } else {
+        a.systems.join(", ")
+    };
+    let _ = writeln!(
+        o,
+        "For {} ({}) on a {} volume{}, used by {sys}:",
+        count(a.tree.files, "file"),
+        iec(a.tree.apparent_bytes),
+        iec(a.volume_bytes),
+        if a.usage.volume_assumed {
+            " (assumed: see below)"
+        } else {
+            ""
+        }
+    );
+}
+
+fn list(o: &mut String, items: &[String]) {
+    for i in items {
+        let _ = writeln!(o, "  - {i}");
+    }
+}
+
+/// The measuring run: the budget, and each round's configs.
+fn budget(o: &mut String, b: &BudgetReport) {
+    let _ = writeln!(
+        o,
+        "\nMeasured in {:.0} s of a {:.0} s budget ({}):",
+        b.spent_seconds,
+        b.budget_seconds,
+        b.workloads.join(", ")
+    );
+    for r in &b.rounds {
+        let _ = writeln!(
+            o,
+            "  round {} at scale {}: {} in {:.0} s",
+            r.round,
+            r.scale,
+            if r.configs.is_empty() {
+                "nothing".to_string()
+            } else {
+                r.configs.join(", ")
+            },
+            r.seconds
+        );
+        for s in &r.stopped {
+            let _ = writeln!(o, "    not finished: {s}");
+        }
+    }
+}
+
+/// How to format it on each system.
+fn commands(o: &mut String, cmd: &Commands) {
+    let _ = writeln!(
+        o,
+        "\nFormat it (this erases the partition; check the device name twice):"
+    );
+    if let Some(p) = &cmd.label_problem {
+        let _ = writeln!(o, "  (no label: {p})");
+    }
+    let _ = writeln!(o, "  Linux:");
+    for l in &cmd.linux_steps {
+        let _ = writeln!(o, "    {l}");
+    }
+    let _ = writeln!(o, "   or in one line: {}", cmd.fsfit);
+    let _ = writeln!(o, "  Windows: {}", cmd.windows);
+    let _ = writeln!(o, "  macOS:   {}", cmd.macos);
+}
+
+/// The first dozen candidates, one line each with how their speed is known.
+fn candidates(o: &mut String, a: &Advice) {
+    let _ = writeln!(o, "\nCandidates, best first:");
+    for c in a.candidates.iter().take(12) {
+        let _ = writeln!(
+            o,
+            "  {:>6}:{:<5} {:>10} on disk ({:+.1} %){}{}",
+            c.fs,
+            short(c.cluster_bytes),
+            iec(c.tree_bytes),
+            c.overhead_pct,
+            speed(c, a.speed_measured),
+            if c.problems > 0 {
+                format!(", {}", count(c.problems, "finding"))
+            } else {
+                String::new()
+            }
+        );
+        if let Some(note) = &c.crash {
+            let _ = writeln!(o, "{:>15}{note}", "");
+        }
+    }
+    if a.candidates.len() > 12 {
+        let _ = writeln!(
+            o,
+            "  ... {} more (--json lists all)",
+            a.candidates.len() - 12
+        );
+    }
+}
+
+/// ", 41.2 MB/s measured (round 2), copy ~3.1 s" and the like.
+fn speed(c: &Candidate, speed_measured: bool) -> String {
+    match (c.write_mb_per_s, c.assumed_relative_speed) {
+        (Some(m), _) => format!(
+            ", {m:.1} MB/s measured (round {}), copy ~{:.1} s",
+            c.round.unwrap_or(1),
+            c.est_copy_seconds.unwrap_or(0.0)
+        ),
+        (None, Some(r)) => format!(", {:.0} % speed assumed", r * 100.0),
+        _ if c.simulated_mb_per_s.is_some() => format!(
+            ", {:.2} MB/s simulated ({})",
+            c.simulated_mb_per_s.unwrap_or(0.0),
+            c.profile.as_deref().unwrap_or("")
+        ),
+        _ if speed_measured => ", not measured".to_string(),
+        _ => String::new(),
+    }
 }
 
 /// The rejected configs, one line per filesystem and reason, naming the

@@ -3,6 +3,7 @@
 
 pub mod advise;
 pub mod bench;
+pub mod crash;
 pub mod flash;
 pub mod info;
 pub mod usage;

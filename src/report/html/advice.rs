@@ -3,9 +3,9 @@
 //! assumed, and the measuring rounds. Its measurements and size-on-disk
 //! figures go into the report's bench and usage sections (see html.rs).
 
-use super::charts::esc;
-use crate::advise::measure::BudgetReport;
+use crate::advise::BudgetReport;
 use crate::bench::results::BenchReport;
+use crate::report::charts::esc;
 use crate::units::{iec, short};
 use crate::usage::UsageReport;
 use serde::Deserialize;

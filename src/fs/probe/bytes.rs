@@ -1,6 +1,7 @@
 //! Shared helpers for the parsers: a bounded reader over `read_at`, checked
 //! little/big-endian field access, CRCs, UUID and string decoding.
 
+use super::error::{corrupt, ProbeError};
 use std::io;
 
 /// Largest single read any parser may ask for. Every length derived from
@@ -19,23 +20,23 @@ impl<'a> Dev<'a> {
     }
 
     /// Up to `len` bytes at `off`: fewer at the end of the device.
-    pub fn read(&mut self, off: u64, len: usize) -> Result<Vec<u8>, String> {
+    pub fn read(&mut self, off: u64, len: usize) -> Result<Vec<u8>, ProbeError> {
         if len > MAX_READ {
-            return Err(format!(
+            return Err(corrupt!(
                 "refusing to read {len} bytes at offset {off} (limit {MAX_READ})"
             ));
         }
         let mut v = (self.read_at)(off, len)
-            .map_err(|e| format!("read of {len} bytes at offset {off}: {e}"))?;
+            .map_err(|e| ProbeError::Read(format!("read of {len} bytes at offset {off}: {e}")))?;
         v.truncate(len);
         Ok(v)
     }
 
     /// Exactly `len` bytes at `off`, or an error naming `what`.
-    pub fn exact(&mut self, off: u64, len: usize, what: &str) -> Result<Vec<u8>, String> {
+    pub fn exact(&mut self, off: u64, len: usize, what: &str) -> Result<Vec<u8>, ProbeError> {
         let v = self.read(off, len)?;
         if v.len() < len {
-            return Err(format!(
+            return Err(corrupt!(
                 "{what} is truncated: {} of {len} bytes readable at offset {off}",
                 v.len()
             ));
@@ -107,46 +108,46 @@ pub struct Fields<'a> {
 
 impl Fields<'_> {
     /// The structure must hold at least `len` bytes.
-    pub fn need(b: &[u8], len: usize, fs: &'static str, what: &str) -> Result<(), String> {
+    pub fn need(b: &[u8], len: usize, fs: &'static str, what: &str) -> Result<(), ProbeError> {
         if b.len() < len {
-            return Err(format!(
+            return Err(corrupt!(
                 "{fs}: {what} is truncated: {} of {len} bytes",
                 b.len()
             ));
         }
         Ok(())
     }
-    fn miss(&self, off: usize, field: &str) -> String {
-        format!(
+    fn miss(&self, off: usize, field: &str) -> ProbeError {
+        corrupt!(
             "{}: {field} at offset {off} is beyond the structure",
             self.fs
         )
     }
-    pub fn u8(&self, off: usize, field: &str) -> Result<u8, String> {
+    pub fn u8(&self, off: usize, field: &str) -> Result<u8, ProbeError> {
         self.b
             .get(off)
             .copied()
             .ok_or_else(|| self.miss(off, field))
     }
-    pub fn le16(&self, off: usize, field: &str) -> Result<u16, String> {
+    pub fn le16(&self, off: usize, field: &str) -> Result<u16, ProbeError> {
         le16(self.b, off).ok_or_else(|| self.miss(off, field))
     }
-    pub fn le32(&self, off: usize, field: &str) -> Result<u32, String> {
+    pub fn le32(&self, off: usize, field: &str) -> Result<u32, ProbeError> {
         le32(self.b, off).ok_or_else(|| self.miss(off, field))
     }
-    pub fn le64(&self, off: usize, field: &str) -> Result<u64, String> {
+    pub fn le64(&self, off: usize, field: &str) -> Result<u64, ProbeError> {
         le64(self.b, off).ok_or_else(|| self.miss(off, field))
     }
-    pub fn be16(&self, off: usize, field: &str) -> Result<u16, String> {
+    pub fn be16(&self, off: usize, field: &str) -> Result<u16, ProbeError> {
         be16(self.b, off).ok_or_else(|| self.miss(off, field))
     }
-    pub fn be32(&self, off: usize, field: &str) -> Result<u32, String> {
+    pub fn be32(&self, off: usize, field: &str) -> Result<u32, ProbeError> {
         be32(self.b, off).ok_or_else(|| self.miss(off, field))
     }
-    pub fn be64(&self, off: usize, field: &str) -> Result<u64, String> {
+    pub fn be64(&self, off: usize, field: &str) -> Result<u64, ProbeError> {
         be64(self.b, off).ok_or_else(|| self.miss(off, field))
     }
-    pub fn bytes(&self, off: usize, len: usize, field: &str) -> Result<&[u8], String> {
+    pub fn bytes(&self, off: usize, len: usize, field: &str) -> Result<&[u8], ProbeError> {
         off.checked_add(len)
             .and_then(|end| self.b.get(off..end))
             .ok_or_else(|| self.miss(off, field))
@@ -154,15 +155,15 @@ impl Fields<'_> {
 }
 
 /// `a * b`, or an error naming what overflowed.
-pub fn mul(fs: &str, what: &str, a: u64, b: u64) -> Result<u64, String> {
+pub fn mul(fs: &str, what: &str, a: u64, b: u64) -> Result<u64, ProbeError> {
     a.checked_mul(b)
-        .ok_or_else(|| format!("{fs}: {what} overflows ({a} × {b})"))
+        .ok_or_else(|| corrupt!("{fs}: {what} overflows ({a} × {b})"))
 }
 
 /// `a + b`, or an error naming what overflowed.
-pub fn add(fs: &str, what: &str, a: u64, b: u64) -> Result<u64, String> {
+pub fn add(fs: &str, what: &str, a: u64, b: u64) -> Result<u64, ProbeError> {
     a.checked_add(b)
-        .ok_or_else(|| format!("{fs}: {what} overflows ({a} + {b})"))
+        .ok_or_else(|| corrupt!("{fs}: {what} overflows ({a} + {b})"))
 }
 
 /// A (key, value) detail line.

@@ -40,8 +40,33 @@ impl CodePage {
     }
 }
 
+/// A code page fsfit does not know: bad input (exit 2).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownCodePage(String);
+
+impl std::fmt::Display for UnknownCodePage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UnknownCodePage {}
+
+impl From<UnknownCodePage> for crate::Error {
+    fn from(e: UnknownCodePage) -> crate::Error {
+        crate::Error::Input(e.0)
+    }
+}
+
+/// For callers that still return `Result<_, String>` (format/verify.rs).
+impl From<UnknownCodePage> for String {
+    fn from(e: UnknownCodePage) -> String {
+        e.0
+    }
+}
+
 /// Parse "437", "cp437", "CP850", "ibm850".
-pub fn by_name(name: &str) -> Result<&'static CodePage, String> {
+pub fn by_name(name: &str) -> Result<&'static CodePage, UnknownCodePage> {
     let n = name.trim().to_ascii_lowercase();
     let digits = n
         .strip_prefix("cp")
@@ -52,10 +77,10 @@ pub fn by_name(name: &str) -> Result<&'static CodePage, String> {
         .find(|p| digits.parse::<u16>().is_ok_and(|d| d == p.number))
         .ok_or_else(|| {
             let known: Vec<String> = PAGES.iter().map(|p| p.number.to_string()).collect();
-            format!(
+            UnknownCodePage(format!(
                 "unknown code page {name:?}: fsfit knows cp{}",
                 known.join(", cp")
-            )
+            ))
         })
 }
 
@@ -163,7 +188,7 @@ mod tests {
         assert_eq!(cp437.decode(&[0x9B]), "¢");
         assert_eq!(cp850.decode(&[0x9B]), "ø");
         assert_eq!(by_name("ibm866").unwrap().decode(&[0x80]), "А");
-        assert!(by_name("cp1252").unwrap_err().contains("cp437"));
+        assert!(by_name("cp1252").unwrap_err().to_string().contains("cp437"));
         assert_eq!(default_page().name(), "cp437");
     }
 }

@@ -1,0 +1,163 @@
+//! The crash document as a table: one row per config × workload, as
+//! percentages of the crash states tested (`fsfit crash`).
+
+use crate::crash::{CrashResult, Report};
+
+fn pct(n: u64, of: u64) -> String {
+    if of == 0 {
+        "-".into()
+    } else {
+        format!("{:.0}", n as f64 * 100.0 / of as f64)
+    }
+}
+
+/// The DEVICE-FAULT% cell: measured against undamaged twins for torn and
+/// flash-gc; "all" where the model breaks flush promises (lying, no-flush);
+/// "-" on an honest device.
+fn device_fault(rep: &Report, r: &CrashResult) -> String {
+    match rep.device_model.as_str() {
+        "torn" | "flash-gc" => pct(r.outcomes.device_fault, r.states),
+        "lying" | "no-flush" => "all".into(),
+        _ => "-".into(),
+    }
+}
+
+const HEAD: [&str; 14] = [
+    "FILESYSTEM",
+    "CLUSTER",
+    "DRIVER",
+    "OPTIONS",
+    "WORKLOAD",
+    "STATES",
+    "MOUNT%",
+    "CLEAN%",
+    "REPAIRED%",
+    "UNREPAIR%",
+    "DURABLE-LOST%",
+    "OLD-DAMAGED%",
+    "DEVICE-FAULT%",
+    "STATES/S",
+];
+
+const LEGEND: &str = "\nMOUNT%: states that mount read-only without repair. CLEAN%: the checker finds nothing. \
+REPAIRED%: the checker's repair leaves it clean. DURABLE-LOST%: a file whose fsync/sync had returned is lost or changed. \
+OLD-DAMAGED%: a file written before the workload began is lost or changed. \
+DEVICE-FAULT%: states that lost data only through the device's own damage (the same writes without it lost nothing): \
+the device's fault, not the filesystem's (\"all\": the device broke its flush promises, every loss is its doing).\n";
+
+pub fn render(rep: &Report) -> String {
+    let mut rows: Vec<Vec<String>> = vec![HEAD.iter().map(|s| s.to_string()).collect()];
+    rows.extend(rep.results.iter().map(|r| row(rep, r)));
+    let mut out = title(rep);
+    out.push_str(&grid(&rows));
+    for s in &rep.skipped {
+        out.push_str(&format!("skipped {}: {}\n", s.fs, s.reason));
+    }
+    out.push_str(&worst(rep));
+    out.push_str(LEGEND);
+    out
+}
+
+/// One config × workload: its config, then its figures or its error.
+fn row(rep: &Report, r: &CrashResult) -> Vec<String> {
+    let driver = r.driver.split_whitespace().next().unwrap_or("").to_string();
+    let mut row = vec![
+        r.fs.clone(),
+        crate::units::iec(r.cluster_bytes),
+        driver,
+        if r.mount_options.is_empty() {
+            "-".into()
+        } else {
+            r.mount_options.clone()
+        },
+        r.workload.clone(),
+    ];
+    if let Some(e) = &r.error {
+        row.push(format!("error: {e}"));
+        return row;
+    }
+    let (o, n) = (&r.outcomes, r.states);
+    let clean = if r.checker.is_none() {
+        "none".into()
+    } else {
+        pct(o.checker_clean, n)
+    };
+    row.extend([
+        n.to_string(),
+        pct(o.mountable_as_is, n),
+        clean,
+        pct(o.checker_repaired, n),
+        pct(o.unrepairable, n),
+        pct(o.durable_lost, n),
+        pct(o.old_files_damaged, n),
+        device_fault(rep, r),
+        format!("{:.1}", r.states_per_s),
+    ]);
+    row
+}
+
+/// The device model (and the lab), what it means, and a blank line.
+fn title(rep: &Report) -> String {
+    let lab = match &rep.lab {
+        Some(l) => format!(" - LAB RUN ({l}): the lab kernel's driver, not this host's speed"),
+        None => String::new(),
+    };
+    let mut out = format!(
+        "Crash states, device model: {} (seed {}){lab}\n",
+        rep.device_model, rep.seed
+    );
+    if !rep.device.meaning.is_empty() {
+        out.push_str(&format!("  {}: {}\n", rep.device_model, rep.device.meaning));
+    }
+    out.push('\n');
+    out
+}
+
+/// The rows in columns: the config's left-aligned, the figures right-aligned;
+/// a row cut short by an error does not widen the columns.
+fn grid(rows: &[Vec<String>]) -> String {
+    let cols = HEAD.len();
+    let mut w = vec![0; cols];
+    for r in rows.iter().filter(|r| r.len() == cols) {
+        for (i, c) in r.iter().enumerate() {
+            w[i] = w[i].max(c.chars().count());
+        }
+    }
+    let mut out = String::new();
+    for r in rows {
+        let line: Vec<String> = r
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                if i < 5 || r.len() < cols {
+                    format!("{c:<w$}", w = w[i.min(cols - 1)])
+                } else {
+                    format!("{c:>w$}", w = w[i])
+                }
+            })
+            .collect();
+        out.push_str(line.join("  ").trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// The two worst states of each result, with their replay commands.
+fn worst(rep: &Report) -> String {
+    let worst: Vec<_> = rep
+        .results
+        .iter()
+        .flat_map(|r| r.worst.iter().take(2).map(move |w| (r, w)))
+        .collect();
+    if worst.is_empty() {
+        return String::new();
+    }
+    let mut out = "\nWorst states (inspect with the replay command):\n".to_string();
+    for (r, w) in worst {
+        out.push_str(&format!(
+            "  {} {}: {} {}: {}\n    {}\n",
+            r.fs, r.workload, w.state, w.kind, w.detail, w.replay
+        ));
+    }
+    out
+}
