@@ -6,9 +6,9 @@
 //! host.rs is the one view of the host (sysfs, mounts, swaps, holders);
 //! guard/ inspects, checks and describes a device; confirm.rs provisions one
 //! to erase (bench and format both); state.rs records what a run set up and
-//! cleanup.rs releases what a killed run left. device/ imports no other
-//! fsfit module but `crash::recorder`'s watchdog (served.rs) and the shared
-//! helpers (error, units, atomic).
+//! cleanup.rs releases what a killed run left; watchdog.rs keeps fsfit's own
+//! FUSE servers from hanging a cleanup. device/ imports no other fsfit
+//! module but the shared helpers (error, units, atomic).
 
 pub mod cleanup;
 pub mod confirm;
@@ -21,6 +21,7 @@ pub mod mount;
 pub mod served;
 pub mod state;
 pub mod target;
+pub mod watchdog;
 
 use crate::{Error, Result};
 use std::process::{Command, Output};

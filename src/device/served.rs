@@ -4,12 +4,13 @@
 //! device that wraps around ([`Wrap`]), or a flash model that makes every
 //! request take its simulated service time (`Delayed`, in flash/delayed.rs).
 //!
-//! Like the crash recorder (src/crash/recorder.rs, whose cleanup watchdog
-//! this reuses) the file is opened FOPEN_DIRECT_IO, so every request the
-//! loop device sends reaches the backend as it is issued, never answered by
-//! a page cache. Start one with [`start`]; [`Served::stop`] (or dropping
-//! it) detaches the loop device and unmounts the FUSE filesystem, and both
-//! are recorded in the state file until then, for `fsfit cleanup`.
+//! Like the crash recorder (src/crash/recorder.rs; both use the cleanup
+//! watchdog of device/watchdog.rs) the file is opened FOPEN_DIRECT_IO, so
+//! every request the loop device sends reaches the backend as it is issued,
+//! never answered by a page cache. Start one with [`start`];
+//! [`Served::stop`] (or dropping it) detaches the loop device and unmounts
+//! the FUSE filesystem, and both are recorded in the state file until then,
+//! for `fsfit cleanup`.
 //!
 //! A fake 1 GiB stick that holds 64 MiB, for a test of
 //! `fsfit format --check-capacity` (needs root and /dev/fuse):
@@ -22,7 +23,7 @@
 //! # Ok::<(), fsfit::Error>(())
 //! ```
 
-use crate::crash::recorder::{connection_of, Watchdog};
+use super::watchdog::{connection_of, Watchdog};
 use crate::device::{loopdev::LoopDev, state};
 use crate::{Error, Result};
 use fuser::{
