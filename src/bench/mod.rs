@@ -15,10 +15,6 @@ pub mod workloads;
 pub use crate::device::target::TargetSpec;
 pub use runner::{run, space_needed, Options};
 
-/// The Ctrl-C flag lives in [`crate::cancel`] (the workloads ask
-/// `cancel::check`); kept here only for callers not yet moved.
-pub use crate::cancel::CANCEL;
-
 /// The scale `--quick` picks: the two-config run ext4 + exFAT (FUSE) takes
 /// under three minutes on a 2-core machine (see BENCHMARKS.md).
 pub const QUICK_SCALE: f64 = 0.02;
