@@ -53,7 +53,7 @@ pub struct Image {
 }
 
 /// What an existing file of `len` bytes holds, in words, for a refusal (the
-/// caller knows how to look: format::contents::describe_file).
+/// caller knows how to look: info::describe::describe_file).
 pub type Describe = fn(&Path, u64) -> String;
 
 /// Decide whether `path` may be formatted, then size and mark it. `size` is

@@ -11,7 +11,6 @@
 
 use crate::{Error, Result};
 pub mod capacity;
-pub mod contents;
 pub mod label;
 pub mod paste;
 pub mod plan;
@@ -108,8 +107,10 @@ pub fn owner() -> (u32, u32) {
 }
 
 /// Work out the plan, print it, do it, verify it. The report comes back
-/// also when a check disagrees (the caller exits non-zero then).
-pub fn run(r: &Request) -> crate::Result<Report> {
+/// also when a check disagrees (the caller exits non-zero then). `say`
+/// prints the plan and the verification (cmd's stdout writer: format sits
+/// below cmd and never prints by itself).
+pub fn run(r: &Request, say: fn(&str) -> crate::Result<()>) -> crate::Result<Report> {
     let t = target::open(&target::TargetArgs {
         path: &r.target,
         yes_erase: r.yes_erase.as_deref(),
@@ -119,7 +120,7 @@ pub fn run(r: &Request) -> crate::Result<Report> {
     })
     .map_err(as_input)?;
     let plan = plan::make(r, &t, owner()).map_err(as_input)?;
-    crate::cmd::print(&plan.text(&t))?;
+    say(&plan.text(&t))?;
     let mut report = report(r, &t, &plan);
     if r.dry_run {
         return Ok(report);
@@ -137,7 +138,7 @@ pub fn run(r: &Request) -> crate::Result<Report> {
     for l in &found.lines {
         summary += &format!("  {l}\n");
     }
-    crate::cmd::print(&summary)?;
+    say(&summary)?;
     report.verified = found.verified;
     report.data_offset_bytes = found.data_offset.or(plan.data_offset);
     Ok(report)

@@ -3,12 +3,12 @@
 //! with partition scanning (detached when dropped, Ctrl-C and errors
 //! included).
 
-use super::contents::{describe_contents, describe_file};
 use crate::device::confirm::{self, Answer, Confirmed};
 use crate::device::identity::Identity;
 use crate::device::image;
 use crate::device::loopdev::LoopDev;
 use crate::device::target::{self, Sizing};
+use crate::info::describe::{describe_contents, describe_file};
 use crate::{Error, Result};
 use std::path::{Path, PathBuf};
 

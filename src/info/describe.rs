@@ -16,11 +16,11 @@ pub fn describe_file(path: &Path, len: u64) -> String {
 /// "holding an exfat filesystem labelled \"STICK\"", "holding a partition
 /// table (1: ntfs \"DATA\")", "with no filesystem fsfit recognises".
 pub fn describe_contents(path: &Path) -> String {
-    let labelled = |v: &crate::info::VolumeInfo| match &v.label {
+    let labelled = |v: &super::VolumeInfo| match &v.label {
         Some(l) => format!("{} filesystem labelled \"{l}\"", v.fs),
         None => format!("{} filesystem with no label", v.fs),
     };
-    match crate::info::inspect::inspect(path, 0) {
+    match super::inspect::inspect(path, 0) {
         Ok(r) => {
             if let Some(v) = &r.volume {
                 format!("holding an {}", labelled(v))
