@@ -61,6 +61,15 @@ impl From<String> for Error {
     }
 }
 
+/// The other way, while callers outside device/, bench/ and format/ still
+/// return `Result<_, String>`: the error's text, unchanged (issue #22; drop
+/// once no library function returns a String error).
+impl From<Error> for String {
+    fn from(e: Error) -> String {
+        e.to_string()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -208,6 +208,28 @@ pub fn utc(secs: i64) -> String {
     )
 }
 
+/// A number with thousands separators: 1234567 → "1,234,567".
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A count with its noun: "1 file", "1,234 files", "1 symlink".
+pub fn count(n: u64, one: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{} {one}s", thousands(n))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -313,7 +313,7 @@ pub fn commands(fs_name: &str, cluster: u64, label: &str) -> Commands {
     let checked = f.map(|f| crate::format::label::check(f, label));
     let (label, label_problem) = match checked {
         Some(Ok(l)) => (l, None),
-        Some(Err(e)) if !label.is_empty() => (String::new(), Some(e)),
+        Some(Err(e)) if !label.is_empty() => (String::new(), Some(e.to_string())),
         _ => (label.to_string(), None),
     };
     let label = label.as_str();

@@ -464,7 +464,7 @@ fn assumptions(usage: &UsageReport, opts: &Options, measured: bool, fill: u64) -
     if opts.fill.is_none() {
         assumptions.push(format!(
             "your {} {} a sample of what will fill the volume: trade-offs are weighed at {} of data like them (--fill sets the amount)",
-            crate::report::text::count(tree.files, "file"),
+            crate::units::count(tree.files, "file"),
             if tree.files == 1 { "is" } else { "are" },
             iec(fill)
         ));
@@ -538,7 +538,7 @@ fn why_space(
 ) {
     why.push(format!(
         "your {} ({}) {} {} on it: {:+.1} % overhead (limit {max} %); at {} of data like yours that is {} wasted",
-        crate::report::text::count(usage.tree.files, "file"),
+        crate::units::count(usage.tree.files, "file"),
         iec(usage.tree.apparent_bytes),
         if usage.tree.files == 1 { "takes" } else { "take" },
         iec(c.tree_bytes),
@@ -549,7 +549,7 @@ fn why_space(
     if c.problems > 0 {
         why.push(format!(
             "{} (a name or file can have more than one): names to change, files to leave out (symlinks, clashing or forbidden names, files over the size limit): no candidate stores them all as they are",
-            crate::report::text::count(c.problems, "finding")
+            crate::units::count(c.problems, "finding")
         ));
     }
     if c.overhead_pct > max {

@@ -7,6 +7,7 @@ use super::results::{FlashInfo, Run, SimRun, SimWorkload};
 use super::stats;
 use crate::flash::trace::{self, Tracer};
 use crate::flash::{self, Device, Overlap, Profile};
+use crate::{Error, Result};
 use std::path::{Path, PathBuf};
 
 /// What the user asked for: profiles and where the volume starts.
@@ -56,15 +57,15 @@ impl Sim {
         }
     }
 
-    pub fn start(&self) -> Result<Tracer, String> {
-        Tracer::start(&self.dev).map_err(|e| format!("block trace: {e}"))
+    pub fn start(&self) -> Result<Tracer> {
+        Tracer::start(&self.dev).map_err(|e| Error::work(format!("block trace: {e}")))
     }
 
     /// Stop the trace of `run` and replay it on every profile.
-    pub fn finish(&mut self, t: Tracer, run: &mut Run, workload: &str) -> Result<(), String> {
+    pub fn finish(&mut self, t: Tracer, run: &mut Run, workload: &str) -> Result<()> {
         let (mut reqs, tracer_cpu) = t
             .stop_with_cost()
-            .map_err(|e| format!("block trace: {e}"))?;
+            .map_err(|e| Error::work(format!("block trace: {e}")))?;
         trace::at_partition(&mut reqs, self.offset);
         run.trace_cpu_s = Some(tracer_cpu);
         let host_cpu = (run.cpu_user_s + run.cpu_sys_s - tracer_cpu).max(0.0)

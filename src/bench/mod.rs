@@ -7,16 +7,14 @@ pub mod counters;
 pub use crate::fs::drivers;
 pub mod flash;
 pub mod results;
-pub(crate) mod runner;
+mod runner;
 pub(crate) use runner::lab;
 pub mod stats;
 pub mod workloads;
 
-pub use runner::{run, space_needed, Options, TargetSpec};
-
-/// The Ctrl-C flag lives in [`crate::cancel`]; the runner hands it to the
-/// workloads as their `Ctx::cancel`.
-pub use crate::cancel::CANCEL;
+/// Moved to device::target (one target layer, #22); re-exported for advise.
+pub use crate::device::target::TargetSpec;
+pub use runner::{run, space_needed, Options};
 
 /// The scale `--quick` picks: the two-config run ext4 + exFAT (FUSE) takes
 /// under three minutes on a 2-core machine (see BENCHMARKS.md).

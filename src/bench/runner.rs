@@ -8,35 +8,22 @@ use super::flash::Sim;
 use super::results::*;
 use super::stats;
 use super::workloads::{self, Ctx, Data, Phase, Workload};
-use super::CANCEL;
+use crate::cancel;
+use crate::device::confirm::{self, Answer, Confirmed};
+use crate::device::guard::DeviceInfo;
 use crate::device::identity::Identity;
 use crate::device::loopdev::LoopDev;
 use crate::device::mount::{self, Driver, Mounted};
-use crate::device::{guard, image, run_tool};
+use crate::device::target::TargetSpec;
+use crate::device::target::{self, Sizing};
+use crate::device::{image, run_tool};
 use crate::fs::{self, Filesystem};
+use crate::info::describe::{describe_contents, describe_file};
 use crate::units::{iec, short};
 use crate::usage::FsSpec;
+use crate::{Error, Result};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-
-pub enum TargetSpec {
-    /// A sparse image under $TMPDIR, removed afterwards.
-    TempImage {
-        size: Option<u64>,
-    },
-    Image {
-        path: PathBuf,
-        size: Option<u64>,
-        /// `--overwrite-image`: format a file fsfit did not make.
-        overwrite: bool,
-    },
-    Device {
-        dev: String,
-        yes_erase: Option<String>,
-        allow_fixed: bool,
-    },
-    Dir(PathBuf),
-}
 
 pub struct Options {
     pub target: TargetSpec,
@@ -174,11 +161,12 @@ pub(crate) fn lab() -> Option<String> {
     cpu.contains("User Mode Linux").then(|| "uml".to_string())
 }
 
-fn interrupted() -> Result<(), String> {
-    if crate::cancel::requested() {
-        Err("interrupted".into())
-    } else {
-        Ok(())
+/// What the report's `error` says for an error: an interruption is
+/// "interrupted" there (the JSON field's text since the first release).
+fn report_text(e: &Error) -> String {
+    match e {
+        Error::Interrupted => "interrupted".to_string(),
+        e => e.to_string(),
     }
 }
 
@@ -223,183 +211,193 @@ struct Prepared {
     _temp: Option<image::TempDir>,
 }
 
-fn prepare_target(opts: &Options) -> Result<Prepared, String> {
+fn prepare_target(opts: &Options) -> Result<Prepared> {
     let need = space_needed(opts);
     match &opts.target {
-        TargetSpec::TempImage { size } | TargetSpec::Image { size, .. } => {
-            let (path, temp, overwrite) = match &opts.target {
-                TargetSpec::Image {
-                    path, overwrite, ..
-                } => (path.clone(), None, *overwrite),
-                _ => {
-                    let t = image::TempDir::new()?;
-                    (t.path().join("bench.img"), Some(t), false)
-                }
-            };
-            let default = if temp.is_some() {
-                DEFAULT_IMAGE.max(need)
-            } else {
-                DEFAULT_IMAGE
-            };
-            let fits = |size: u64| {
-                if size < need {
-                    Err(format!(
-                        "the workloads at --scale {} need about {} but the image is {}: pass --size {} or a smaller --scale",
-                        opts.scale,
-                        iec(need),
-                        iec(size),
-                        short(crate::fs::round_up(need, 1 << 30))
-                    ))
-                } else {
-                    Ok(())
-                }
-            };
-            let img = image::prepare(&path, *size, default, overwrite, fits)?;
-            let size = img.volume;
-            let lp = LoopDev::attach_limited(&path, size)?;
-            let identity = Identity::of(&lp.dev)?;
-            let dio = crate::device::loopdev::direct_io(&lp.dev);
-            let ram = ram_backed(&path);
-            let mut cold_cache = "remount+BLKFLSBUF".to_string();
-            match dio {
-                Some(true) => cold_cache.push_str(", loop direct I/O"),
-                Some(false) => {
-                    cold_cache.push_str(", loop buffered (the host's page cache may serve reads)")
-                }
-                None => {}
-            }
-            if let Some(fs) = &ram {
-                cold_cache.push_str(&format!(", image on {fs} (RAM)"));
-            }
-            Ok(Prepared {
-                info: TargetInfo {
-                    kind: "image".into(),
-                    path: path.to_string_lossy().into_owned(),
-                    size_bytes: size,
-                    model: None,
-                    bus: None,
-                    cold_cache,
-                    counters: lp.dev.clone(),
-                    loop_direct_io: dio,
-                    backing_fs: crate::device::mount_of(&path).map(|m| m.0),
-                },
-                dev: Some(lp.dev.clone()),
-                counters: Some(counters::stat_path(lp.name())),
-                volume: size,
-                identity: Some(identity),
-                host_cache: dio != Some(true) || ram.is_some(),
-                _loop: Some(lp),
-                _temp: temp,
-            })
+        TargetSpec::TempImage { size } => {
+            let t = image::TempDir::new()?;
+            let path = t.path().join("bench.img");
+            let default = DEFAULT_IMAGE.max(need);
+            prepare_image(opts, need, path, (*size, default, false), Some(t))
         }
+        TargetSpec::Image {
+            path,
+            size,
+            overwrite,
+        } => prepare_image(
+            opts,
+            need,
+            path.clone(),
+            (*size, DEFAULT_IMAGE, *overwrite),
+            None,
+        ),
         TargetSpec::Device {
             dev,
             yes_erase,
             allow_fixed,
-        } => {
-            let host = guard::Host::real();
-            let info = guard::inspect(&host, dev)?;
-            eprintln!("{}", guard::describe(&info));
-            // What would be lost, in the words `fsfit info` uses.
-            let parts: Vec<String> = if info.partitions.is_empty() {
-                vec![info.path.clone()]
-            } else {
-                info.partitions
-                    .iter()
-                    .map(|p| format!("/dev/{p}"))
-                    .collect()
-            };
-            for p in parts {
-                eprintln!(
-                    "  {p}: {}",
-                    image::describe_contents(Path::new(&p)).trim_start_matches("holding ")
-                );
-            }
-            let confirmed = match yes_erase {
-                Some(y) => Some(y.clone()),
-                None => ask_confirmation(&info.path)?,
-            };
-            guard::check(&info, &host, confirmed.as_deref(), *allow_fixed)?;
-            // Nothing else may hold it open, and it must still be the device
-            // inspected; what is confirmed now is checked again before every mkfs.
-            let held = guard::open_exclusive(&info.path)?;
-            guard::same_device(&held, &info)?;
-            drop(held);
-            let identity = Identity::confirmed(&info);
-            if info.size_bytes < need {
-                return Err(format!(
-                    "{} holds {} but the workloads at --scale {} need about {}",
-                    info.path,
-                    iec(info.size_bytes),
-                    opts.scale,
-                    iec(need)
-                ));
-            }
-            Ok(Prepared {
-                info: TargetInfo {
-                    kind: "device".into(),
-                    path: info.path.clone(),
-                    size_bytes: info.size_bytes,
-                    model: Some(format!("{} {}", info.vendor, info.model).trim().to_string()),
-                    bus: Some(info.bus.clone()),
-                    cold_cache: "remount+BLKFLSBUF".into(),
-                    counters: info.name.clone(),
-                    loop_direct_io: None,
-                    backing_fs: None,
-                },
-                dev: Some(info.path.clone()),
-                counters: Some(counters::stat_path(&info.name)),
-                volume: info.size_bytes,
-                identity: Some(identity),
-                host_cache: false,
-                _loop: None,
-                _temp: None,
-            })
-        }
-        TargetSpec::Dir(dir) => {
-            let md = std::fs::metadata(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-            if !md.is_dir() {
-                return Err(format!("{}: not a directory", dir.display()));
-            }
-            let counters = counters_of_dir(dir);
-            let free = free_space(dir)?;
-            // The user's own volume, partly used: run what fits, and let a
-            // workload that does not report that the volume is full.
-            if free < need {
-                eprintln!(
-                    "fsfit: warning: {} has {} free but the workloads at --scale {} need about {}; \
-those that do not fit will stop with \"the volume is full\"",
-                    dir.display(),
-                    iec(free),
-                    opts.scale,
-                    iec(need)
-                );
-            }
-            Ok(Prepared {
-                info: TargetInfo {
-                    kind: "dir".into(),
-                    path: dir.to_string_lossy().into_owned(),
-                    size_bytes: free,
-                    model: None,
-                    bus: None,
-                    cold_cache: String::new(),
-                    counters: counters
-                        .as_ref()
-                        .map(|p| p.to_string_lossy().into_owned())
-                        .unwrap_or_default(),
-                    loop_direct_io: None,
-                    backing_fs: None,
-                },
-                dev: None,
-                counters,
-                volume: free,
-                identity: None,
-                host_cache: false,
-                _loop: None,
-                _temp: None,
-            })
-        }
+        } => prepare_device(opts, need, dev, yes_erase.as_deref(), *allow_fixed),
+        TargetSpec::Dir(dir) => prepare_dir(opts, need, dir),
     }
+}
+
+/// `--image` or a temporary image: checked and marked (image.rs), attached
+/// to a loop device. `sizing` is (--size, the default size, --overwrite-image).
+fn prepare_image(
+    opts: &Options,
+    need: u64,
+    path: PathBuf,
+    sizing: (Option<u64>, u64, bool),
+    temp: Option<image::TempDir>,
+) -> Result<Prepared> {
+    let (size, default, overwrite) = sizing;
+    let fits = |size: u64| {
+        if size < need {
+            Err(Error::work(format!(
+                "the workloads at --scale {} need about {} but the image is {}: pass --size {} or a smaller --scale",
+                opts.scale,
+                iec(need),
+                iec(size),
+                short(crate::fs::round_up(need, 1 << 30))
+            )))
+        } else {
+            Ok(())
+        }
+    };
+    let sizing = Sizing {
+        size,
+        default,
+        overwrite,
+    };
+    let img = target::attach_image(&path, sizing, fits, describe_file, false)?;
+    let (size, lp, identity) = (img.volume, img.loop_dev, img.identity);
+    let dio = crate::device::loopdev::direct_io(&lp.dev);
+    let ram = ram_backed(&path);
+    Ok(Prepared {
+        info: TargetInfo {
+            kind: "image".into(),
+            path: path.to_string_lossy().into_owned(),
+            size_bytes: size,
+            model: None,
+            bus: None,
+            cold_cache: image_cold_cache(dio, ram.as_deref()),
+            counters: lp.dev.clone(),
+            loop_direct_io: dio,
+            backing_fs: crate::device::mount_of(&path).map(|m| m.0),
+        },
+        dev: Some(lp.dev.clone()),
+        counters: Some(counters::stat_path(lp.name())),
+        volume: size,
+        identity: Some(identity),
+        host_cache: dio != Some(true) || ram.is_some(),
+        _loop: Some(lp),
+        _temp: temp,
+    })
+}
+
+/// How an image's reads are made cold, and what may still serve them.
+fn image_cold_cache(dio: Option<bool>, ram: Option<&str>) -> String {
+    let mut cold_cache = "remount+BLKFLSBUF".to_string();
+    match dio {
+        Some(true) => cold_cache.push_str(", loop direct I/O"),
+        Some(false) => {
+            cold_cache.push_str(", loop buffered (the host's page cache may serve reads)")
+        }
+        None => {}
+    }
+    if let Some(fs) = ram {
+        cold_cache.push_str(&format!(", image on {fs} (RAM)"));
+    }
+    cold_cache
+}
+
+/// `--device`: provisioned through device::confirm, as `fsfit format` does.
+fn prepare_device(
+    opts: &Options,
+    need: u64,
+    dev: &str,
+    yes_erase: Option<&str>,
+    allow_fixed: bool,
+) -> Result<Prepared> {
+    let answer = match yes_erase {
+        Some(y) => Answer::Given(y),
+        None => Answer::Ask,
+    };
+    let Confirmed { info, identity } =
+        confirm::erase(dev, answer, allow_fixed, &mut print_contents)?;
+    if info.size_bytes < need {
+        return Err(Error::work(format!(
+            "{} holds {} but the workloads at --scale {} need about {}",
+            info.path,
+            iec(info.size_bytes),
+            opts.scale,
+            iec(need)
+        )));
+    }
+    Ok(Prepared {
+        info: TargetInfo {
+            kind: "device".into(),
+            path: info.path.clone(),
+            size_bytes: info.size_bytes,
+            model: Some(format!("{} {}", info.vendor, info.model).trim().to_string()),
+            bus: Some(info.bus.clone()),
+            cold_cache: "remount+BLKFLSBUF".into(),
+            counters: info.name.clone(),
+            loop_direct_io: None,
+            backing_fs: None,
+        },
+        dev: Some(info.path.clone()),
+        counters: Some(counters::stat_path(&info.name)),
+        volume: info.size_bytes,
+        identity: Some(identity),
+        host_cache: false,
+        _loop: None,
+        _temp: None,
+    })
+}
+
+/// `--dir`: an already-mounted directory, measured where it is.
+fn prepare_dir(opts: &Options, need: u64, dir: &Path) -> Result<Prepared> {
+    let md = std::fs::metadata(dir).map_err(|e| Error::work(format!("{}: {e}", dir.display())))?;
+    if !md.is_dir() {
+        return Err(Error::work(format!("{}: not a directory", dir.display())));
+    }
+    let counters = counters_of_dir(dir);
+    let free = free_space(dir)?;
+    // The user's own volume, partly used: run what fits, and let a
+    // workload that does not report that the volume is full.
+    if free < need {
+        eprintln!(
+            "fsfit: warning: {} has {} free but the workloads at --scale {} need about {}; \
+those that do not fit will stop with \"the volume is full\"",
+            dir.display(),
+            iec(free),
+            opts.scale,
+            iec(need)
+        );
+    }
+    Ok(Prepared {
+        info: TargetInfo {
+            kind: "dir".into(),
+            path: dir.to_string_lossy().into_owned(),
+            size_bytes: free,
+            model: None,
+            bus: None,
+            cold_cache: String::new(),
+            counters: counters
+                .as_ref()
+                .map(|p| p.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            loop_direct_io: None,
+            backing_fs: None,
+        },
+        dev: None,
+        counters,
+        volume: free,
+        identity: None,
+        host_cache: false,
+        _loop: None,
+        _temp: None,
+    })
 }
 
 /// The RAM-backed filesystem (tmpfs, ramfs) holding `p`, if it is on one:
@@ -410,26 +408,27 @@ fn ram_backed(p: &Path) -> Option<String> {
 }
 
 /// Space an unprivileged writer may still use there (f_bavail).
-fn free_space(dir: &Path) -> Result<u64, String> {
+fn free_space(dir: &Path) -> Result<u64> {
     let s = crate::device::statvfs(dir)?;
     Ok(s.f_bavail * s.f_frsize)
 }
 
-pub(crate) fn ask_confirmation(dev: &str) -> Result<Option<String>, String> {
-    use std::io::{BufRead, IsTerminal, Write};
-    if !std::io::stdin().is_terminal() {
-        return Err(format!(
-            "refusing to erase {dev} without confirmation: pass --yes-erase {dev}"
-        ));
+/// What would be lost, in the words `fsfit info` uses.
+fn print_contents(info: &DeviceInfo) {
+    let parts: Vec<String> = if info.partitions.is_empty() {
+        vec![info.path.clone()]
+    } else {
+        info.partitions
+            .iter()
+            .map(|p| format!("/dev/{p}"))
+            .collect()
+    };
+    for p in parts {
+        eprintln!(
+            "  {p}: {}",
+            describe_contents(Path::new(&p)).trim_start_matches("holding ")
+        );
     }
-    eprint!("Everything on {dev} will be erased. Type the device name ({dev}) to go on: ");
-    let _ = std::io::stderr().flush();
-    let mut line = String::new();
-    std::io::stdin()
-        .lock()
-        .read_line(&mut line)
-        .map_err(|e| e.to_string())?;
-    Ok(Some(line.trim().to_string()))
 }
 
 /// Everything measured around one timed run.
@@ -439,7 +438,7 @@ fn measure(
     counters_path: Option<&Path>,
     daemon: Option<u32>,
     sim: Option<&mut Sim>,
-) -> Result<(Run, workloads::Outcome), String> {
+) -> Result<(Run, workloads::Outcome)> {
     let tracer = sim.as_ref().map(|s| s.start()).transpose()?;
     let disk0 = counters_path.and_then(counters::read_stat);
     let ru0 = counters::rusage();
@@ -543,7 +542,7 @@ struct ConfigRun<'a> {
 
 /// Why a run stops before its end (interrupted, or a device that is no
 /// longer the one confirmed), with what the config measured until then.
-struct Stop(String, Option<Box<ConfigResult>>);
+struct Stop(Error, Option<Box<ConfigResult>>);
 
 impl ConfigRun<'_> {
     fn run(&self, p: &Planned) -> Result<ConfigResult, Stop> {
@@ -576,14 +575,14 @@ impl ConfigRun<'_> {
         let t0 = Instant::now();
         let args: Vec<&str> = argv[1..].iter().map(|s| s.as_str()).collect();
         if let Err(e) = run_tool(&argv[0], &args) {
-            res.error = Some(e);
+            res.error = Some(e.to_string());
             return Ok(res);
         }
         res.format_seconds = t0.elapsed().as_secs_f64();
         let mut m = match mount::mount(dev, &p.driver) {
             Ok(m) => m,
             Err(e) => {
-                res.error = Some(e);
+                res.error = Some(e.to_string());
                 return Ok(res);
             }
         };
@@ -594,24 +593,19 @@ impl ConfigRun<'_> {
         match outcome {
             // Stop the whole run: the caller reports the interruption, and
             // writes what this config measured until then.
-            Err(_) if crate::cancel::requested() => {
-                res.error = Some("interrupted".into());
-                Err(Stop("interrupted".into(), Some(Box::new(res))))
+            Err(_) if cancel::requested() => {
+                res.error = Some(report_text(&Error::Interrupted));
+                Err(Stop(Error::Interrupted, Some(Box::new(res))))
             }
             Err(e) => {
-                res.error = Some(e);
+                res.error = Some(e.to_string());
                 Ok(res)
             }
             Ok(()) => Ok(res),
         }
     }
 
-    fn workloads(
-        &self,
-        p: &Planned,
-        m: &mut Mounted,
-        res: &mut ConfigResult,
-    ) -> Result<(), String> {
+    fn workloads(&self, p: &Planned, m: &mut Mounted, res: &mut ConfigResult) -> Result<()> {
         let root = m.dir.clone();
         let label = format!("{}:{} ", p.fs.name(), short(p.cluster));
         let counters = self.prepared.counters.as_deref();
@@ -621,17 +615,15 @@ impl ConfigRun<'_> {
         let mut sim = dev
             .zip(self.opts.flash.as_ref())
             .map(|(d, f)| Sim::new(d, f));
-        run_workloads(
-            self.opts,
-            self.data,
+        let site = Site {
+            opts: self.opts,
+            data: self.data,
             counters,
-            self.pb,
-            &label,
-            &root,
-            &mut cold,
-            res,
-            sim.as_mut(),
-        )
+            pb: self.pb,
+            label: &label,
+            root: &root,
+        };
+        run_workloads(&site, &mut cold, res, sim.as_mut())
     }
 }
 
@@ -648,7 +640,7 @@ enum Cold<'a> {
 impl Cold<'_> {
     /// Make the next phase cold. Returns the device bytes a remount read
     /// (a driver's readahead at mount time), which count as cold reads.
-    fn chill(&mut self, root: &Path, counters: Option<&Path>) -> Result<Option<u64>, String> {
+    fn chill(&mut self, root: &Path, counters: Option<&Path>) -> Result<Option<u64>> {
         match self {
             Cold::Remount(m) => {
                 let before = counters.and_then(counters::read_stat);
@@ -674,96 +666,131 @@ impl Cold<'_> {
     }
 }
 
+/// Where a config's workloads run, and what watches them.
+struct Site<'a> {
+    opts: &'a Options,
+    data: &'a Data,
+    /// The device counters read around each run.
+    counters: Option<&'a Path>,
+    pb: &'a indicatif::ProgressBar,
+    /// "fs:cluster " before each progress message.
+    label: &'a str,
+    root: &'a Path,
+}
+
+impl<'a> Site<'a> {
+    fn ctx(&self, scale: f64) -> Ctx<'a> {
+        Ctx {
+            root: self.root,
+            scale,
+            data: self.data,
+            ops: 0,
+        }
+    }
+}
+
 /// Every selected workload, `repeat` times, measured, in `root`: cold
 /// before cold phases, read back once after the runs, the family's files
 /// removed after its last selected workload.
-#[allow(clippy::too_many_arguments)]
 fn run_workloads(
-    opts: &Options,
-    data: &Data,
-    counters: Option<&Path>,
-    pb: &indicatif::ProgressBar,
-    label: &str,
-    root: &Path,
+    site: &Site,
     cold: &mut Cold,
     res: &mut ConfigResult,
     mut sim: Option<&mut Sim>,
-) -> Result<(), String> {
-    let ctx_at = |scale: f64| Ctx {
-        root,
-        scale,
-        data,
-        ops: 0,
-        cancel: &CANCEL,
-    };
+) -> Result<()> {
+    let opts = site.opts;
     let sel = &opts.workloads;
     for (i, w) in sel.iter().enumerate() {
-        interrupted()?;
-        let cold_phase = matches!(w.phase(), Phase::Read | Phase::Scan);
+        cancel::check()?;
         let scale = if opts.min_seconds > 0.0 {
-            pb.set_message(format!("{label}{} sizing", w.name()));
-            size_by_time(*w, opts, root, counters, cold, &ctx_at)?
+            site.pb
+                .set_message(format!("{}{} sizing", site.label, w.name()));
+            let ctx_at = |scale: f64| site.ctx(scale);
+            size_by_time(*w, opts, site.root, site.counters, cold, &ctx_at)?
         } else {
             opts.scale
         };
-        let ctx = || ctx_at(scale);
-        let mut runs = Vec::new();
-        let mut last = workloads::Outcome::default();
-        let mut error = None;
-        for rep in 0..opts.repeat {
-            pb.set_message(format!("{label}{} {}/{}", w.name(), rep + 1, opts.repeat));
-            let mut c = ctx();
-            let mut step = || -> Result<_, String> {
-                w.prepare(&mut c)?;
-                let remount_read = if cold_phase {
-                    cold.chill(root, counters)?
-                } else {
-                    None
-                };
-                let (mut run, out) =
-                    measure(*w, &mut c, counters, cold.daemon(), sim.as_deref_mut())?;
-                run.mount_read_bytes = remount_read;
-                Ok((run, out))
-            };
-            let r = step();
-            pb.inc(1);
-            match r {
-                Ok((run, out)) => {
-                    runs.push(run);
-                    last = out;
-                }
-                Err(e) => {
-                    interrupted()?;
-                    error = Some(e);
-                    pb.inc((opts.repeat - rep - 1) as u64);
-                    break;
-                }
-            }
-        }
+        let (runs, last, mut error) = repeat_runs(site, *w, scale, cold, sim.as_deref_mut())?;
         if error.is_none() && !runs.is_empty() {
-            if let Err(e) = w.verify(&mut ctx()) {
+            if let Err(e) = w.verify(&mut site.ctx(scale)) {
                 error = Some(format!("read-back check failed: {e}"));
             }
         }
-        let mut wr = summarize(*w, last, runs, error, counters.is_some());
+        let mut wr = summarize(*w, last, runs, error, site.counters.is_some());
         if scale != opts.scale {
             wr.scale = Some(scale);
         }
+        let cold_phase = matches!(w.phase(), Phase::Read | Phase::Scan);
         if cold_phase && matches!(cold, Cold::DropCaches("fadvise")) {
             wr.flags.push("cache-drop-partial".into());
         }
         res.workloads.push(wr);
         // Free the family's space after its last selected workload.
         if !sel[i + 1..].iter().any(|o| o.family() == w.family()) {
-            let dir = ctx().dir(w.family());
-            if let Err(e) = std::fs::remove_dir_all(&dir) {
-                if e.kind() != std::io::ErrorKind::NotFound {
-                    pb.suspend(|| eprintln!("fsfit: warning: {}: {e}", dir.display()));
-                }
-            }
+            free_family(site, &site.ctx(scale).dir(w.family()));
         }
     }
     Ok(())
+}
+
+/// `repeat` measured runs of one workload at `scale`: the runs, the last
+/// outcome, and the error that stopped them (Ctrl-C is an `Err`).
+fn repeat_runs(
+    site: &Site,
+    w: &dyn Workload,
+    scale: f64,
+    cold: &mut Cold,
+    mut sim: Option<&mut Sim>,
+) -> Result<(Vec<Run>, workloads::Outcome, Option<String>)> {
+    let (opts, pb, root, counters) = (site.opts, site.pb, site.root, site.counters);
+    let cold_phase = matches!(w.phase(), Phase::Read | Phase::Scan);
+    let mut runs = Vec::new();
+    let mut last = workloads::Outcome::default();
+    for rep in 0..opts.repeat {
+        pb.set_message(format!(
+            "{}{} {}/{}",
+            site.label,
+            w.name(),
+            rep + 1,
+            opts.repeat
+        ));
+        let mut c = site.ctx(scale);
+        let mut step = || -> Result<_> {
+            w.prepare(&mut c)?;
+            let remount_read = if cold_phase {
+                cold.chill(root, counters)?
+            } else {
+                None
+            };
+            let (mut run, out) = measure(w, &mut c, counters, cold.daemon(), sim.as_deref_mut())?;
+            run.mount_read_bytes = remount_read;
+            Ok((run, out))
+        };
+        let r = step();
+        pb.inc(1);
+        match r {
+            Ok((run, out)) => {
+                runs.push(run);
+                last = out;
+            }
+            Err(e) => {
+                cancel::check()?;
+                pb.inc((opts.repeat - rep - 1) as u64);
+                return Ok((runs, last, Some(e.to_string())));
+            }
+        }
+    }
+    Ok((runs, last, None))
+}
+
+/// Remove a workload family's folder once no later workload needs it.
+fn free_family(site: &Site, dir: &Path) {
+    if let Err(e) = std::fs::remove_dir_all(dir) {
+        if e.kind() != std::io::ErrorKind::NotFound {
+            site.pb
+                .suspend(|| eprintln!("fsfit: warning: {}: {e}", dir.display()));
+        }
+    }
 }
 
 /// The scale at which one run of `w` takes at least `--min-time` (as fio's
@@ -780,7 +807,7 @@ fn size_by_time<'a>(
     counters: Option<&Path>,
     cold: &mut Cold,
     ctx_at: &dyn Fn(f64) -> Ctx<'a>,
-) -> Result<f64, String> {
+) -> Result<f64> {
     if w.phase() == Phase::Delete {
         return Ok(opts.scale);
     }
@@ -788,7 +815,7 @@ fn size_by_time<'a>(
     let mut scale = opts.scale;
     for _ in 0..3 {
         let mut c = ctx_at(scale);
-        let mut once = || -> Result<f64, String> {
+        let mut once = || -> Result<f64> {
             w.prepare(&mut c)?;
             if matches!(w.phase(), Phase::Read | Phase::Scan) {
                 cold.chill(root, counters)?;
@@ -799,7 +826,7 @@ fn size_by_time<'a>(
         };
         let t = match once() {
             Ok(t) => t,
-            Err(e) if crate::cancel::requested() => return Err(e),
+            Err(e) if cancel::requested() => return Err(e),
             // The timed runs will meet and report the same error.
             Err(_) => return Ok(scale),
         };
@@ -867,12 +894,12 @@ fn run_dir(
     prepared: &Prepared,
     data: &Data,
     pb: &indicatif::ProgressBar,
-) -> Result<ConfigResult, String> {
+) -> Result<ConfigResult> {
     let dir = PathBuf::from(&prepared.info.path);
     let (fstype, source, _) = crate::device::mount_of(&dir).unwrap_or_default();
     let bsize = crate::device::statvfs(&dir)?.f_bsize;
     let root = dir.join(format!("fsfit-bench-{}", std::process::id()));
-    std::fs::create_dir(&root).map_err(|e| format!("{}: {e}", root.display()))?;
+    std::fs::create_dir(&root).map_err(|e| Error::work(format!("{}: {e}", root.display())))?;
     // Recorded, so that `fsfit cleanup` removes it after a SIGKILL.
     crate::device::state::add_dir(&root);
     let mut res = ConfigResult {
@@ -886,17 +913,15 @@ fn run_dir(
         workloads: Vec::new(),
     };
     let mut cold = Cold::DropCaches("");
-    let outcome = run_workloads(
+    let site = Site {
         opts,
         data,
-        prepared.counters.as_deref(),
+        counters: prepared.counters.as_deref(),
         pb,
-        "",
-        &root,
-        &mut cold,
-        &mut res,
-        None,
-    );
+        label: "",
+        root: &root,
+    };
+    let outcome = run_workloads(&site, &mut cold, &mut res, None);
     if std::fs::remove_dir_all(&root).is_ok() {
         crate::device::state::remove_dir(&root);
     }
@@ -936,11 +961,14 @@ fn relate(results: &mut [ConfigResult], baseline: usize) {
 
 /// `--baseline fs[:cluster]`, checked against the plan before anything is
 /// formatted: the index of the config it names.
-fn baseline_index(b: &str, planned: &[(String, u64)]) -> Result<usize, String> {
+fn baseline_index(b: &str, planned: &[(String, u64)]) -> Result<usize> {
     let (name, cl) = match b.split_once(':') {
         Some((n, c)) => (
             n,
-            Some(crate::units::parse_size(c).map_err(|e| format!("--baseline {b}: {e}"))?),
+            Some(
+                crate::units::parse_size(c)
+                    .map_err(|e| Error::input(format!("--baseline {b}: {e}")))?,
+            ),
         ),
         None => (b, None),
     };
@@ -952,10 +980,10 @@ fn baseline_index(b: &str, planned: &[(String, u64)]) -> Result<usize, String> {
                 .iter()
                 .map(|(f, c)| format!("{f}:{}", short(*c)))
                 .collect();
-            format!(
+            Error::input(format!(
                 "--baseline {b}: no such config in this run (it runs {})",
                 have.join(", ")
-            )
+            ))
         })
 }
 
@@ -964,19 +992,17 @@ fn baseline_index(b: &str, planned: &[(String, u64)]) -> Result<usize, String> {
 /// interruption; a --baseline naming no config or a target fsfit refuses is
 /// bad input); one after (interrupted, a device that changed) is the
 /// report's `error`, so that what was measured is still written.
-pub fn run(opts: &Options) -> Result<BenchReport, crate::Error> {
+pub fn run(opts: &Options) -> Result<BenchReport> {
     run_configs(opts).map_err(|e| {
-        if crate::cancel::requested() {
-            crate::Error::Interrupted
-        } else if e.starts_with("--baseline") || e.starts_with("refusing") {
-            crate::Error::Input(e)
+        if cancel::requested() {
+            Error::Interrupted
         } else {
-            crate::Error::Work(e)
+            e
         }
     })
 }
 
-fn run_configs(opts: &Options) -> Result<BenchReport, String> {
+fn run_configs(opts: &Options) -> Result<BenchReport> {
     let prepared = prepare_target(opts)?;
     let data = Data::new(0x000f_5f17);
     let mut report = BenchReport {
@@ -994,98 +1020,142 @@ fn run_configs(opts: &Options) -> Result<BenchReport, String> {
         sim: Default::default(),
     };
     if let Some(f) = &opts.flash {
-        let dev = prepared.dev.as_deref().map(Path::new).ok_or_else(|| {
-            "--flash traces the block device fsfit formats: use --image or --device, not --dir"
-                .to_string()
-        })?;
-        // Only the loop device fsfit attached is fsfit's to change.
-        let kb = if prepared._loop.is_some() {
-            super::flash::limit(dev, f)
-        } else {
-            crate::flash::trace::max_sectors_kb(dev)
-        };
-        crate::flash::trace::ensure_tracefs().map_err(|e| format!("--flash: {e}"))?;
-        report.sim.trace = Some("blktrace".into());
-        report.sim.partition_offset_bytes = Some(f.partition_offset);
-        report.sim.flash = Some(super::flash::info(f, kb));
+        setup_flash(&prepared, f, &mut report)?;
     }
     let mut baseline = 0;
     if let TargetSpec::Dir(_) = opts.target {
-        if let Some(b) = &opts.baseline {
-            return Err(format!(
-                "--baseline {b}: --dir runs one config, there is nothing to compare"
-            ));
-        }
-        let pb = progress(
-            opts.quiet,
-            (opts.workloads.len() as u64) * opts.repeat as u64,
-        );
-        let r = run_dir(opts, &prepared, &data, &pb);
-        pb.finish_and_clear();
-        match r {
-            Ok(r) => report.results.push(r),
-            Err(e) => report.error = Some(e),
-        }
-        report.target.cold_cache = if report
-            .results
-            .iter()
-            .flat_map(|r| &r.workloads)
-            .any(|w| w.flags.iter().any(|f| f == "cache-drop-partial"))
-        {
-            "fadvise (not root: no drop_caches)".into()
-        } else {
-            "drop_caches+fadvise".into()
-        };
+        run_in_dir(opts, &prepared, &data, &mut report)?;
     } else {
-        let (planned, skipped) = plan(opts, prepared.volume);
-        report.skipped = skipped;
-        for s in &report.skipped {
-            eprintln!(
-                "fsfit: skipping {}:{}: {}",
-                s.fs,
-                short(s.cluster_bytes),
-                s.reason
-            );
+        baseline = run_planned(opts, &prepared, &data, &mut report)?;
+    }
+    finish(&prepared, baseline, &mut report);
+    Ok(report)
+}
+
+/// `--flash`: trace the block device fsfit formats (the loop device fsfit
+/// attached gets the profile's largest transfer).
+fn setup_flash(
+    prepared: &Prepared,
+    f: &super::flash::FlashOptions,
+    report: &mut BenchReport,
+) -> Result<()> {
+    let dev = prepared.dev.as_deref().map(Path::new).ok_or_else(|| {
+        Error::work(
+            "--flash traces the block device fsfit formats: use --image or --device, not --dir",
+        )
+    })?;
+    // Only the loop device fsfit attached is fsfit's to change.
+    let kb = if prepared._loop.is_some() {
+        super::flash::limit(dev, f)
+    } else {
+        crate::flash::trace::max_sectors_kb(dev)
+    };
+    crate::flash::trace::ensure_tracefs().map_err(|e| Error::work(format!("--flash: {e}")))?;
+    report.sim.trace = Some("blktrace".into());
+    report.sim.partition_offset_bytes = Some(f.partition_offset);
+    report.sim.flash = Some(super::flash::info(f, kb));
+    Ok(())
+}
+
+/// `--dir`: one config, the mounted directory's own.
+fn run_in_dir(
+    opts: &Options,
+    prepared: &Prepared,
+    data: &Data,
+    report: &mut BenchReport,
+) -> Result<()> {
+    if let Some(b) = &opts.baseline {
+        return Err(Error::input(format!(
+            "--baseline {b}: --dir runs one config, there is nothing to compare"
+        )));
+    }
+    let pb = progress(
+        opts.quiet,
+        (opts.workloads.len() as u64) * opts.repeat as u64,
+    );
+    let r = run_dir(opts, prepared, data, &pb);
+    pb.finish_and_clear();
+    match r {
+        Ok(r) => report.results.push(r),
+        Err(e) => report.error = Some(report_text(&e)),
+    }
+    report.target.cold_cache = if report
+        .results
+        .iter()
+        .flat_map(|r| &r.workloads)
+        .any(|w| w.flags.iter().any(|f| f == "cache-drop-partial"))
+    {
+        "fadvise (not root: no drop_caches)".into()
+    } else {
+        "drop_caches+fadvise".into()
+    };
+    Ok(())
+}
+
+/// Every planned config in turn (the skipped ones said first), until the
+/// end or a stop; returns the baseline's index in the plan.
+fn run_planned(
+    opts: &Options,
+    prepared: &Prepared,
+    data: &Data,
+    report: &mut BenchReport,
+) -> Result<usize> {
+    let (planned, skipped) = plan(opts, prepared.volume);
+    report.skipped = skipped;
+    for s in &report.skipped {
+        eprintln!(
+            "fsfit: skipping {}:{}: {}",
+            s.fs,
+            short(s.cluster_bytes),
+            s.reason
+        );
+    }
+    if planned.is_empty() {
+        return Err(Error::work(
+            "no config can run on this host (see the reasons above)",
+        ));
+    }
+    let mut baseline = 0;
+    if let Some(b) = &opts.baseline {
+        let names: Vec<(String, u64)> = planned
+            .iter()
+            .map(|p| (p.fs.name().to_string(), p.cluster))
+            .collect();
+        baseline = baseline_index(b, &names)?;
+    }
+    let total = planned.len() as u64 * opts.workloads.len() as u64 * opts.repeat as u64;
+    let pb = progress(opts.quiet, total);
+    let cr = ConfigRun {
+        opts,
+        prepared,
+        data,
+        pb: &pb,
+    };
+    for p in &planned {
+        if let Err(e) = cancel::check() {
+            report.error = Some(report_text(&e));
+            break;
         }
-        if planned.is_empty() {
-            return Err("no config can run on this host (see the reasons above)".into());
-        }
-        if let Some(b) = &opts.baseline {
-            let names: Vec<(String, u64)> = planned
-                .iter()
-                .map(|p| (p.fs.name().to_string(), p.cluster))
-                .collect();
-            baseline = baseline_index(b, &names)?;
-        }
-        let total = planned.len() as u64 * opts.workloads.len() as u64 * opts.repeat as u64;
-        let pb = progress(opts.quiet, total);
-        let cr = ConfigRun {
-            opts,
-            prepared: &prepared,
-            data: &data,
-            pb: &pb,
-        };
-        for p in &planned {
-            if let Err(e) = interrupted() {
-                report.error = Some(e);
+        match cr.run(p) {
+            Ok(r) => {
+                if let Some(e) = &r.error {
+                    pb.suspend(|| eprintln!("fsfit: {}:{}: {e}", r.fs, short(r.cluster_bytes)));
+                }
+                report.results.push(r);
+            }
+            Err(Stop(e, partial)) => {
+                report.results.extend(partial.map(|b| *b));
+                report.error = Some(report_text(&e));
                 break;
             }
-            match cr.run(p) {
-                Ok(r) => {
-                    if let Some(e) = &r.error {
-                        pb.suspend(|| eprintln!("fsfit: {}:{}: {e}", r.fs, short(r.cluster_bytes)));
-                    }
-                    report.results.push(r);
-                }
-                Err(Stop(e, partial)) => {
-                    report.results.extend(partial.map(|b| *b));
-                    report.error = Some(e);
-                    break;
-                }
-            }
         }
-        pb.finish_and_clear();
     }
+    pb.finish_and_clear();
+    Ok(baseline)
+}
+
+/// The flags and warnings on the whole run, and the relative figures.
+fn finish(prepared: &Prepared, baseline: usize, report: &mut BenchReport) {
     if prepared.host_cache {
         for w in report
             .results
@@ -1117,7 +1187,6 @@ more --repeat, or a quieter machine, would tighten them",
         );
         relate(&mut report.results, baseline);
     }
-    Ok(report)
 }
 
 #[cfg(test)]
@@ -1136,9 +1205,11 @@ mod tests {
     #[test]
     fn baseline_must_name_a_planned_config() {
         let p = vec![("ext4".to_string(), 4096), ("exfat".to_string(), 32768)];
-        assert_eq!(baseline_index("exfat", &p), Ok(1));
-        assert_eq!(baseline_index("exfat:32K", &p), Ok(1));
+        assert_eq!(baseline_index("exfat", &p).unwrap(), 1);
+        assert_eq!(baseline_index("exfat:32K", &p).unwrap(), 1);
         let e = baseline_index("exfta", &p).unwrap_err();
+        assert!(matches!(e, Error::Input(_)), "{e:?}");
+        let e = e.to_string();
         assert!(e.contains("ext4:4K, exfat:32K"), "{e}");
         assert!(baseline_index("exfat:3Q", &p).is_err());
     }

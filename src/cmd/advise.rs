@@ -80,7 +80,7 @@ impl Options {
         // The volume is the target's size.
         let (target, volume, measured_on) = if let Some(dev) = &a.device {
             let info = crate::device::guard::inspect(&crate::device::guard::Host::real(), dev)
-                .map_err(Error::Input)?;
+                .map_err(|e| Error::input(e.to_string()))?;
             let t = Target::Device {
                 dev: dev.clone(),
                 yes_erase: a.yes_erase.clone(),

@@ -3,7 +3,7 @@
 use crate::{device, Error, Result};
 
 pub fn run() -> Result<()> {
-    let mut said = device::state::cleanup();
+    let mut said = device::cleanup::run();
     said.extend(crate::flash::trace::cleanup_instances());
     if said.is_empty() {
         super::print("nothing to clean up\n")?;

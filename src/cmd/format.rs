@@ -85,7 +85,7 @@ pub fn request(a: &FormatArgs, quiet: bool) -> Result<Request> {
 
 pub fn run(r: &Request) -> Result<()> {
     super::cancel_on_ctrl_c(|| {});
-    let rep = format::run(r)?;
+    let rep = format::run(r, super::print)?;
     if let Some(p) = &r.json {
         let mut s = serde_json::to_string_pretty(&rep).expect("the report serializes");
         s.push('\n');

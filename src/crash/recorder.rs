@@ -15,10 +15,11 @@
 //! The same server serves crash states ([`Recorder::serve`]): nothing is
 //! logged, the image is a shared base with the state's blocks over it, and
 //! what the mount, checker or repair write goes to a scratch layer that is
-//! dropped when the next state is loaded. The watchdog and guard below
-//! watch it as they watch the recorder.
+//! dropped when the next state is loaded. The watchdog and guard
+//! (device/watchdog.rs) watch it as they watch the recorder.
 
 use super::log::{Kind, Record, Writer};
+use crate::device::watchdog::{connection_of, Watchdog};
 use fuser::{
     FileAttr, FileType, MountOption, ReplyAttr, ReplyData, ReplyDirectory, ReplyEmpty, ReplyEntry,
     ReplyOpen, ReplyWrite, Request,
@@ -26,9 +27,8 @@ use fuser::{
 use std::collections::HashMap;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, SystemTime};
 
 const ROOT: u64 = 1;
 const IMAGE: u64 = 2;
@@ -283,157 +283,6 @@ const OVER: usize = 4096;
 /// after Ctrl-C; fsfit cleanup could not help, the process never exited).
 const CLEANUP_LIMIT: Duration = Duration::from_secs(60);
 
-/// The last resort against a cleanup stuck on the recorder: once armed, if
-/// the recorder is still up after [`CLEANUP_LIMIT`], abort its FUSE
-/// connection through fusectl, so every pending and later request fails
-/// with an error instead of waiting. The unmount then finishes (with I/O
-/// errors, on an image that is thrown away anyway) and nothing stays stuck.
-pub(crate) struct Watchdog {
-    armed: Arc<Mutex<Option<Instant>>>,
-    stop: Arc<AtomicBool>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-impl Watchdog {
-    /// `mount`: the recorder's folder, which the guard checks is still
-    /// connection `conn` before it aborts (connection numbers are reused).
-    pub(crate) fn start(conn: Option<u32>, mount: PathBuf, limit: Duration) -> Watchdog {
-        let armed: Arc<Mutex<Option<Instant>>> = Arc::default();
-        let stop = Arc::new(AtomicBool::new(false));
-        let (a, st) = (armed.clone(), stop.clone());
-        let thread = std::thread::spawn(move || {
-            // Spawned from this thread: its parent-death signal follows
-            // this thread, not the process (see `guard`).
-            let mut child = conn.and_then(|c| guard(c, &mount));
-            while !st.load(Ordering::SeqCst) {
-                let since = *a.lock().unwrap();
-                if since.is_some_and(|t| t.elapsed() >= limit) {
-                    abort_connection(conn);
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(100));
-            }
-            if let Some(c) = child.as_mut() {
-                let _ = c.kill();
-                let _ = c.wait();
-            }
-        });
-        Watchdog {
-            armed,
-            stop,
-            thread: Some(thread),
-        }
-    }
-}
-
-impl Watchdog {
-    /// Start the clock: cleanup begins (the served device uses this too).
-    pub(crate) fn arm(&self) {
-        self.armed.lock().unwrap().get_or_insert_with(Instant::now);
-    }
-}
-
-impl Drop for Watchdog {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
-}
-
-/// A tiny process that aborts the recorder's FUSE connection when the
-/// thread that started it dies (PR_SET_PDEATHSIG), which for a sleeping
-/// thread happens only when fsfit is killed. Without it, SIGKILL could
-/// leave fsfit in D state for good (seen in CI: the kill ended the thread
-/// serving the recorder while the workload's thread waited, uninterruptibly,
-/// on a page write that only that thread could answer; the process never
-/// exited, so its /dev/fuse never closed and fsfit cleanup could not help).
-fn guard(conn: u32, mount: &Path) -> Option<std::process::Child> {
-    use std::os::unix::process::CommandExt;
-    let abort = ensure_fusectl(conn)?;
-    let me = unsafe { libc::getpid() };
-    // Abort only while that connection is still this recorder's mount (its
-    // folder's name is unique to this process): a number freed by an
-    // unmount is soon another recorder's. `wait` returns at once on the
-    // signal, where a bare `sleep` would delay the trap by up to a second.
-    let script = r#"
-        trap 'awk -v d="0:$1" -v m="/$2" '"'"'$3 == d && substr($5, length($5) - length(m) + 1) == m { f = 1 } END { exit !f }'"'"' /proc/self/mountinfo && echo 1 > "$3"; exit 0' TERM
-        while :; do sleep 1 & wait $!; done"#;
-    let name = mount.file_name()?.to_str()?.to_string();
-    let mut cmd = std::process::Command::new("sh");
-    cmd.args([
-        "-c",
-        script,
-        "fsfit-recorder-guard",
-        &conn.to_string(),
-        &name,
-    ])
-    .arg(&abort)
-    .stdin(std::process::Stdio::null())
-    .stdout(std::process::Stdio::null())
-    .stderr(std::process::Stdio::null())
-    // Not in the terminal's process group: Ctrl-C is fsfit's to handle.
-    .process_group(0);
-    unsafe {
-        cmd.pre_exec(move || {
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
-            // The thread may have died between fork and prctl.
-            if libc::getppid() != me {
-                libc::raise(libc::SIGTERM);
-            }
-            Ok(())
-        });
-    }
-    cmd.spawn().ok()
-}
-
-/// The abort file of FUSE connection `conn`, mounting fusectl if needed.
-/// fusectl is not mounted on every host (it is not here); it is harmless to
-/// leave mounted, as systemd does. mount(2) itself: the mount tool stats
-/// mount points, and a stuck recorder's is one of them, so the tool hung
-/// too (measured).
-fn ensure_fusectl(conn: u32) -> Option<PathBuf> {
-    let root = Path::new("/sys/fs/fuse/connections");
-    let abort = root.join(conn.to_string()).join("abort");
-    if !abort.exists() {
-        let c = |s: &str| std::ffi::CString::new(s).unwrap();
-        let (name, target) = (c("fusectl"), c("/sys/fs/fuse/connections"));
-        unsafe {
-            libc::mount(
-                name.as_ptr(),
-                target.as_ptr(),
-                name.as_ptr(),
-                0,
-                std::ptr::null(),
-            )
-        };
-    }
-    abort.exists().then_some(abort)
-}
-
-/// The FUSE connection number of the mount at `dir`: the minor of its
-/// st_dev, the name of its folder under /sys/fs/fuse/connections.
-pub(crate) fn connection_of(dir: &Path) -> Option<u32> {
-    use std::os::unix::fs::MetadataExt;
-    let dev = std::fs::metadata(dir).ok()?.dev();
-    Some(libc::minor(dev))
-}
-
-fn abort_connection(conn: Option<u32>) {
-    let Some(c) = conn else {
-        eprintln!(
-            "fsfit: the write recorder's cleanup is stuck and its FUSE connection is unknown"
-        );
-        return;
-    };
-    let ok = ensure_fusectl(c).is_some_and(|abort| std::fs::write(abort, "1").is_ok());
-    eprintln!(
-        "fsfit: cleanup was stuck on the write recorder; {} its FUSE connection {c} so nothing stays stuck",
-        if ok { "aborted" } else { "could not abort" }
-    );
-}
-
 /// Arms the recorder's watchdog when dropped: declare it after the mount and
 /// the loop device that sit on the recorder, so it is dropped before them
 /// and the watchdog watches their cleanup, on success, error or Ctrl-C.
@@ -442,7 +291,7 @@ pub struct ArmOnDrop<'a>(&'a Recorder);
 impl Drop for ArmOnDrop<'_> {
     fn drop(&mut self) {
         if let Some(w) = &self.0.watchdog {
-            w.armed.lock().unwrap().get_or_insert_with(Instant::now);
+            w.arm();
         }
     }
 }
@@ -630,6 +479,7 @@ impl Drop for Recorder {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Instant;
 
     /// The child of `sigkill_cannot_leave_fsfit_stuck`: ext4 on a loop
     /// device on a recorder, then a write and fsync while this thread holds
@@ -798,7 +648,7 @@ mod tests {
             // Release it by hand so the test run itself goes on.
             unsafe { libc::kill(pid as i32, libc::SIGKILL) };
             if let Some(c) = connection_of(Path::new(lines[2])) {
-                abort_connection(Some(c));
+                crate::device::watchdog::abort_connection(Some(c));
             }
         }
         let _ = child.wait();

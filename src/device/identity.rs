@@ -5,8 +5,9 @@
 //! (model, serial, WWN, size) and, for a loop device, the (device, inode) of
 //! its backing file.
 
-use super::guard::{self, DeviceInfo, Host};
+use super::guard::{self, DeviceInfo, Exclusive, Host};
 use super::loopdev::{self, Backing};
+use crate::{Error, Result};
 use std::time::Duration;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34,7 +35,7 @@ impl Identity {
     }
 
     /// The identity of the block device at `dev` now, from sysfs.
-    pub fn of(dev: &str) -> Result<Identity, String> {
+    pub fn of(dev: &str) -> Result<Identity> {
         let info = guard::inspect(&Host::real(), dev)?;
         let backing = if info.bus == "loop" {
             loopdev::backing(&info.path)
@@ -89,17 +90,20 @@ impl Identity {
     /// O_EXCL open, which fails while it or a partition is mounted or
     /// claimed), and it must still be the device confirmed. mkfs opens it
     /// O_EXCL itself, so the handle is closed just before it runs.
-    pub fn confirm(&self) -> Result<(), String> {
+    pub fn confirm(&self) -> Result<()> {
         // A FUSE daemon may be letting go of the device after an unmount.
         let mut tries = 0;
         let held = loop {
-            match guard::open_exclusive(&self.path) {
+            match guard::try_exclusive(&self.path) {
                 Ok(f) => break f,
-                Err(e) if e.contains("busy") && tries < 15 => {
+                Err(Exclusive::Busy(_)) if tries < 15 => {
                     tries += 1;
                     std::thread::sleep(Duration::from_millis(200));
                 }
-                Err(e) => return Err(format!("{e}; nothing was formatted")),
+                Err(e) => {
+                    let e = e.into_error();
+                    return Err(Error::work(format!("{e}; nothing was formatted")));
+                }
             }
         };
         let mut now = Identity::of(&self.path)?;
@@ -107,7 +111,7 @@ impl Identity {
         use std::os::unix::fs::MetadataExt;
         let rdev = held
             .metadata()
-            .map_err(|e| format!("{}: {e}", self.path))?
+            .map_err(|e| Error::work(format!("{}: {e}", self.path)))?
             .rdev();
         now.devno = format!("{}:{}", libc::major(rdev), libc::minor(rdev));
         if now.backing.is_some() || self.backing.is_some() {
@@ -117,11 +121,11 @@ impl Identity {
         if diff.is_empty() {
             Ok(())
         } else {
-            Err(format!(
+            Err(Error::work(format!(
                 "{} is no longer the device confirmed at the start ({}); stopping, nothing was formatted",
                 self.path,
                 diff.join(", ")
-            ))
+            )))
         }
     }
 }

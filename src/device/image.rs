@@ -9,6 +9,7 @@
 //! exFAT or FAT stick people keep images on; a sidecar file gets lost or
 //! left behind when the image is moved.
 
+use crate::{Error, Result};
 use std::fs::{File, OpenOptions};
 use std::io::ErrorKind;
 use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt};
@@ -51,47 +52,9 @@ pub struct Image {
     pub volume: u64,
 }
 
-/// What an existing file looks like, for a refusal: "a 300 MiB file holding
-/// an ext4 filesystem labelled \"VIDEOS\"".
-pub fn describe_file(path: &Path, len: u64) -> String {
-    format!(
-        "a {} file {}",
-        crate::units::iec(len),
-        describe_contents(path)
-    )
-}
-
-/// "holding an exfat filesystem labelled \"STICK\"", "holding a partition
-/// table (1: ntfs \"DATA\")", "with no filesystem fsfit recognises".
-pub fn describe_contents(path: &Path) -> String {
-    let labelled = |v: &crate::info::VolumeInfo| match &v.label {
-        Some(l) => format!("{} filesystem labelled \"{l}\"", v.fs),
-        None => format!("{} filesystem with no label", v.fs),
-    };
-    match crate::info::inspect::inspect(path, 0) {
-        Ok(r) => {
-            if let Some(v) = &r.volume {
-                format!("holding an {}", labelled(v))
-            } else if !r.partitions.is_empty() {
-                let parts: Vec<String> = r
-                    .partitions
-                    .iter()
-                    .map(|p| match &p.volume {
-                        Some(v) => match &v.label {
-                            Some(l) => format!("{}: {} \"{l}\"", p.partition.index, v.fs),
-                            None => format!("{}: {}", p.partition.index, v.fs),
-                        },
-                        None => format!("{}: no filesystem recognised", p.partition.index),
-                    })
-                    .collect();
-                format!("holding a partition table ({})", parts.join("; "))
-            } else {
-                "with no filesystem fsfit recognises".to_string()
-            }
-        }
-        Err(_) => "with no filesystem fsfit recognises".to_string(),
-    }
-}
+/// What an existing file of `len` bytes holds, in words, for a refusal (the
+/// caller knows how to look: info::describe::describe_file).
+pub type Describe = fn(&Path, u64) -> String;
 
 /// Decide whether `path` may be formatted, then size and mark it. `size` is
 /// what the user asked for; without it an image of fsfit's keeps its size,
@@ -102,59 +65,23 @@ pub fn prepare(
     size: Option<u64>,
     default: u64,
     overwrite: bool,
-    need: impl Fn(u64) -> Result<(), String>,
-) -> Result<Image, String> {
+    need: impl Fn(u64) -> Result<()>,
+    describe: Describe,
+) -> Result<Image> {
     let shown = path.display();
     let existing = match std::fs::symlink_metadata(path) {
         Ok(m) => Some(m),
         Err(e) if e.kind() == ErrorKind::NotFound => None,
-        Err(e) => return Err(format!("{shown}: {e}")),
+        Err(e) => return Err(Error::work(format!("{shown}: {e}"))),
     };
     let (volume, file) = match existing {
         None => {
             let volume = size.unwrap_or(default);
             need(volume)?;
-            let f = OpenOptions::new()
-                .read(true)
-                .write(true)
-                .create_new(true)
-                .mode(0o600)
-                .custom_flags(libc::O_NOFOLLOW)
-                .open(path)
-                .map_err(|e| format!("{shown}: cannot create the image: {e}"))?;
-            (volume, f)
+            (volume, create(path)?)
         }
         Some(m) => {
-            let ft = m.file_type();
-            if ft.is_symlink() {
-                return Err(format!(
-                    "refusing to use {shown}: it is a symbolic link, and fsfit formats only the file it is given; pass the file it points to"
-                ));
-            }
-            if !ft.is_file() {
-                use std::os::unix::fs::FileTypeExt;
-                let hint = if ft.is_block_device() {
-                    " (to benchmark a drive, use --device)"
-                } else {
-                    ""
-                };
-                return Err(format!(
-                    "refusing to use {shown}: it is not a regular file{hint}"
-                ));
-            }
-            let f = OpenOptions::new()
-                .read(true)
-                .write(true)
-                .custom_flags(libc::O_NOFOLLOW)
-                .open(path)
-                .map_err(|e| format!("{shown}: {e}"))?;
-            let fm = f.metadata().map_err(|e| format!("{shown}: {e}"))?;
-            if (fm.dev(), fm.ino()) != (m.dev(), m.ino()) {
-                return Err(format!(
-                    "{shown} changed while fsfit looked at it; try again"
-                ));
-            }
-            let len = fm.len();
+            let (f, len) = open_existing(path, &m)?;
             let volume = if len == 0 {
                 size.unwrap_or(default)
             } else if let Some(v) = read_marker(&f, len) {
@@ -162,21 +89,77 @@ pub fn prepare(
             } else if overwrite {
                 size.unwrap_or(len)
             } else {
-                return Err(format!(
+                return Err(Error::input(format!(
                     "refusing to overwrite {shown}: it is {}, and fsfit did not make it; pass --overwrite-image to erase it and benchmark on it anyway",
-                    describe_file(path, len)
-                ));
+                    describe(path, len)
+                )));
             };
             need(volume)?;
             (volume, f)
         }
     };
+    mark(&file, volume, path)?;
+    Ok(Image { volume })
+}
+
+/// A new image file, only this process's (never through a symlink).
+fn create(path: &Path) -> Result<File> {
+    OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+        .map_err(|e| Error::work(format!("{}: cannot create the image: {e}", path.display())))
+}
+
+/// An existing regular file (not a symlink, device or folder), opened, and
+/// still the file `m` describes; with its length.
+fn open_existing(path: &Path, m: &std::fs::Metadata) -> Result<(File, u64)> {
+    let shown = path.display();
+    let ft = m.file_type();
+    if ft.is_symlink() {
+        return Err(Error::input(format!(
+            "refusing to use {shown}: it is a symbolic link, and fsfit formats only the file it is given; pass the file it points to"
+        )));
+    }
+    if !ft.is_file() {
+        use std::os::unix::fs::FileTypeExt;
+        let hint = if ft.is_block_device() {
+            " (to benchmark a drive, use --device)"
+        } else {
+            ""
+        };
+        return Err(Error::input(format!(
+            "refusing to use {shown}: it is not a regular file{hint}"
+        )));
+    }
+    let f = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+        .map_err(|e| Error::work(format!("{shown}: {e}")))?;
+    let fm = f
+        .metadata()
+        .map_err(|e| Error::work(format!("{shown}: {e}")))?;
+    if (fm.dev(), fm.ino()) != (m.dev(), m.ino()) {
+        return Err(Error::work(format!(
+            "{shown} changed while fsfit looked at it; try again"
+        )));
+    }
+    Ok((f, fm.len()))
+}
+
+/// Size the file to the volume plus the marker, and write the marker.
+fn mark(file: &File, volume: u64, path: &Path) -> Result<()> {
+    let shown = path.display();
     file.set_len(volume + MARKER_BYTES)
-        .map_err(|e| format!("{shown}: cannot size the image: {e}"))?;
+        .map_err(|e| Error::work(format!("{shown}: cannot size the image: {e}")))?;
     file.write_all_at(&marker(volume), volume)
         .and_then(|_| file.sync_all())
-        .map_err(|e| format!("{shown}: cannot write fsfit's marker: {e}"))?;
-    Ok(Image { volume })
+        .map_err(|e| Error::work(format!("{shown}: cannot write fsfit's marker: {e}")))
 }
 
 /// A private folder for a temporary image (mkdtemp: a fresh name, mode 0700,
@@ -187,12 +170,17 @@ pub struct TempDir {
 }
 
 impl TempDir {
-    pub fn new() -> Result<TempDir, String> {
+    pub fn new() -> Result<TempDir> {
         let base = std::env::temp_dir();
         let dir = tempfile::Builder::new()
             .prefix(&format!("fsfit-bench-{}-", std::process::id()))
             .tempdir_in(&base)
-            .map_err(|e| format!("cannot make a temporary folder in {}: {e}", base.display()))?;
+            .map_err(|e| {
+                Error::work(format!(
+                    "cannot make a temporary folder in {}: {e}",
+                    base.display()
+                ))
+            })?;
         super::state::add_dir(dir.path());
         Ok(TempDir { dir: Some(dir) })
     }
@@ -217,23 +205,31 @@ impl Drop for TempDir {
 mod tests {
     use super::*;
 
+    fn no_words(_: &Path, len: u64) -> String {
+        format!("a {} file", crate::units::iec(len))
+    }
+
     #[test]
     fn marker_round_trip_and_only_at_the_end() {
         let d = tempfile::tempdir().unwrap();
         let p = d.path().join("a.img");
-        let img = prepare(&p, Some(1 << 20), 4 << 30, false, |_| Ok(())).unwrap();
+        let img = prepare(&p, Some(1 << 20), 4 << 30, false, |_| Ok(()), no_words).unwrap();
         assert_eq!(img.volume, 1 << 20);
         let f = File::open(&p).unwrap();
         let len = f.metadata().unwrap().len();
         assert_eq!(len, (1 << 20) + MARKER_BYTES);
         assert_eq!(read_marker(&f, len), Some(1 << 20));
         // Used again: keeps its size without --size.
-        let img = prepare(&p, None, 4 << 30, false, |_| Ok(())).unwrap();
+        let img = prepare(&p, None, 4 << 30, false, |_| Ok(()), no_words).unwrap();
         assert_eq!(img.volume, 1 << 20);
         // A file of someone else's is refused, and left as it was.
         let q = d.path().join("video.mp4");
         std::fs::write(&q, vec![7u8; 100_000]).unwrap();
-        let e = prepare(&q, None, 4 << 30, false, |_| Ok(())).err().unwrap();
+        let e = prepare(&q, None, 4 << 30, false, |_| Ok(()), no_words)
+            .err()
+            .unwrap();
+        assert!(matches!(e, Error::Input(_)), "{e:?}");
+        let e = e.to_string();
         assert!(e.starts_with("refusing to overwrite"), "{e}");
         assert!(e.contains("97.7 KiB") || e.contains("KiB"), "{e}");
         assert!(!e.contains('\n'));
@@ -250,12 +246,17 @@ mod tests {
     fn a_failed_size_check_touches_nothing() {
         let d = tempfile::tempdir().unwrap();
         let p = d.path().join("new.img");
-        let e = prepare(&p, Some(1 << 20), 4 << 30, false, |_| {
-            Err("too small".into())
-        })
+        let e = prepare(
+            &p,
+            Some(1 << 20),
+            4 << 30,
+            false,
+            |_| Err(Error::work("too small")),
+            no_words,
+        )
         .err()
         .unwrap();
-        assert_eq!(e, "too small");
+        assert_eq!(e.to_string(), "too small");
         assert!(!p.exists());
     }
 }

@@ -1,6 +1,7 @@
 //! Loop devices over image files, detached when their guard drops.
 
 use super::{run_tool, state};
+use crate::{Error, Result};
 use std::path::Path;
 
 pub struct LoopDev {
@@ -8,41 +9,35 @@ pub struct LoopDev {
     pub dev: String,
 }
 
-/// The file a loop device reads and writes, as the kernel holds it
-/// (LOOP_GET_STATUS64): a path can be reused, the (device, inode) pair cannot
-/// while the file is open.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Backing {
-    pub file: String,
-    pub st_dev: u64,
-    pub st_ino: u64,
-}
+pub use super::state::Backing;
 
 impl LoopDev {
     /// Attach `image` with direct I/O, so the host's page cache does not hold
     /// a second copy of what the filesystem reads and writes.
-    pub fn attach(image: &Path) -> Result<LoopDev, String> {
+    pub fn attach(image: &Path) -> Result<LoopDev> {
         LoopDev::attach_with(image, None)
     }
 
     /// Attach the first `limit` bytes of `image` (the rest holds fsfit's
     /// marker, see image.rs).
-    pub fn attach_limited(image: &Path, limit: u64) -> Result<LoopDev, String> {
+    pub fn attach_limited(image: &Path, limit: u64) -> Result<LoopDev> {
         LoopDev::attach_with(image, Some(limit))
     }
 
     /// `attach_limited` with partition scanning (`losetup -P`), so the
     /// partitions of a table written to it appear as /dev/loopNpM.
-    pub fn attach_partscan(image: &Path, limit: u64) -> Result<LoopDev, String> {
+    pub fn attach_partscan(image: &Path, limit: u64) -> Result<LoopDev> {
         LoopDev::attach_args(image, Some(limit), &["-P"])
     }
 
-    fn attach_with(image: &Path, limit: Option<u64>) -> Result<LoopDev, String> {
+    fn attach_with(image: &Path, limit: Option<u64>) -> Result<LoopDev> {
         LoopDev::attach_args(image, limit, &[])
     }
 
-    fn attach_args(image: &Path, limit: Option<u64>, extra: &[&str]) -> Result<LoopDev, String> {
-        let img = image.to_str().ok_or("image path is not UTF-8")?;
+    fn attach_args(image: &Path, limit: Option<u64>, extra: &[&str]) -> Result<LoopDev> {
+        let img = image
+            .to_str()
+            .ok_or_else(|| Error::work("image path is not UTF-8"))?;
         let lim = limit.map(|l| l.to_string());
         let mut args = vec!["-f", "--show"];
         args.extend(extra);
@@ -55,7 +50,7 @@ impl LoopDev {
         let out = run_tool("losetup", &dio).or_else(|_| run_tool("losetup", &args))?;
         let dev = String::from_utf8_lossy(&out.stdout).trim().to_string();
         if !dev.starts_with("/dev/loop") {
-            return Err(format!("losetup gave no device for {img}"));
+            return Err(Error::work(format!("losetup gave no device for {img}")));
         }
         state::add_loop(&dev, backing(&dev));
         Ok(LoopDev { dev })
@@ -111,7 +106,7 @@ pub fn backing_of(f: &std::fs::File, dev: &str) -> Option<Backing> {
     let name = dev.trim_start_matches("/dev/");
     let file = std::fs::read_to_string(format!("/sys/block/{name}/loop/backing_file"))
         .map(|s| s.trim_end_matches('\n').to_string())
-        .unwrap_or_else(|_| crate::info::bytes::cstr(&info.lo_file_name));
+        .unwrap_or_else(|_| cstr(&info.lo_file_name));
     Some(Backing {
         file,
         st_dev: info.lo_device,
@@ -119,7 +114,13 @@ pub fn backing_of(f: &std::fs::File, dev: &str) -> Option<Backing> {
     })
 }
 
-pub fn detach(dev: &str) -> Result<(), String> {
+/// A NUL-terminated name in a fixed-size kernel field.
+fn cstr(b: &[u8]) -> String {
+    let end = b.iter().position(|&c| c == 0).unwrap_or(b.len());
+    String::from_utf8_lossy(&b[..end]).into_owned()
+}
+
+pub fn detach(dev: &str) -> Result<()> {
     run_tool("losetup", &["-d", dev]).map(|_| ())
 }
 

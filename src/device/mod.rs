@@ -1,27 +1,41 @@
-//! Where a benchmark runs: an image file, a real block device (behind the
-//! safety guard) or an already-mounted directory; and the loop devices and
-//! mounts fsfit sets up for it, each undone when its guard drops.
+//! Where a benchmark runs or a format writes: an image file, a real block
+//! device (behind the safety guard) or an already-mounted directory; and the
+//! loop devices and mounts fsfit sets up for it, each undone when its guard
+//! drops.
+//!
+//! host.rs is the one view of the host (sysfs, mounts, swaps, holders);
+//! guard/ inspects, checks and describes a device; confirm.rs provisions one
+//! to erase (bench and format both); state.rs records what a run set up and
+//! cleanup.rs releases what a killed run left; watchdog.rs keeps fsfit's own
+//! FUSE servers from hanging a cleanup. device/ imports no other fsfit
+//! module but the shared helpers (error, units, atomic).
 
+pub mod cleanup;
+pub mod confirm;
 pub mod guard;
+pub mod host;
 pub mod identity;
 pub mod image;
 pub mod loopdev;
 pub mod mount;
 pub mod served;
 pub mod state;
+pub mod target;
+pub mod watchdog;
 
+use crate::{Error, Result};
 use std::process::{Command, Output};
 
 /// Run a system tool in its own process group (so the terminal's Ctrl-C
 /// reaches fsfit, which then cleans up, and not the tool or a FUSE daemon).
-pub fn run_tool(program: &str, args: &[&str]) -> Result<Output, String> {
+pub fn run_tool(program: &str, args: &[&str]) -> Result<Output> {
     use std::os::unix::process::CommandExt;
     let out = Command::new(program)
         .args(args)
         .process_group(0)
         .stdin(std::process::Stdio::null())
         .output()
-        .map_err(|e| format!("cannot run {program}: {e}"))?;
+        .map_err(|e| Error::work(format!("cannot run {program}: {e}")))?;
     if !out.status.success() {
         let err = String::from_utf8_lossy(&out.stderr);
         let msg = err
@@ -29,7 +43,10 @@ pub fn run_tool(program: &str, args: &[&str]) -> Result<Output, String> {
             .rfind(|l| !l.trim().is_empty())
             .unwrap_or("")
             .trim();
-        return Err(format!("{program} failed ({}): {msg}", out.status));
+        return Err(Error::work(format!(
+            "{program} failed ({}): {msg}",
+            out.status
+        )));
     }
     Ok(out)
 }
@@ -42,41 +59,23 @@ pub fn have_program(program: &str) -> bool {
         .any(|d| d.join(program).is_file())
 }
 
-/// What /proc/self/mounts says is mounted at (or above) `dir`:
+/// What the mount table says is mounted at (or above) `dir`:
 /// (fstype, source, mount point), the longest mount point that holds it.
 pub fn mount_of(dir: &std::path::Path) -> Option<(String, String, String)> {
-    let canon = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
-    let text = std::fs::read_to_string("/proc/self/mounts").ok()?;
-    let mut best: Option<(String, String, String)> = None;
-    for l in text.lines() {
-        let f: Vec<&str> = l.split(' ').collect();
-        if f.len() < 3 {
-            continue;
-        }
-        // fstab(5) escapes: space, tab, newline, backslash as octal.
-        let mp = f[1]
-            .replace("\\040", " ")
-            .replace("\\011", "\t")
-            .replace("\\012", "\n")
-            .replace("\\134", "\\");
-        let longer = best.as_ref().is_none_or(|b| mp.len() > b.2.len());
-        if canon.starts_with(&mp) && longer {
-            best = Some((f[2].to_string(), f[0].to_string(), mp));
-        }
-    }
-    best
+    host::mount_of(dir).map(|m| (m.fstype, m.source, m.point))
 }
 
 /// statvfs(3) of the filesystem holding `p`.
-pub fn statvfs(p: &std::path::Path) -> Result<libc::statvfs, String> {
-    let c = std::ffi::CString::new(p.as_os_str().as_encoded_bytes()).map_err(|e| e.to_string())?;
+pub fn statvfs(p: &std::path::Path) -> Result<libc::statvfs> {
+    let c = std::ffi::CString::new(p.as_os_str().as_encoded_bytes())
+        .map_err(|e| Error::work(e.to_string()))?;
     let mut s: libc::statvfs = unsafe { std::mem::zeroed() };
     if unsafe { libc::statvfs(c.as_ptr(), &mut s) } != 0 {
-        return Err(format!(
+        return Err(Error::work(format!(
             "statvfs {}: {}",
             p.display(),
             std::io::Error::last_os_error()
-        ));
+        )));
     }
     Ok(s)
 }

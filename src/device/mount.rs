@@ -2,6 +2,7 @@
 //! between phases so reads come from the device.
 
 use super::{run_tool, state};
+use crate::{Error, Result};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -31,13 +32,14 @@ pub struct Mounted {
 
 static SEQ: AtomicU32 = AtomicU32::new(0);
 
-fn mount_dir() -> Result<PathBuf, String> {
+fn mount_dir() -> Result<PathBuf> {
     let d = state::dir().join(format!(
         "mnt-{}-{}",
         std::process::id(),
         SEQ.fetch_add(1, Ordering::Relaxed)
     ));
-    std::fs::create_dir_all(&d).map_err(|e| format!("cannot create {}: {e}", d.display()))?;
+    std::fs::create_dir_all(&d)
+        .map_err(|e| Error::work(format!("cannot create {}: {e}", d.display())))?;
     Ok(d)
 }
 
@@ -57,8 +59,10 @@ fn daemon_of(dir: &Path) -> Option<u32> {
     None
 }
 
-pub fn mount_at(dev: &str, driver: &Driver, dir: &Path) -> Result<Option<u32>, String> {
-    let d = dir.to_str().ok_or("mount directory is not UTF-8")?;
+pub fn mount_at(dev: &str, driver: &Driver, dir: &Path) -> Result<Option<u32>> {
+    let d = dir
+        .to_str()
+        .ok_or_else(|| Error::work("mount directory is not UTF-8"))?;
     match driver {
         Driver::Kernel { fstype, opts } => {
             let mut args = vec!["-t", fstype.as_str()];
@@ -78,7 +82,7 @@ pub fn mount_at(dev: &str, driver: &Driver, dir: &Path) -> Result<Option<u32>, S
     }
 }
 
-pub fn mount(dev: &str, driver: &Driver) -> Result<Mounted, String> {
+pub fn mount(dev: &str, driver: &Driver) -> Result<Mounted> {
     let dir = mount_dir()?;
     state::add_mount(&dir);
     match mount_at(dev, driver, &dir) {
@@ -97,32 +101,27 @@ pub fn mount(dev: &str, driver: &Driver) -> Result<Mounted, String> {
     }
 }
 
-fn is_mounted(dir: &Path) -> bool {
-    let want = dir.to_string_lossy();
-    std::fs::read_to_string("/proc/self/mounts")
-        .map(|m| m.lines().any(|l| l.split(' ').nth(1) == Some(&*want)))
-        .unwrap_or(false)
-}
-
 /// Unmount whatever is mounted at `dir`, waiting out a briefly busy mount;
 /// a FUSE mount whose daemon died is detached lazily.
-pub fn unmount_path(dir: &Path) -> Result<(), String> {
-    let d = dir.to_str().ok_or("mount directory is not UTF-8")?;
-    let mut last = String::new();
+pub fn unmount_path(dir: &Path) -> Result<()> {
+    let d = dir
+        .to_str()
+        .ok_or_else(|| Error::work("mount directory is not UTF-8"))?;
+    let mut last = None;
     for i in 0..10 {
-        if !is_mounted(dir) {
+        if !super::host::is_mounted(dir) {
             return Ok(());
         }
         match run_tool("umount", &[d]) {
             Ok(_) => return Ok(()),
-            Err(e) => last = e,
+            Err(e) => last = Some(e),
         }
         std::thread::sleep(std::time::Duration::from_millis(100 * (i + 1)));
     }
     if run_tool("umount", &["-l", d]).is_ok() {
         return Ok(());
     }
-    Err(last)
+    Err(last.unwrap_or_else(|| Error::work(format!("cannot unmount {d}"))))
 }
 
 /// Drop the block device's own buffer cache (BLKFLSBUF), which FUSE drivers
@@ -148,7 +147,7 @@ impl Mounted {
         }
     }
 
-    pub fn unmount(&mut self) -> Result<(), String> {
+    pub fn unmount(&mut self) -> Result<()> {
         if self.mounted {
             unmount_path(&self.dir)?;
             self.mounted = false;
@@ -159,7 +158,7 @@ impl Mounted {
 
     /// Unmount (which writes back and evicts the filesystem's caches), flush
     /// the device's buffer cache, and mount again.
-    pub fn remount(&mut self) -> Result<(), String> {
+    pub fn remount(&mut self) -> Result<()> {
         self.unmount()?;
         flush_device_cache(&self.dev);
         self.daemon_pid = mount_at(&self.dev, &self.driver, &self.dir)?;

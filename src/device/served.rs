@@ -2,14 +2,15 @@
 //! filesystem, under a loop device. What the file holds and how fast it
 //! answers is up to a [`Backend`]: a sparse image file, a fake-capacity
 //! device that wraps around ([`Wrap`]), or a flash model that makes every
-//! request take its simulated service time ([`Delayed`]).
+//! request take its simulated service time (`Delayed`, in flash/delayed.rs).
 //!
-//! Like the crash recorder (src/crash/recorder.rs, whose cleanup watchdog
-//! this reuses) the file is opened FOPEN_DIRECT_IO, so every request the
-//! loop device sends reaches the backend as it is issued, never answered by
-//! a page cache. Start one with [`start`]; [`Served::stop`] (or dropping
-//! it) detaches the loop device and unmounts the FUSE filesystem, and both
-//! are recorded in the state file until then, for `fsfit cleanup`.
+//! Like the crash recorder (src/crash/recorder.rs; both use the cleanup
+//! watchdog of device/watchdog.rs) the file is opened FOPEN_DIRECT_IO, so
+//! every request the loop device sends reaches the backend as it is issued,
+//! never answered by a page cache. Start one with [`start`];
+//! [`Served::stop`] (or dropping it) detaches the loop device and unmounts
+//! the FUSE filesystem, and both are recorded in the state file until then,
+//! for `fsfit cleanup`.
 //!
 //! A fake 1 GiB stick that holds 64 MiB, for a test of
 //! `fsfit format --check-capacity` (needs root and /dev/fuse):
@@ -22,7 +23,7 @@
 //! # Ok::<(), fsfit::Error>(())
 //! ```
 
-use crate::crash::recorder::{connection_of, Watchdog};
+use super::watchdog::{connection_of, Watchdog};
 use crate::device::{loopdev::LoopDev, state};
 use crate::{Error, Result};
 use fuser::{
@@ -36,7 +37,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime};
 
 mod backends;
-pub use backends::{Delayed, Memory, SparseImage, Wrap};
+pub use backends::{Memory, SparseImage, Wrap};
 
 /// What holds the served file's bytes. Requests come one at a time.
 pub trait Backend: Send {
@@ -111,11 +112,7 @@ impl fuser::Filesystem for Fs {
     /// allowed (root), as flashbench gives itself, so that a loaded host
     /// does not add its scheduling delays to the served device's timing.
     /// The thread sleeps between requests and spins at most 200 µs each.
-    fn init(
-        &mut self,
-        _r: &Request<'_>,
-        _c: &mut fuser::KernelConfig,
-    ) -> std::result::Result<(), libc::c_int> {
+    fn init(&mut self, _r: &Request<'_>, _c: &mut fuser::KernelConfig) -> Result<(), libc::c_int> {
         let p = libc::sched_param { sched_priority: 10 };
         unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &p) };
         Ok(())
@@ -358,15 +355,15 @@ impl Drop for Served {
 
 /// Is this machine able to serve a device (root, /dev/fuse, losetup)?
 /// `Err` names what is missing.
-pub fn available() -> std::result::Result<(), String> {
+pub fn available() -> Result<()> {
     if unsafe { libc::geteuid() } != 0 {
-        return Err("needs root (loop devices)".into());
+        return Err(Error::work("needs root (loop devices)"));
     }
     if !Path::new("/dev/fuse").exists() {
-        return Err("needs /dev/fuse".into());
+        return Err(Error::work("needs /dev/fuse"));
     }
     if !crate::device::have_program("losetup") {
-        return Err("needs losetup (util-linux)".into());
+        return Err(Error::work("needs losetup (util-linux)"));
     }
     Ok(())
 }

@@ -1,7 +1,8 @@
 //! A record, under /run/fsfit, of what a run attached and mounted, so that
 //! `fsfit cleanup` can undo what a run killed with SIGKILL left behind.
+//! This file only records; cleanup.rs releases (so loopdev.rs and mount.rs,
+//! which record here, are not called back from here).
 
-use super::loopdev::Backing;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -32,6 +33,37 @@ pub fn dir() -> PathBuf {
     std::env::var_os("FSFIT_STATE_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("/run/fsfit"))
+}
+
+/// The file a loop device reads and writes, as the kernel holds it
+/// (LOOP_GET_STATUS64): a path can be reused, the (device, inode) pair cannot
+/// while the file is open.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Backing {
+    pub file: String,
+    pub st_dev: u64,
+    pub st_ino: u64,
+}
+
+/// Every record in the state directory: (its file, what it says).
+pub fn records() -> Vec<(PathBuf, Record)> {
+    let Ok(rd) = std::fs::read_dir(dir()) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for e in rd.flatten() {
+        let path = e.path();
+        if path.extension().and_then(|x| x.to_str()) != Some("json") {
+            continue;
+        }
+        let Ok(text) = std::fs::read(&path) else {
+            continue;
+        };
+        if let Ok(r) = serde_json::from_slice::<Record>(&text) {
+            out.push((path, r));
+        }
+    }
+    out
 }
 
 static CURRENT: Mutex<Option<Record>> = Mutex::new(None);
@@ -105,101 +137,4 @@ pub fn add_file(p: &Path) {
 pub fn remove_file(p: &Path) {
     let d = p.to_string_lossy();
     update(|r| r.files.retain(|m| *m != d));
-}
-
-fn alive(pid: u32) -> bool {
-    pid == std::process::id()
-        || std::fs::read(format!("/proc/{pid}/cmdline"))
-            .map(|c| String::from_utf8_lossy(&c).contains("fsfit"))
-            .unwrap_or(false)
-}
-
-/// Undo what runs that are no longer alive left behind. Returns a line per
-/// thing undone (or that could not be).
-pub fn cleanup() -> Vec<String> {
-    let mut said = Vec::new();
-    let Ok(rd) = std::fs::read_dir(dir()) else {
-        return said;
-    };
-    for e in rd.flatten() {
-        let path = e.path();
-        if path.extension().and_then(|x| x.to_str()) != Some("json") {
-            continue;
-        }
-        let Ok(text) = std::fs::read(&path) else {
-            continue;
-        };
-        let Ok(r) = serde_json::from_slice::<Record>(&text) else {
-            continue;
-        };
-        if alive(r.pid) {
-            said.push(format!("run {} is still going; left alone", r.pid));
-            continue;
-        }
-        let mut ok = true;
-        // Innermost first: mounts, then loop devices, then files.
-        for m in r.mounts.iter().rev() {
-            match super::mount::unmount_path(Path::new(m)) {
-                Ok(()) => said.push(format!("unmounted {m}")),
-                Err(e) => {
-                    ok = false;
-                    said.push(format!("could not unmount {m}: {e}"))
-                }
-            }
-            let _ = std::fs::remove_dir(m);
-        }
-        for l in &r.loops {
-            let recorded = r.backing.iter().find(|(d, _)| d == l).map(|(_, b)| b);
-            let now = super::loopdev::backing(l);
-            match (recorded, now) {
-                (_, None) => said.push(format!("{l} is already detached")),
-                (None, Some(n)) => said.push(format!(
-                    "left {l} alone: no record of what the run attached it to, and it now serves {}",
-                    n.file
-                )),
-                (Some(b), Some(n)) if *b != n => said.push(format!(
-                    "left {l} alone: it now serves {}, not {} as recorded",
-                    n.file, b.file
-                )),
-                (Some(_), Some(_)) => match super::loopdev::detach(l) {
-                    Ok(()) => said.push(format!("detached {l}")),
-                    Err(e) => {
-                        ok = false;
-                        said.push(format!("could not detach {l}: {e}"))
-                    }
-                },
-            }
-        }
-        for m in &r.fuse_mounts {
-            match super::mount::unmount_path(Path::new(m)) {
-                Ok(()) => said.push(format!("unmounted {m}")),
-                Err(e) => {
-                    ok = false;
-                    said.push(format!("could not unmount {m}: {e}"))
-                }
-            }
-            let _ = std::fs::remove_dir(m);
-        }
-        for f in &r.files {
-            if std::fs::remove_file(f).is_ok() {
-                said.push(format!("removed {f}"));
-            }
-        }
-        // Only folders fsfit names itself (fsfit-bench-PID...), and last:
-        // a temporary image's folder is empty once its file is gone.
-        for d in r.dirs.iter().rev() {
-            let p = Path::new(d);
-            let ours = p
-                .file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("fsfit-bench-"));
-            if ours && std::fs::remove_dir_all(p).is_ok() {
-                said.push(format!("removed {d}"));
-            }
-        }
-        if ok {
-            let _ = std::fs::remove_file(&path);
-        }
-    }
-    said
 }

@@ -5,8 +5,9 @@
 //! dd, fsfit probe) runs against a slow "stick" — simulated, not a real
 //! device's speed.
 
+use super::delayed::Delayed;
 use super::{Device, Op, Profile, Request};
-use crate::device::served::{self, Delayed, Served, SparseImage};
+use crate::device::served::{self, Served, SparseImage};
 use crate::Result;
 use std::path::Path;
 use std::sync::{Arc, Mutex};

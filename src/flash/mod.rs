@@ -11,6 +11,7 @@
 //!   emulated device (`fsfit emulate`), the read-only probe (`fsfit probe`),
 //!   and the crash faults that need a flash geometry (`--device-model flash-gc`).
 
+pub mod delayed;
 pub mod emulate;
 pub mod flashbench;
 pub mod probe;

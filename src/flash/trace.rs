@@ -35,7 +35,7 @@ pub fn ensure_tracefs() -> Result<()> {
     Err(Error::work(format!(
         "no kernel block tracepoints under {TRACEFS} (mount -t tracefs: {})",
         out.err()
-            .unwrap_or_else(|| "mounted, but no events/block".into())
+            .map_or_else(|| "mounted, but no events/block".into(), |e| e.to_string())
     )))
 }
 

@@ -9,6 +9,7 @@
 //! then reads back another block's offset: R is their difference.
 
 use crate::device::identity::Identity;
+use crate::{Error, Result};
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 
 const BLOCK: usize = 4096;
@@ -97,13 +98,13 @@ pub enum Verdict {
 }
 
 /// Write every block, then read every block back.
-pub fn probe(dev: &str, capacity: u64) -> Result<Verdict, String> {
+pub fn probe(dev: &str, capacity: u64) -> Result<Verdict> {
     let f = std::fs::OpenOptions::new()
         .read(true)
         .write(true)
         .custom_flags(libc::O_DIRECT | libc::O_EXCL)
         .open(dev)
-        .map_err(|e| format!("{dev}: {e}"))?;
+        .map_err(|e| Error::work(format!("{dev}: {e}")))?;
     let nonce = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(1, |d| d.as_nanos() as u64);
@@ -116,9 +117,10 @@ pub fn probe(dev: &str, capacity: u64) -> Result<Verdict, String> {
             pattern(blk, start + (k * BLOCK) as u64, nonce);
         }
         f.write_all_at(buf, start)
-            .map_err(|e| format!("{dev}: writing the test blocks at {start}: {e}"))?;
+            .map_err(|e| Error::work(format!("{dev}: writing the test blocks at {start}: {e}")))?;
     }
-    f.sync_all().map_err(|e| format!("{dev}: {e}"))?;
+    f.sync_all()
+        .map_err(|e| Error::work(format!("{dev}: {e}")))?;
     let mut found = Found::default();
     for (i, &(start, n)) in runs.iter().enumerate() {
         stop_if_cancelled(i)?;
@@ -166,9 +168,9 @@ impl Found {
     }
 }
 
-fn stop_if_cancelled(i: usize) -> Result<(), String> {
+fn stop_if_cancelled(i: usize) -> Result<()> {
     if i % 16 == 0 && crate::cancel::requested() {
-        return Err("interrupted during the capacity check: test blocks were written over the old contents; no table or filesystem was written".into());
+        return Err(Error::work("interrupted during the capacity check: test blocks were written over the old contents; no table or filesystem was written"));
     }
     Ok(())
 }
@@ -187,7 +189,7 @@ pub fn check(dev: &str, capacity: u64, id: &Identity) -> crate::Result<()> {
             eprintln!("fsfit: {e}");
             crate::Error::Interrupted
         } else {
-            crate::Error::Work(e)
+            e
         }
     })?;
     match verdict {

@@ -3,22 +3,23 @@
 //! one argv element, never through a shell.
 
 use crate::fs::{Filesystem, LabelRule};
+use crate::{Error, Result};
 
 /// mkfs.fat's `--codepage` default: labels are stored in cp850.
 const FAT_CODEPAGE: u16 = 850;
 
 /// The label as the filesystem will store it (FAT: upper-cased), or why it
 /// cannot be.
-pub fn check(fs: &dyn Filesystem, label: &str) -> Result<String, String> {
+pub fn check(fs: &dyn Filesystem, label: &str) -> Result<String> {
     let rule = fs.label_rule();
     let title = fs.info().title;
-    let bad = |why: String| -> Result<String, String> {
-        Err(format!("--label {label:?}: {title} {why}"))
+    let bad = |why: String| -> Result<String> {
+        Err(Error::work(format!("--label {label:?}: {title} {why}")))
     };
     if label.is_empty() {
-        return Err(
-            "--label \"\": an empty label; leave --label out for a volume without one".into(),
-        );
+        return Err(Error::work(
+            "--label \"\": an empty label; leave --label out for a volume without one",
+        ));
     }
     if let Some(c) = label.chars().find(|c| c.is_control()) {
         return bad(format!(
@@ -49,11 +50,11 @@ pub fn check(fs: &dyn Filesystem, label: &str) -> Result<String, String> {
     }
     match check_length(&rule, &stored) {
         Ok(()) => Ok(stored),
-        Err(why) => bad(why),
+        Err(why) => bad(why.to_string()),
     }
 }
 
-fn check_length(rule: &LabelRule, stored: &str) -> Result<(), String> {
+fn check_length(rule: &LabelRule, stored: &str) -> Result<()> {
     // In the code page every character is one byte.
     let bytes = if rule.codepage {
         stored.chars().count()
@@ -61,15 +62,15 @@ fn check_length(rule: &LabelRule, stored: &str) -> Result<(), String> {
         stored.len()
     };
     if let Some(max) = rule.max_bytes.filter(|&m| bytes > m) {
-        return Err(format!(
+        return Err(Error::work(format!(
             "labels hold at most {max} bytes; this one is {bytes}"
-        ));
+        )));
     }
     let units = stored.encode_utf16().count();
     if let Some(max) = rule.max_utf16.filter(|&m| units > m) {
-        return Err(format!(
+        return Err(Error::work(format!(
             "labels hold at most {max} UTF-16 units; this one is {units}"
-        ));
+        )));
     }
     Ok(())
 }
@@ -86,12 +87,17 @@ mod tests {
     #[test]
     fn fat_labels_are_upper_cased_and_checked() {
         assert_eq!(check(fs("fat32"), "Photos").unwrap(), "PHOTOS");
-        assert!(check(fs("fat32"), "café").unwrap_err().contains("ASCII"));
-        let e = check(fs("fat32"), "x; rm -rf ~").unwrap_err();
+        assert!(check(fs("fat32"), "café")
+            .unwrap_err()
+            .to_string()
+            .contains("ASCII"));
+        let e = check(fs("fat32"), "x; rm -rf ~").unwrap_err().to_string();
         assert!(e.contains("may not hold ';'"), "{e}");
-        let e = check(fs("fat32"), "My Holiday Photos").unwrap_err();
+        let e = check(fs("fat32"), "My Holiday Photos")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("at most 11 bytes"), "{e}");
-        let e = check(fs("fat16"), "日本").unwrap_err();
+        let e = check(fs("fat16"), "日本").unwrap_err().to_string();
         assert!(e.contains("code page 850"), "{e}");
         assert_eq!(check(fs("fat12"), "a-b_c!").unwrap(), "A-B_C!");
     }
@@ -104,7 +110,10 @@ mod tests {
         assert!(check(fs("xfs"), "ÄÄÄÄÄÄ").is_ok());
         assert!(check(fs("xfs"), "ÄÄÄÄÄÄx").is_err());
         assert!(check(fs("ext4"), "$(id)").is_ok());
-        assert!(check(fs("ext4"), "a\nb").unwrap_err().contains("control"));
+        assert!(check(fs("ext4"), "a\nb")
+            .unwrap_err()
+            .to_string()
+            .contains("control"));
         assert!(check(fs("btrfs"), &"x".repeat(255)).is_err());
         assert!(check(fs("ext4"), "").is_err());
     }

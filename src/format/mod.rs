@@ -9,6 +9,7 @@
 //! filesystem last; Ctrl-C is honoured between steps, so a device is left
 //! untouched, wiped, or with a complete table, and the message says which.
 
+use crate::{Error, Result};
 pub mod capacity;
 pub mod label;
 pub mod paste;
@@ -106,8 +107,10 @@ pub fn owner() -> (u32, u32) {
 }
 
 /// Work out the plan, print it, do it, verify it. The report comes back
-/// also when a check disagrees (the caller exits non-zero then).
-pub fn run(r: &Request) -> crate::Result<Report> {
+/// also when a check disagrees (the caller exits non-zero then). `say`
+/// prints the plan and the verification (cmd's stdout writer: format sits
+/// below cmd and never prints by itself).
+pub fn run(r: &Request, say: fn(&str) -> crate::Result<()>) -> crate::Result<Report> {
     let t = target::open(&target::TargetArgs {
         path: &r.target,
         yes_erase: r.yes_erase.as_deref(),
@@ -115,9 +118,9 @@ pub fn run(r: &Request) -> crate::Result<Report> {
         size: r.size,
         dry_run: r.dry_run,
     })
-    .map_err(crate::Error::Input)?;
-    let plan = plan::make(r, &t, owner()).map_err(crate::Error::Input)?;
-    crate::cmd::print(&plan.text(&t))?;
+    .map_err(as_input)?;
+    let plan = plan::make(r, &t, owner()).map_err(as_input)?;
+    say(&plan.text(&t))?;
     let mut report = report(r, &t, &plan);
     if r.dry_run {
         return Ok(report);
@@ -135,10 +138,19 @@ pub fn run(r: &Request) -> crate::Result<Report> {
     for l in &found.lines {
         summary += &format!("  {l}\n");
     }
-    crate::cmd::print(&summary)?;
+    say(&summary)?;
     report.verified = found.verified;
     report.data_offset_bytes = found.data_offset.or(plan.data_offset);
     Ok(report)
+}
+
+/// The target and the plan are checked before anything is written: every
+/// error there, whatever step found it, is bad input (exit 2).
+fn as_input(e: Error) -> Error {
+    match e {
+        Error::Interrupted | Error::Input(_) => e,
+        e => Error::Input(e.to_string()),
+    }
 }
 
 fn report(r: &Request, t: &target::Target, plan: &plan::Plan) -> Report {
@@ -225,7 +237,7 @@ fn left_as(plan: &plan::Plan, done: usize) -> String {
     }
 }
 
-fn run_step(s: &plan::Step) -> Result<(), String> {
+fn run_step(s: &plan::Step) -> Result<()> {
     use std::io::Write;
     use std::os::unix::process::CommandExt;
     use std::process::{Command, Stdio};
@@ -240,14 +252,14 @@ fn run_step(s: &plan::Step) -> Result<(), String> {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| format!("cannot run {}: {e}", s.argv[0]))?;
+        .map_err(|e| Error::work(format!("cannot run {}: {e}", s.argv[0])))?;
     if let (Some(text), Some(mut i)) = (&s.stdin, child.stdin.take()) {
         i.write_all(text.as_bytes())
-            .map_err(|e| format!("{}: {e}", s.argv[0]))?;
+            .map_err(|e| Error::work(format!("{}: {e}", s.argv[0])))?;
     }
     let out = child
         .wait_with_output()
-        .map_err(|e| format!("{}: {e}", s.argv[0]))?;
+        .map_err(|e| Error::work(format!("{}: {e}", s.argv[0])))?;
     if out.status.success() {
         return Ok(());
     }
@@ -258,5 +270,8 @@ fn run_step(s: &plan::Step) -> Result<(), String> {
         .rfind(|l| !l.trim().is_empty())
         .unwrap_or("")
         .trim();
-    Err(format!("{} exited with {}: {last}", s.argv[0], out.status))
+    Err(Error::work(format!(
+        "{} exited with {}: {last}",
+        s.argv[0], out.status
+    )))
 }

@@ -6,6 +6,7 @@ use super::target::Target;
 use super::{quote, sd, Align, Request, Table};
 use crate::fs::{self, Filesystem, FormatParams, PartType};
 use crate::units::{iec, short};
+use crate::{Error, Result};
 
 const MIB: u64 = 1 << 20;
 const SECTOR: u64 = 512;
@@ -47,12 +48,8 @@ fn choose_fs(
     r: &Request,
     capacity: u64,
     notes: &mut Vec<String>,
-) -> Result<(&'static dyn Filesystem, Option<u64>), String> {
-    let spec = if r.sd {
-        Some(sd::row(capacity).map_err(|e| e.to_string())?)
-    } else {
-        None
-    };
+) -> Result<(&'static dyn Filesystem, Option<u64>)> {
+    let spec = if r.sd { Some(sd::row(capacity)?) } else { None };
     match (&r.fs, spec) {
         (Some((f, c)), Some(row)) if f.name() != row.fs => {
             notes.push(format!(
@@ -67,7 +64,8 @@ fn choose_fs(
         (Some((f, c)), Some(row)) => Ok((*f, c.or(Some(row.cluster)))),
         (Some((f, c)), None) => Ok((*f, *c)),
         (None, Some(row)) => {
-            let f = fs::by_name(row.fs).ok_or("the SD table names an unknown filesystem")?;
+            let f = fs::by_name(row.fs)
+                .ok_or_else(|| Error::work("the SD table names an unknown filesystem"))?;
             notes.push(format!(
                 "SD layout for {}: {} with {} clusters, boundary unit {} ({})",
                 iec(capacity),
@@ -78,24 +76,15 @@ fn choose_fs(
             ));
             Ok((f, Some(row.cluster)))
         }
-        (None, None) => Err("name a filesystem with --fs (or use --sd)".into()),
+        (None, None) => Err(Error::work("name a filesystem with --fs (or use --sd)")),
     }
 }
 
 /// The alignment: named, the SD boundary unit, or 4 MiB. `auto` takes the
 /// allocation unit `fsfit probe` finds with high confidence (reading only),
 /// else the SD boundary unit for the capacity.
-fn alignment(
-    r: &Request,
-    dev: &str,
-    capacity: u64,
-    notes: &mut Vec<String>,
-) -> Result<u64, String> {
-    let bu = || {
-        sd::row(capacity)
-            .map(|row| row.bu)
-            .map_err(|e| e.to_string())
-    };
+fn alignment(r: &Request, dev: &str, capacity: u64, notes: &mut Vec<String>) -> Result<u64> {
+    let bu = || -> Result<u64> { Ok(sd::row(capacity)?.bu) };
     match r.align {
         Align::Bytes(a) => Ok(a),
         Align::Auto => match probed_au(dev) {
@@ -130,7 +119,7 @@ fn probed_au(dev: &str) -> Option<u64> {
 }
 
 /// Where the partition starts and how long it is (bytes), or the whole device.
-fn partition(table: Table, capacity: u64, align: u64, sd: bool) -> Result<(u64, u64), String> {
+fn partition(table: Table, capacity: u64, align: u64, sd: bool) -> Result<(u64, u64)> {
     if table == Table::None {
         return Ok((0, capacity));
     }
@@ -144,11 +133,11 @@ fn partition(table: Table, capacity: u64, align: u64, sd: bool) -> Result<(u64, 
     };
     let end = (capacity - tail) / SECTOR * SECTOR;
     if end <= start + MIB {
-        return Err(format!(
+        return Err(Error::work(format!(
             "{} is too small for a partition starting at {}",
             iec(capacity),
             short(start)
-        ));
+        )));
     }
     Ok((start, end - start))
 }
@@ -168,7 +157,7 @@ fn layout(
     fs: &dyn Filesystem,
     align: u64,
     notes: &mut Vec<String>,
-) -> Result<Layout, String> {
+) -> Result<Layout> {
     let (dev, capacity) = (t.dev.as_str(), t.capacity);
     let pt = fs.partition_type();
     let table = r
@@ -184,10 +173,10 @@ fn layout(
     if let Some(off) = t.partition_offset {
         // A partition named as the target: its filesystem, no table inside.
         if table != Table::None && !mbr_boot_area {
-            return Err(format!(
+            return Err(Error::work(format!(
                 "{dev} is a partition: fsfit makes its filesystem without a table inside \
                  (--table none), or name the whole disk to partition it"
-            ));
+            )));
         }
         start = off;
         notes.push(format!(
@@ -212,7 +201,7 @@ fn layout(
 }
 
 /// The plan for `t`; `owner` gets the new volume's root folder.
-pub fn make(r: &Request, t: &Target, owner: (u32, u32)) -> Result<Plan, String> {
+pub fn make(r: &Request, t: &Target, owner: (u32, u32)) -> Result<Plan> {
     let (dev, capacity) = (t.dev.as_str(), t.capacity);
     let mut notes = Vec::new();
     let (fs, cluster) = choose_fs(r, capacity, &mut notes)?;
@@ -288,11 +277,12 @@ fn fitting(
     fs: &dyn Filesystem,
     p: &mut FormatParams,
     notes: &mut Vec<String>,
-) -> Result<fs::FormatCmd, String> {
-    let try_size = |p: &FormatParams| {
-        fs.model(p.volume_bytes, p.cluster)
-            .map_err(|e| format!("{} at {}: {e}", fs.info().title, short(p.cluster)))?;
-        fs.format(p).map_err(|e| e.to_string())
+) -> Result<fs::FormatCmd> {
+    let try_size = |p: &FormatParams| -> Result<fs::FormatCmd> {
+        fs.model(p.volume_bytes, p.cluster).map_err(|e| {
+            Error::work(format!("{} at {}: {e}", fs.info().title, short(p.cluster)))
+        })?;
+        fs.format(p)
     };
     let first = match try_size(p) {
         Ok(c) => return Ok(c),

@@ -3,9 +3,13 @@
 //! with partition scanning (detached when dropped, Ctrl-C and errors
 //! included).
 
+use crate::device::confirm::{self, Answer, Confirmed};
 use crate::device::identity::Identity;
+use crate::device::image;
 use crate::device::loopdev::LoopDev;
-use crate::device::{guard, image};
+use crate::device::target::{self, Sizing};
+use crate::info::describe::{describe_contents, describe_file};
+use crate::{Error, Result};
 use std::path::{Path, PathBuf};
 
 pub struct Target {
@@ -38,43 +42,40 @@ pub struct TargetArgs<'a> {
     pub dry_run: bool,
 }
 
-pub fn open(a: &TargetArgs) -> Result<Target, String> {
+pub fn open(a: &TargetArgs) -> Result<Target> {
     use std::os::unix::fs::FileTypeExt;
     let is_dev = std::fs::metadata(a.path).is_ok_and(|m| m.file_type().is_block_device());
     if is_dev {
         device(a)
     } else if a.path.starts_with("/dev") {
         // Never an image file under /dev: a device name that is not there.
-        Err(format!(
+        Err(Error::work(format!(
             "{}: no such block device (see lsblk -o NAME,SIZE,MODEL,TRAN)",
             a.path.display()
-        ))
+        )))
     } else {
         image_file(a)
     }
 }
 
-fn device(a: &TargetArgs) -> Result<Target, String> {
+fn device(a: &TargetArgs) -> Result<Target> {
     if a.size.is_some() {
-        return Err(format!(
+        return Err(Error::work(format!(
             "--size is for a new image file; {} has its own size",
             a.path.display()
-        ));
+        )));
     }
-    let host = guard::Host::real();
     let shown = a.path.to_string_lossy().into_owned();
-    let info = guard::inspect(&host, &shown)?;
-    eprintln!("{}", guard::describe(&info));
-    let now = contents(&info.path, &info.partitions);
-    let confirmed = match a.yes_erase {
-        Some(y) => Some(y.to_string()),
-        None if a.dry_run => Some(info.path.clone()),
-        None => crate::bench::runner::ask_confirmation(&info.path)?,
+    let answer = match a.yes_erase {
+        Some(y) => Answer::Given(y),
+        None if a.dry_run => Answer::DryRun,
+        None => Answer::Ask,
     };
-    guard::check(&info, &host, confirmed.as_deref(), a.allow_fixed)?;
-    let held = guard::open_exclusive(&info.path)?;
-    guard::same_device(&held, &info)?;
-    drop(held);
+    let mut now = Vec::new();
+    let Confirmed { info, identity } =
+        confirm::erase(&shown, answer, a.allow_fixed, &mut |info| {
+            now = contents(&info.path, &info.partitions)
+        })?;
     Ok(Target {
         shown,
         kind: "device",
@@ -86,18 +87,18 @@ fn device(a: &TargetArgs) -> Result<Target, String> {
             None
         },
         now,
-        identity: Some(Identity::confirmed(&info)),
+        identity: Some(identity),
         _loop: None,
     })
 }
 
-fn image_file(a: &TargetArgs) -> Result<Target, String> {
+fn image_file(a: &TargetArgs) -> Result<Target> {
     let need = |v: u64| {
         if v == 0 {
-            Err(format!(
+            Err(Error::work(format!(
                 "{} is new or empty: give its size with --size (e.g. --size 16G)",
                 a.path.display()
-            ))
+            )))
         } else {
             Ok(())
         }
@@ -105,9 +106,13 @@ fn image_file(a: &TargetArgs) -> Result<Target, String> {
     if a.dry_run {
         return dry_image(a, need);
     }
-    let img = image::prepare(a.path, a.size, 0, false, need)?;
-    let lp = LoopDev::attach_partscan(a.path, img.volume)?;
-    let identity = Identity::of(&lp.dev)?;
+    let sizing = Sizing {
+        size: a.size,
+        default: 0,
+        overwrite: false,
+    };
+    let img = target::attach_image(a.path, sizing, need, describe_file, true)?;
+    let (lp, identity) = (img.loop_dev, img.identity);
     Ok(Target {
         shown: a.path.to_string_lossy().into_owned(),
         kind: "image",
@@ -122,23 +127,26 @@ fn image_file(a: &TargetArgs) -> Result<Target, String> {
 
 /// An image as `prepare` would take it, read only: its size and what is on
 /// it, on a loop device not yet attached.
-fn dry_image(a: &TargetArgs, need: impl Fn(u64) -> Result<(), String>) -> Result<Target, String> {
+fn dry_image(a: &TargetArgs, need: impl Fn(u64) -> Result<()>) -> Result<Target> {
     let shown = a.path.display();
     let (volume, now) = match std::fs::File::open(a.path) {
         Err(_) => (a.size.unwrap_or(0), format!("{shown}: a new image")),
         Ok(f) => {
-            let len = f.metadata().map_err(|e| format!("{shown}: {e}"))?.len();
+            let len = f
+                .metadata()
+                .map_err(|e| Error::work(format!("{shown}: {e}")))?
+                .len();
             let v = match image::read_marker(&f, len) {
                 _ if len == 0 => a.size.unwrap_or(0),
                 Some(v) => a.size.unwrap_or(v),
                 None => {
-                    return Err(format!(
+                    return Err(Error::work(format!(
                         "refusing to format {shown}: it is {}, and fsfit did not make it",
-                        image::describe_file(a.path, len)
-                    ))
+                        describe_file(a.path, len)
+                    )))
                 }
             };
-            (v, format!("{shown}: {}", image::describe_file(a.path, len)))
+            (v, format!("{shown}: {}", describe_file(a.path, len)))
         }
     };
     need(volume)?;
@@ -155,10 +163,13 @@ fn dry_image(a: &TargetArgs, need: impl Fn(u64) -> Result<(), String>) -> Result
 }
 
 /// Where partition `name` (sdb1) starts on its disk, from sysfs.
-fn partition_start(name: &str) -> Result<u64, String> {
+fn partition_start(name: &str) -> Result<u64> {
     let p = format!("/sys/class/block/{name}/start");
-    let s = std::fs::read_to_string(&p).map_err(|e| format!("{p}: {e}"))?;
-    let sectors: u64 = s.trim().parse().map_err(|_| format!("{p}: not a number"))?;
+    let s = std::fs::read_to_string(&p).map_err(|e| Error::work(format!("{p}: {e}")))?;
+    let sectors: u64 = s
+        .trim()
+        .parse()
+        .map_err(|_| Error::work(format!("{p}: not a number")))?;
     Ok(sectors * 512)
 }
 
@@ -183,7 +194,7 @@ fn contents(dev: &str, parts: &[String]) -> Vec<String> {
     all.extend(parts.iter().map(|p| PathBuf::from(format!("/dev/{p}"))));
     all.iter()
         .map(|p| {
-            let what = image::describe_contents(p);
+            let what = describe_contents(p);
             format!("{}: {}", p.display(), what.trim_start_matches("holding "))
         })
         .collect()
@@ -203,7 +214,7 @@ pub fn partition_path(dev: &str, n: u32) -> String {
 /// starting `start` bytes in: a loop device without partition scanning
 /// keeps the partitions of its last table (even of a former backing file)
 /// until partx updates them.
-pub fn wait_partition(dev: &str, part: &str, start: u64) -> Result<(), String> {
+pub fn wait_partition(dev: &str, part: &str, start: u64) -> Result<()> {
     let name = part.trim_start_matches("/dev/");
     let sysfs = format!("/sys/class/block/{name}/start");
     let current = || {
@@ -233,7 +244,7 @@ pub fn wait_partition(dev: &str, part: &str, start: u64) -> Result<(), String> {
         }
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
-    Err(format!(
+    Err(Error::work(format!(
         "the kernel does not show {part} at byte {start} after the partition table was written"
-    ))
+    )))
 }

@@ -5,6 +5,7 @@
 use super::plan::Plan;
 use super::Table;
 use crate::fs::Verdict;
+use crate::{Error, Result};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -36,7 +37,7 @@ pub fn run(plan: &Plan, dev: &str) -> Findings {
             (false, None)
         }
     };
-    let mut check = |name: &str, r: Result<String, String>| match r {
+    let mut check = |name: &str, r: Result<String>| match r {
         Ok(s) => {
             lines.push(format!("{name}: ok ({s})"));
             true
@@ -59,7 +60,7 @@ pub fn run(plan: &Plan, dev: &str) -> Findings {
     }
 }
 
-fn info(plan: &Plan, dev: &str) -> Result<(String, Option<u64>), String> {
+fn info(plan: &Plan, dev: &str) -> Result<(String, Option<u64>)> {
     let opts = crate::info::ProbeOptions {
         codepage: crate::info::codepage::by_name("850")?,
     };
@@ -87,7 +88,7 @@ fn info(plan: &Plan, dev: &str) -> Result<(String, Option<u64>), String> {
         }
     }
     if plan.table != Table::None {
-        let f = std::fs::File::open(dev).map_err(|e| format!("{dev}: {e}"))?;
+        let f = std::fs::File::open(dev).map_err(|e| Error::work(format!("{dev}: {e}")))?;
         let parts = crate::info::partitions(&mut crate::info::file_reader(&f, 0))?;
         match parts.first() {
             Some(p) if p.start_bytes == plan.start && p.size_bytes == plan.size => {}
@@ -102,11 +103,11 @@ fn info(plan: &Plan, dev: &str) -> Result<(String, Option<u64>), String> {
         let d = data.map_or(String::new(), |d| format!(", data area at {d}"));
         Ok((format!("{} {} clusters{d}", v.fs, v.cluster_bytes), data))
     } else {
-        Err(bad.join("; "))
+        Err(Error::work(bad.join("; ")))
     }
 }
 
-fn checker(plan: &Plan) -> Result<String, String> {
+fn checker(plan: &Plan) -> Result<String> {
     let Some(c) = plan.fs.info().checker else {
         return Ok(format!("{} has no checker on Linux", plan.fs.info().title));
     };
@@ -115,7 +116,7 @@ fn checker(plan: &Plan) -> Result<String, String> {
         .arg(&plan.volume_dev)
         .stdin(std::process::Stdio::null())
         .output()
-        .map_err(|e| format!("cannot run {}: {e}", c.program))?;
+        .map_err(|e| Error::work(format!("cannot run {}: {e}", c.program)))?;
     let code = out.status.code().unwrap_or(-1);
     let cmd = format!("{} {}", c.program, c.check_args.join(" "));
     match c.verdict(code) {
@@ -124,13 +125,16 @@ fn checker(plan: &Plan) -> Result<String, String> {
             let text = String::from_utf8_lossy(&out.stdout).to_string()
                 + &String::from_utf8_lossy(&out.stderr);
             let last = text.lines().rfind(|l| !l.trim().is_empty()).unwrap_or("");
-            Err(format!("{cmd} exited {code} ({v:?}): {}", last.trim()))
+            Err(Error::work(format!(
+                "{cmd} exited {code} ({v:?}): {}",
+                last.trim()
+            )))
         }
     }
 }
 
 /// `blkid -p -o export`: KEY=value lines.
-fn blkid_probe(dev: &str) -> Result<BTreeMap<String, String>, String> {
+fn blkid_probe(dev: &str) -> Result<BTreeMap<String, String>> {
     let out = crate::device::run_tool("blkid", &["-p", "-o", "export", dev])?;
     Ok(String::from_utf8_lossy(&out.stdout)
         .lines()
@@ -139,7 +143,7 @@ fn blkid_probe(dev: &str) -> Result<BTreeMap<String, String>, String> {
         .collect())
 }
 
-fn blkid(plan: &Plan) -> Result<String, String> {
+fn blkid(plan: &Plan) -> Result<String> {
     let b = blkid_probe(&plan.volume_dev)?;
     let get = |k: &str| b.get(k).map(String::as_str).unwrap_or("");
     let mut bad = Vec::new();
@@ -177,7 +181,7 @@ fn blkid(plan: &Plan) -> Result<String, String> {
     if bad.is_empty() {
         Ok(format!("TYPE={} LABEL={label:?}", get("TYPE")))
     } else {
-        Err(bad.join("; "))
+        Err(Error::work(bad.join("; ")))
     }
 }
 

@@ -8,6 +8,7 @@
 //! structure is an `Err` naming the field, never a panic; every size read
 //! from disk is checked before it drives an allocation or a loop.
 
+pub mod describe;
 pub mod foreign;
 pub mod frag;
 pub mod inspect;

@@ -20,6 +20,11 @@ const LAYERS: &[(&str, &str)] = &[
     ("cancel", "the Ctrl-C flag every long loop checks"),
     ("units", "sizes, their parsing and printing"),
     ("atomic", "writing a result file whole or not at all"),
+    (
+        "device",
+        "targets and the host: images, loop devices, mounts, the guard, served FUSE files; \
+         knows no filesystem (callers pass mkfs, mount and describe steps)",
+    ),
     ("scan", "the tree walk: what the user's data is"),
     (
         "manifest",
@@ -32,10 +37,6 @@ const LAYERS: &[(&str, &str)] = &[
     (
         "info",
         "what is on a disk: partitions and volumes, through fs's probes",
-    ),
-    (
-        "device",
-        "targets: images, loop devices, mounts, the guard, served FUSE files",
     ),
     (
         "flash",

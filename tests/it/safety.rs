@@ -120,7 +120,7 @@ fn a_loop_device_reused_for_another_file_is_not_formatted() {
     common::run("mkfs.ext4", &["-q", "-F", &lp.dev]);
     {
         let _m = common::Mount::kernel(&lp.dev, "ext4", None);
-        let e = confirmed.confirm().unwrap_err();
+        let e = confirmed.confirm().unwrap_err().to_string();
         assert!(
             e.contains("busy") && e.contains("nothing was formatted"),
             "{e}"
@@ -138,7 +138,7 @@ fn a_loop_device_reused_for_another_file_is_not_formatted() {
         eprintln!("SKIP part: {} was taken by someone else", lp.dev);
         return;
     }
-    let e = confirmed.confirm().unwrap_err();
+    let e = confirmed.confirm().unwrap_err().to_string();
     assert!(e.contains("backing file was"), "{e}");
     assert!(e.contains("nothing was formatted"), "{e}");
     assert!(!e.contains('\n'));

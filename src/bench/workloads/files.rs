@@ -1,6 +1,7 @@
 //! The file operations workloads are made of, each counting its system calls.
 
 use super::Ctx;
+use crate::{Error, Result};
 use std::fs::File;
 use std::io::{Read, Write};
 use std::os::fd::AsRawFd;
@@ -9,27 +10,27 @@ use std::path::Path;
 /// Block size for reads and writes (the documents copy in 1 MiB blocks).
 pub const BLOCK: usize = 1 << 20;
 
-pub fn syncfs(path: &Path) -> Result<(), String> {
-    let f = File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+pub fn syncfs(path: &Path) -> Result<()> {
+    let f = File::open(path).map_err(|e| Error::io(path, e))?;
     if unsafe { libc::syncfs(f.as_raw_fd()) } != 0 {
-        return Err(format!(
+        return Err(Error::work(format!(
             "syncfs {}: {}",
             path.display(),
             std::io::Error::last_os_error()
-        ));
+        )));
     }
     Ok(())
 }
 
-fn io_err(path: &Path, e: std::io::Error) -> String {
+fn io_err(path: &Path, e: std::io::Error) -> Error {
     if e.raw_os_error() == Some(libc::ENOSPC) {
-        format!("{}: the volume is full", path.display())
+        Error::work(format!("{}: the volume is full", path.display()))
     } else {
-        format!("{}: {e}", path.display())
+        Error::io(path, e)
     }
 }
 
-pub fn mkdir(ctx: &mut Ctx, path: &Path) -> Result<(), String> {
+pub fn mkdir(ctx: &mut Ctx, path: &Path) -> Result<()> {
     ctx.ops += 1;
     match std::fs::create_dir(path) {
         Ok(()) => Ok(()),
@@ -46,7 +47,7 @@ pub fn write(
     size: u64,
     fsync: bool,
     buf: &mut [u8],
-) -> Result<(), String> {
+) -> Result<()> {
     let mut f = File::create(path).map_err(|e| io_err(path, e))?;
     ctx.ops += 1;
     let mut off = 0u64;
@@ -76,7 +77,7 @@ pub fn write(
 }
 
 /// Read a whole file; returns its length.
-pub fn read(ctx: &mut Ctx, path: &Path, buf: &mut [u8]) -> Result<u64, String> {
+pub fn read(ctx: &mut Ctx, path: &Path, buf: &mut [u8]) -> Result<u64> {
     let mut f = File::open(path).map_err(|e| io_err(path, e))?;
     ctx.ops += 1;
     let mut total = 0u64;
@@ -96,7 +97,7 @@ pub fn read(ctx: &mut Ctx, path: &Path, buf: &mut [u8]) -> Result<u64, String> {
 }
 
 /// Read a file back and compare it with content `id`, untimed.
-pub fn verify(ctx: &Ctx, path: &Path, id: u64, size: u64) -> Result<(), String> {
+pub fn verify(ctx: &Ctx, path: &Path, id: u64, size: u64) -> Result<()> {
     let mut f = File::open(path).map_err(|e| io_err(path, e))?;
     let mut got = vec![0u8; BLOCK];
     let mut want = vec![0u8; BLOCK];
@@ -108,29 +109,29 @@ pub fn verify(ctx: &Ctx, path: &Path, id: u64, size: u64) -> Result<(), String> 
         }
         ctx.data.fill(id, off, &mut want[..n]);
         if got[..n] != want[..n] {
-            return Err(format!(
+            return Err(Error::work(format!(
                 "{}: contents differ from what was written near byte {off}",
                 path.display()
-            ));
+            )));
         }
         off += n as u64;
     }
     if off != size {
-        return Err(format!(
+        return Err(Error::work(format!(
             "{}: {off} bytes read back, {size} written",
             path.display()
-        ));
+        )));
     }
     Ok(())
 }
 
-pub fn remove(ctx: &mut Ctx, path: &Path) -> Result<(), String> {
+pub fn remove(ctx: &mut Ctx, path: &Path) -> Result<()> {
     ctx.ops += 1;
     std::fs::remove_file(path).map_err(|e| io_err(path, e))
 }
 
 /// Remove a tree, counting one call per entry.
-pub fn remove_tree(ctx: &mut Ctx, path: &Path) -> Result<(), String> {
+pub fn remove_tree(ctx: &mut Ctx, path: &Path) -> Result<()> {
     let rd = match std::fs::read_dir(path) {
         Ok(rd) => rd,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),

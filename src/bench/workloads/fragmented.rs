@@ -6,6 +6,7 @@
 
 use super::files::{self, BLOCK};
 use super::{Ctx, Outcome, Phase, Unit, Workload};
+use crate::{Error, Result};
 use std::path::PathBuf;
 
 const HOLE: u64 = 1 << 20;
@@ -26,13 +27,13 @@ fn target(ctx: &Ctx) -> PathBuf {
     ctx.dir("frag").join("fragmented.bin")
 }
 
-fn free_bytes(ctx: &Ctx) -> Result<u64, String> {
+fn free_bytes(ctx: &Ctx) -> Result<u64> {
     let s = crate::device::statvfs(ctx.root)?;
     Ok(s.f_bavail * s.f_frsize)
 }
 
 /// Fill and punch holes (untimed); returns the size the holes add up to.
-fn ensure_holes(ctx: &mut Ctx) -> Result<u64, String> {
+fn ensure_holes(ctx: &mut Ctx) -> Result<u64> {
     if let Ok(text) = std::fs::read_to_string(marker(ctx)) {
         if let Ok(h) = text.trim().parse() {
             return Ok(h);
@@ -71,7 +72,7 @@ fn ensure_holes(ctx: &mut Ctx) -> Result<u64, String> {
         holes += HOLE;
     }
     ctx.syncfs()?;
-    std::fs::write(marker(ctx), holes.to_string()).map_err(|e| e.to_string())?;
+    std::fs::write(marker(ctx), holes.to_string()).map_err(|e| Error::work(e.to_string()))?;
     Ok(holes)
 }
 
@@ -134,7 +135,7 @@ impl Workload for FragWrite {
     fn space_needed(&self, _scale: f64) -> u64 {
         8 * (HOLE + KEEP)
     }
-    fn prepare(&self, ctx: &mut Ctx) -> Result<(), String> {
+    fn prepare(&self, ctx: &mut Ctx) -> Result<()> {
         ensure_holes(ctx)?;
         let t = target(ctx);
         if t.exists() {
@@ -142,7 +143,7 @@ impl Workload for FragWrite {
         }
         ctx.syncfs()
     }
-    fn run(&self, ctx: &mut Ctx) -> Result<Outcome, String> {
+    fn run(&self, ctx: &mut Ctx) -> Result<Outcome> {
         let holes = ensure_holes(ctx)?;
         let n = size_of(holes);
         files::write(ctx, &target(ctx), ID, n, true, &mut vec![0u8; BLOCK])?;
@@ -173,7 +174,7 @@ impl Workload for FragRead {
     fn space_needed(&self, _scale: f64) -> u64 {
         8 * (HOLE + KEEP)
     }
-    fn prepare(&self, ctx: &mut Ctx) -> Result<(), String> {
+    fn prepare(&self, ctx: &mut Ctx) -> Result<()> {
         let holes = ensure_holes(ctx)?;
         let t = target(ctx);
         if std::fs::metadata(&t).ok().map(|m| m.len()) != Some(size_of(holes)) {
@@ -181,7 +182,7 @@ impl Workload for FragRead {
         }
         Ok(())
     }
-    fn run(&self, ctx: &mut Ctx) -> Result<Outcome, String> {
+    fn run(&self, ctx: &mut Ctx) -> Result<Outcome> {
         let bytes = files::read(ctx, &target(ctx), &mut vec![0u8; BLOCK])?;
         Ok(Outcome {
             files: 1,
@@ -189,7 +190,7 @@ impl Workload for FragRead {
             extents: None,
         })
     }
-    fn verify(&self, ctx: &mut Ctx) -> Result<(), String> {
+    fn verify(&self, ctx: &mut Ctx) -> Result<()> {
         let holes = ensure_holes(ctx)?;
         files::verify(ctx, &target(ctx), ID, size_of(holes))
     }

@@ -2,6 +2,7 @@
 //! behind [`Workload`]. Adding a workload means adding a file here and a line
 //! to [`all`].
 
+use crate::Result;
 mod data;
 mod files;
 mod fragmented;
@@ -13,7 +14,6 @@ mod tree;
 pub use data::Data;
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 
 /// What a workload's timed part gets.
 pub struct Ctx<'a> {
@@ -24,7 +24,6 @@ pub struct Ctx<'a> {
     pub data: &'a Data,
     /// System calls issued (open, read, write, fsync, stat, unlink, ...).
     pub ops: u64,
-    pub cancel: &'a AtomicBool,
 }
 
 impl Ctx<'_> {
@@ -32,16 +31,14 @@ impl Ctx<'_> {
         self.root.join(format!("fsfit-{family}"))
     }
 
-    pub fn check_cancel(&self) -> Result<(), String> {
-        if self.cancel.load(Ordering::Relaxed) {
-            Err("interrupted".into())
-        } else {
-            Ok(())
-        }
+    /// Stop at the user's Ctrl-C: `Error::Interrupted` (crate::cancel holds
+    /// the one flag; the context carries no copy of it).
+    pub fn check_cancel(&self) -> Result<()> {
+        crate::cancel::check()
     }
 
     /// Make everything written durable: syncfs on the volume.
-    pub fn syncfs(&mut self) -> Result<(), String> {
+    pub fn syncfs(&mut self) -> Result<()> {
         files::syncfs(self.root)?;
         self.ops += 1;
         Ok(())
@@ -110,13 +107,13 @@ pub trait Workload: Sync {
     /// Space the family needs on the volume at this scale.
     fn space_needed(&self, scale: f64) -> u64;
     /// Untimed, before every run: make the input exist, remove old output.
-    fn prepare(&self, _ctx: &mut Ctx) -> Result<(), String> {
+    fn prepare(&self, _ctx: &mut Ctx) -> Result<()> {
         Ok(())
     }
     /// The timed part.
-    fn run(&self, ctx: &mut Ctx) -> Result<Outcome, String>;
+    fn run(&self, ctx: &mut Ctx) -> Result<Outcome>;
     /// Untimed, once after the last run: check what was read back.
-    fn verify(&self, _ctx: &mut Ctx) -> Result<(), String> {
+    fn verify(&self, _ctx: &mut Ctx) -> Result<()> {
         Ok(())
     }
 }

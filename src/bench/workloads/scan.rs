@@ -6,6 +6,7 @@
 use super::files::{self, BLOCK};
 use super::sets::{mix, spread_sizes, write_set, FileSpec, Sync};
 use super::{scaled, Ctx, Outcome, Phase, Unit, Workload};
+use crate::{Error, Result};
 use std::collections::HashMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -49,7 +50,7 @@ fn expected_duplicates(l: &[FileSpec]) -> u64 {
     l.iter().filter(|f| !seen.insert((f.id, f.size))).count() as u64
 }
 
-fn ensure(ctx: &mut Ctx) -> Result<Vec<FileSpec>, String> {
+fn ensure(ctx: &mut Ctx) -> Result<Vec<FileSpec>> {
     let l = layout(ctx.scale);
     if !super::sets::set_present(ctx, "scan", &l) {
         let dir = ctx.dir("scan");
@@ -60,14 +61,16 @@ fn ensure(ctx: &mut Ctx) -> Result<Vec<FileSpec>, String> {
 }
 
 /// Walk and lstat everything below `dir`; calls `f` for each regular file.
-fn walk(ctx: &mut Ctx, dir: &Path, f: &mut dyn FnMut(&Path, u64)) -> Result<u64, String> {
-    let rd = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+fn walk(ctx: &mut Ctx, dir: &Path, f: &mut dyn FnMut(&Path, u64)) -> Result<u64> {
+    let rd = std::fs::read_dir(dir).map_err(|e| Error::work(format!("{}: {e}", dir.display())))?;
     ctx.ops += 1;
     let mut n = 0;
     for e in rd {
-        let e = e.map_err(|e| format!("{}: {e}", dir.display()))?;
+        let e = e.map_err(|e| Error::work(format!("{}: {e}", dir.display())))?;
         ctx.ops += 1;
-        let md = e.metadata().map_err(|e| format!("{}: {e}", e))?;
+        let md = e
+            .metadata()
+            .map_err(|e| Error::work(format!("{}: {e}", e)))?;
         ctx.ops += 1;
         if md.is_dir() {
             n += walk(ctx, &e.path(), f)?;
@@ -112,10 +115,10 @@ impl Workload for Scan {
     fn space_needed(&self, scale: f64) -> u64 {
         space(scale)
     }
-    fn prepare(&self, ctx: &mut Ctx) -> Result<(), String> {
+    fn prepare(&self, ctx: &mut Ctx) -> Result<()> {
         ensure(ctx).map(|_| ())
     }
-    fn run(&self, ctx: &mut Ctx) -> Result<Outcome, String> {
+    fn run(&self, ctx: &mut Ctx) -> Result<Outcome> {
         let dir = ctx.dir("scan");
         let files = walk(ctx, &dir, &mut |_, _| {})?;
         Ok(Outcome {
@@ -150,10 +153,10 @@ impl Workload for DupSearch {
     fn space_needed(&self, scale: f64) -> u64 {
         space(scale)
     }
-    fn prepare(&self, ctx: &mut Ctx) -> Result<(), String> {
+    fn prepare(&self, ctx: &mut Ctx) -> Result<()> {
         ensure(ctx).map(|_| ())
     }
-    fn run(&self, ctx: &mut Ctx) -> Result<Outcome, String> {
+    fn run(&self, ctx: &mut Ctx) -> Result<Outcome> {
         let dir = ctx.dir("scan");
         let mut by_size: HashMap<u64, Vec<PathBuf>> = HashMap::new();
         let files = walk(ctx, &dir, &mut |p, len| {
@@ -166,13 +169,14 @@ impl Workload for DupSearch {
             let mut by_hash: HashMap<u64, u64> = HashMap::new();
             for p in group {
                 ctx.check_cancel()?;
-                let mut f = std::fs::File::open(p).map_err(|e| format!("{}: {e}", p.display()))?;
+                let mut f = std::fs::File::open(p)
+                    .map_err(|e| Error::work(format!("{}: {e}", p.display())))?;
                 ctx.ops += 1;
                 let mut h = xxhash_rust::xxh3::Xxh3::new();
                 loop {
                     let n = f
                         .read(&mut buf)
-                        .map_err(|e| format!("{}: {e}", p.display()))?;
+                        .map_err(|e| Error::work(format!("{}: {e}", p.display())))?;
                     ctx.ops += 1;
                     if n == 0 {
                         break;
@@ -186,9 +190,9 @@ impl Workload for DupSearch {
         }
         let want = expected_duplicates(&layout(ctx.scale));
         if dups != want {
-            return Err(format!(
+            return Err(Error::work(format!(
                 "dupsearch found {dups} duplicates, the tree holds {want}"
-            ));
+            )));
         }
         Ok(Outcome {
             files,
@@ -217,11 +221,11 @@ impl Workload for Delete {
     fn space_needed(&self, scale: f64) -> u64 {
         space(scale)
     }
-    fn prepare(&self, ctx: &mut Ctx) -> Result<(), String> {
+    fn prepare(&self, ctx: &mut Ctx) -> Result<()> {
         ensure(ctx)?;
         ctx.syncfs()
     }
-    fn run(&self, ctx: &mut Ctx) -> Result<Outcome, String> {
+    fn run(&self, ctx: &mut Ctx) -> Result<Outcome> {
         let files = layout(ctx.scale).len() as u64;
         let dir = ctx.dir("scan");
         files::remove_tree(ctx, &dir)?;

@@ -5,6 +5,7 @@
 
 use super::files::{self, BLOCK};
 use super::{scaled, Ctx, Outcome, Phase, Unit, Workload};
+use crate::Result;
 use std::path::PathBuf;
 
 const GIB: u64 = 1 << 30;
@@ -165,12 +166,7 @@ fn describe_set(set: &Set, verb: &str, scale: f64) -> String {
 }
 
 /// Write the whole set; the timed part of `X-write`, untimed input of `X-read`.
-pub fn write_set(
-    ctx: &mut Ctx,
-    family: &str,
-    layout: &[FileSpec],
-    sync: Sync,
-) -> Result<Outcome, String> {
+pub fn write_set(ctx: &mut Ctx, family: &str, layout: &[FileSpec], sync: Sync) -> Result<Outcome> {
     let root = ctx.dir(family);
     files::mkdir(ctx, &root)?;
     let mut buf = vec![0u8; BLOCK];
@@ -205,7 +201,7 @@ pub fn write_set(
     Ok(out)
 }
 
-pub fn read_set(ctx: &mut Ctx, family: &str, layout: &[FileSpec]) -> Result<Outcome, String> {
+pub fn read_set(ctx: &mut Ctx, family: &str, layout: &[FileSpec]) -> Result<Outcome> {
     let root = ctx.dir(family);
     let mut buf = vec![0u8; BLOCK];
     let mut out = Outcome::default();
@@ -245,12 +241,12 @@ impl Workload for Write {
     fn space_needed(&self, scale: f64) -> u64 {
         (self.0.layout)(scale).iter().map(|f| f.size).sum()
     }
-    fn prepare(&self, ctx: &mut Ctx) -> Result<(), String> {
+    fn prepare(&self, ctx: &mut Ctx) -> Result<()> {
         let dir = ctx.dir(self.0.family);
         files::remove_tree(ctx, &dir)?;
         ctx.syncfs()
     }
-    fn run(&self, ctx: &mut Ctx) -> Result<Outcome, String> {
+    fn run(&self, ctx: &mut Ctx) -> Result<Outcome> {
         write_set(ctx, self.0.family, &(self.0.layout)(ctx.scale), self.0.sync)
     }
 }
@@ -274,7 +270,7 @@ impl Workload for Read {
     fn space_needed(&self, scale: f64) -> u64 {
         (self.0.layout)(scale).iter().map(|f| f.size).sum()
     }
-    fn prepare(&self, ctx: &mut Ctx) -> Result<(), String> {
+    fn prepare(&self, ctx: &mut Ctx) -> Result<()> {
         let layout = (self.0.layout)(ctx.scale);
         if !set_present(ctx, self.0.family, &layout) {
             let dir = ctx.dir(self.0.family);
@@ -283,10 +279,10 @@ impl Workload for Read {
         }
         Ok(())
     }
-    fn run(&self, ctx: &mut Ctx) -> Result<Outcome, String> {
+    fn run(&self, ctx: &mut Ctx) -> Result<Outcome> {
         read_set(ctx, self.0.family, &(self.0.layout)(ctx.scale))
     }
-    fn verify(&self, ctx: &mut Ctx) -> Result<(), String> {
+    fn verify(&self, ctx: &mut Ctx) -> Result<()> {
         let root = ctx.dir(self.0.family);
         for f in (self.0.layout)(ctx.scale) {
             files::verify(ctx, &root.join(&f.rel), f.id, f.size)?;

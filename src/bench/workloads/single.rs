@@ -3,6 +3,7 @@
 
 use super::files::{self, BLOCK};
 use super::{Ctx, Outcome, Phase, Unit, Workload};
+use crate::Result;
 use std::path::PathBuf;
 
 const ID: u64 = 42;
@@ -15,7 +16,7 @@ fn path(ctx: &Ctx) -> PathBuf {
     ctx.dir("single").join("single.bin")
 }
 
-fn ensure(ctx: &mut Ctx) -> Result<(), String> {
+fn ensure(ctx: &mut Ctx) -> Result<()> {
     let p = path(ctx);
     let want = size(ctx.scale);
     if std::fs::metadata(&p).ok().map(|m| m.len()) != Some(want) {
@@ -54,12 +55,12 @@ impl Workload for SingleWrite {
     fn space_needed(&self, scale: f64) -> u64 {
         size(scale)
     }
-    fn prepare(&self, ctx: &mut Ctx) -> Result<(), String> {
+    fn prepare(&self, ctx: &mut Ctx) -> Result<()> {
         let dir = ctx.dir("single");
         files::remove_tree(ctx, &dir)?;
         ctx.syncfs()
     }
-    fn run(&self, ctx: &mut Ctx) -> Result<Outcome, String> {
+    fn run(&self, ctx: &mut Ctx) -> Result<Outcome> {
         let dir = ctx.dir("single");
         files::mkdir(ctx, &dir)?;
         let n = size(ctx.scale);
@@ -95,10 +96,10 @@ impl Workload for SingleRead {
     fn space_needed(&self, scale: f64) -> u64 {
         size(scale)
     }
-    fn prepare(&self, ctx: &mut Ctx) -> Result<(), String> {
+    fn prepare(&self, ctx: &mut Ctx) -> Result<()> {
         ensure(ctx)
     }
-    fn run(&self, ctx: &mut Ctx) -> Result<Outcome, String> {
+    fn run(&self, ctx: &mut Ctx) -> Result<Outcome> {
         let bytes = files::read(ctx, &path(ctx), &mut vec![0u8; BLOCK])?;
         Ok(Outcome {
             files: 1,
@@ -106,7 +107,7 @@ impl Workload for SingleRead {
             extents: None,
         })
     }
-    fn verify(&self, ctx: &mut Ctx) -> Result<(), String> {
+    fn verify(&self, ctx: &mut Ctx) -> Result<()> {
         files::verify(ctx, &path(ctx), ID, size(ctx.scale))
     }
 }
@@ -133,11 +134,11 @@ impl Workload for SingleDelete {
     fn space_needed(&self, scale: f64) -> u64 {
         size(scale)
     }
-    fn prepare(&self, ctx: &mut Ctx) -> Result<(), String> {
+    fn prepare(&self, ctx: &mut Ctx) -> Result<()> {
         ensure(ctx)?;
         ctx.syncfs()
     }
-    fn run(&self, ctx: &mut Ctx) -> Result<Outcome, String> {
+    fn run(&self, ctx: &mut Ctx) -> Result<Outcome> {
         files::remove(ctx, &path(ctx))?;
         ctx.syncfs()?;
         Ok(Outcome {

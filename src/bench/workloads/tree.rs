@@ -3,6 +3,7 @@
 
 use super::sets::{self, spread_sizes, FileSpec, Sync};
 use super::{files, Ctx, Outcome, Phase, Unit, Workload};
+use crate::Result;
 use std::path::PathBuf;
 
 fn layout(scale: f64) -> Vec<FileSpec> {
@@ -61,12 +62,12 @@ impl Workload for TreeWrite {
     fn space_needed(&self, scale: f64) -> u64 {
         layout(scale).iter().map(|f| f.size).sum()
     }
-    fn prepare(&self, ctx: &mut Ctx) -> Result<(), String> {
+    fn prepare(&self, ctx: &mut Ctx) -> Result<()> {
         let dir = ctx.dir("tree");
         files::remove_tree(ctx, &dir)?;
         ctx.syncfs()
     }
-    fn run(&self, ctx: &mut Ctx) -> Result<Outcome, String> {
+    fn run(&self, ctx: &mut Ctx) -> Result<Outcome> {
         let l = layout(ctx.scale);
         // write_set makes each folder as it reaches it, as a copy does.
         sets::write_set(ctx, "tree", &l, Sync::AtEnd)

@@ -8,12 +8,4 @@ pub mod flash;
 pub mod info;
 pub mod usage;
 
-/// A count with its noun: "1 file", "1,234 files", "1 symlink".
-pub fn count(n: u64, one: &str) -> String {
-    let n_s = usage::thousands(n);
-    if n == 1 {
-        format!("1 {one}")
-    } else {
-        format!("{n_s} {one}s")
-    }
-}
+pub use crate::units::count;

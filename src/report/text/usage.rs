@@ -5,17 +5,7 @@ use crate::units::{iec, short};
 use crate::usage::{problems, UsageReport};
 use std::fmt::Write;
 
-pub(crate) fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+pub(crate) use crate::units::thousands;
 
 pub fn usage(r: &UsageReport) -> String {
     let mut o = header(r);

@@ -1,0 +1,76 @@
+//! The targets fsfit writes to, and provisioning an image file as one: bench
+//! (`--image`, a temporary image), advise's measuring rounds and `format`
+//! attach images here; block devices go through confirm.rs.
+
+use super::identity::Identity;
+use super::image::{self, Describe};
+use super::loopdev::LoopDev;
+use crate::Result;
+use std::path::{Path, PathBuf};
+
+/// Where bench (and advise's measuring) runs.
+pub enum TargetSpec {
+    /// A sparse image under $TMPDIR, removed afterwards.
+    TempImage {
+        size: Option<u64>,
+    },
+    Image {
+        path: PathBuf,
+        size: Option<u64>,
+        /// `--overwrite-image`: format a file fsfit did not make.
+        overwrite: bool,
+    },
+    Device {
+        dev: String,
+        yes_erase: Option<String>,
+        allow_fixed: bool,
+    },
+    Dir(PathBuf),
+}
+
+/// How big an image is made: `--size`, else an image of fsfit's keeps its
+/// size and a new or empty file gets `default`; `overwrite` takes a file
+/// fsfit did not make (`--overwrite-image`).
+pub struct Sizing {
+    pub size: Option<u64>,
+    pub default: u64,
+    pub overwrite: bool,
+}
+
+/// An image checked, marked and attached.
+pub struct AttachedImage {
+    pub volume: u64,
+    /// Detaches when dropped.
+    pub loop_dev: LoopDev,
+    /// Checked again before every write.
+    pub identity: Identity,
+}
+
+/// Check and mark `path` (image.rs's rules; `need` refuses a volume too
+/// small, `describe` words a refused file), then attach it to a loop device
+/// (with partition scanning when the caller writes a partition table).
+pub fn attach_image(
+    path: &Path,
+    sizing: Sizing,
+    need: impl Fn(u64) -> Result<()>,
+    describe: Describe,
+    partscan: bool,
+) -> Result<AttachedImage> {
+    let Sizing {
+        size,
+        default,
+        overwrite,
+    } = sizing;
+    let img = image::prepare(path, size, default, overwrite, need, describe)?;
+    let loop_dev = if partscan {
+        LoopDev::attach_partscan(path, img.volume)?
+    } else {
+        LoopDev::attach_limited(path, img.volume)?
+    };
+    let identity = Identity::of(&loop_dev.dev)?;
+    Ok(AttachedImage {
+        volume: img.volume,
+        loop_dev,
+        identity,
+    })
+}

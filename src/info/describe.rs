@@ -1,0 +1,46 @@
+//! What a device or an image holds, in the words `fsfit info` uses: for the
+//! listing before a format and for refusing a file fsfit did not make.
+
+use std::path::Path;
+
+/// What an existing file looks like, for a refusal: "a 300 MiB file holding
+/// an ext4 filesystem labelled \"VIDEOS\"".
+pub fn describe_file(path: &Path, len: u64) -> String {
+    format!(
+        "a {} file {}",
+        crate::units::iec(len),
+        describe_contents(path)
+    )
+}
+
+/// "holding an exfat filesystem labelled \"STICK\"", "holding a partition
+/// table (1: ntfs \"DATA\")", "with no filesystem fsfit recognises".
+pub fn describe_contents(path: &Path) -> String {
+    let labelled = |v: &super::VolumeInfo| match &v.label {
+        Some(l) => format!("{} filesystem labelled \"{l}\"", v.fs),
+        None => format!("{} filesystem with no label", v.fs),
+    };
+    match super::inspect::inspect(path, 0) {
+        Ok(r) => {
+            if let Some(v) = &r.volume {
+                format!("holding an {}", labelled(v))
+            } else if !r.partitions.is_empty() {
+                let parts: Vec<String> = r
+                    .partitions
+                    .iter()
+                    .map(|p| match &p.volume {
+                        Some(v) => match &v.label {
+                            Some(l) => format!("{}: {} \"{l}\"", p.partition.index, v.fs),
+                            None => format!("{}: {}", p.partition.index, v.fs),
+                        },
+                        None => format!("{}: no filesystem recognised", p.partition.index),
+                    })
+                    .collect();
+                format!("holding a partition table ({})", parts.join("; "))
+            } else {
+                "with no filesystem fsfit recognises".to_string()
+            }
+        }
+        Err(_) => "with no filesystem fsfit recognises".to_string(),
+    }
+}
