@@ -310,7 +310,7 @@ pub trait Filesystem: Sync {
     /// area lands is left to what `fsfit info` reads afterwards.
     fn format(&self, p: &FormatParams) -> crate::Result<FormatCmd> {
         let mut argv = self.mkfs(p.cluster).ok_or_else(|| {
-            crate::Error::input(format!("fsfit cannot make {}", self.info().title))
+            crate::Error::work(format!("fsfit cannot make {}", self.info().title))
         })?;
         if let Some(l) = p.label {
             argv.extend(label_args(self.info(), l));

@@ -46,7 +46,7 @@ pub fn row(capacity: u64) -> crate::Result<SdRow> {
         .copied()
         .find(|r| capacity <= r.up_to)
         .ok_or_else(|| {
-            crate::Error::input(format!(
+            crate::Error::work(format!(
                 "the SD File System Specification covers cards up to 2 TiB; this one is {}",
                 crate::units::iec(capacity)
             ))

@@ -1105,7 +1105,7 @@ impl Filesystem for Ext4 {
         // A data volume: the root folder belongs to the user, not root.
         let mut argv = self
             .mkfs(p.cluster)
-            .ok_or_else(|| crate::Error::input("no mkfs"))?;
+            .ok_or_else(|| crate::Error::work("no mkfs"))?;
         let (uid, gid) = p.owner;
         argv.extend(["-E".to_string(), format!("root_owner={uid}:{gid}")]);
         if let Some(l) = p.label {

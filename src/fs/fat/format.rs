@@ -44,7 +44,7 @@ pub fn aligned_reserved(
     let mut r = if bits == 32 { 32 } else { 1 };
     for _ in 0..64 {
         let data = data_start(bits, volume, spc, r).ok_or_else(|| {
-            crate::Error::input(format!(
+            crate::Error::work(format!(
                 "mkfs.fat finds no FAT{bits} layout with {} clusters on {} bytes",
                 spc as u64 * SECTOR,
                 volume
@@ -59,7 +59,7 @@ pub fn aligned_reserved(
             break;
         }
     }
-    Err(crate::Error::input(format!(
+    Err(crate::Error::work(format!(
         "FAT{bits} cannot start its data region on a {align}-byte boundary: \
          the reserved sectors would pass {MAX_RESERVED}; choose a smaller --align"
     )))

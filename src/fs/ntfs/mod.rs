@@ -658,7 +658,7 @@ impl Filesystem for Ntfs {
         // the boot sector (Windows boots and checks with it).
         let mut argv = self
             .mkfs(p.cluster)
-            .ok_or_else(|| crate::Error::input("no mkfs"))?;
+            .ok_or_else(|| crate::Error::work("no mkfs"))?;
         argv.extend(["-p".to_string(), (p.start_bytes / 512).to_string()]);
         if let Some(l) = p.label {
             argv.extend(super::label_args(self.info(), l));

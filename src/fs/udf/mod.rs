@@ -291,7 +291,7 @@ impl Filesystem for Udf {
     fn format(&self, p: &crate::fs::FormatParams) -> crate::Result<crate::fs::FormatCmd> {
         let mut argv = self
             .mkfs(p.cluster)
-            .ok_or_else(|| crate::Error::input("no mkfs"))?;
+            .ok_or_else(|| crate::Error::work("no mkfs"))?;
         // mkudffs's default on a fixed whole disk is an MBR in the boot
         // area; a drive for Windows wants none unless asked (--table mbr).
         argv.push(if p.mbr_boot_area {
