@@ -53,23 +53,6 @@ impl Error {
     }
 }
 
-/// Code that still returns `Result<_, String>` (most of the library, being
-/// migrated) fails while working.
-impl From<String> for Error {
-    fn from(message: String) -> Error {
-        Error::Work(message)
-    }
-}
-
-/// The other way, while callers outside device/, bench/ and format/ still
-/// return `Result<_, String>`: the error's text, unchanged (issue #22; drop
-/// once no library function returns a String error).
-impl From<Error> for String {
-    fn from(e: Error) -> String {
-        e.to_string()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -78,7 +61,6 @@ mod tests {
     fn the_kind_decides_the_exit_code() {
         assert_eq!(Error::input("bad --volume").exit_code(), 2);
         assert_eq!(Error::work("mkfs failed").exit_code(), 1);
-        assert_eq!(Error::from("x".to_string()).exit_code(), 1);
         let e = Error::io("/x/y", std::io::Error::from(std::io::ErrorKind::NotFound));
         assert_eq!(e.exit_code(), 1);
         assert!(e.to_string().starts_with("/x/y: "), "{e}");

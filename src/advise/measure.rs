@@ -41,7 +41,7 @@ const RESERVE: Duration = Duration::from_secs(3);
 
 pub struct Measure<'a> {
     /// A fresh target for each config (the runner sets it up and releases it).
-    pub target: &'a dyn Fn() -> bench::TargetSpec,
+    pub target: &'a dyn Fn() -> crate::device::target::TargetSpec,
     pub target_bytes: u64,
     pub budget: Duration,
     pub quiet: bool,
@@ -127,14 +127,14 @@ fn options(
     let specs = match config {
         None => Vec::new(),
         Some((fs, cluster)) => {
-            vec![crate::usage::parse_fs_spec(&format!("{fs}:{cluster}"))
+            vec![crate::fs::spec::parse_fs_spec(&format!("{fs}:{cluster}"))
                 .map_err(|e| Error::work(e.to_string()))?]
         }
     };
     Ok(bench::Options {
         target: (m.target)(),
         specs,
-        driver: bench::drivers::Choice::Auto,
+        driver: crate::fs::drivers::Choice::Auto,
         workloads: wl.to_vec(),
         scale,
         // advise sizes the passes itself.

@@ -4,7 +4,6 @@
 pub mod cache;
 pub mod counters;
 /// Moved to fs/ (#22): re-exported until bench, crash and advise import it from there.
-pub use crate::fs::drivers;
 pub mod flash;
 pub mod results;
 mod runner;
@@ -13,7 +12,6 @@ pub mod stats;
 pub mod workloads;
 
 /// Moved to device::target (one target layer, #22); re-exported for advise.
-pub use crate::device::target::TargetSpec;
 pub use runner::{run, space_needed, Options};
 
 /// The scale `--quick` picks: the two-config run ext4 + exFAT (FUSE) takes

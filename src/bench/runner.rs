@@ -3,7 +3,6 @@
 //! durable writes inside the timing, reading the device's own counters.
 
 use super::counters::{self, DiskStat};
-use super::drivers::{self, Choice};
 use super::flash::Sim;
 use super::results::*;
 use super::stats;
@@ -17,10 +16,11 @@ use crate::device::mount::{self, Driver, Mounted};
 use crate::device::target::TargetSpec;
 use crate::device::target::{self, Sizing};
 use crate::device::{image, run_tool};
+use crate::fs::drivers::{self, Choice};
+use crate::fs::spec::FsSpec;
 use crate::fs::{self, Filesystem};
 use crate::info::describe::{describe_contents, describe_file};
 use crate::units::{iec, short};
-use crate::usage::FsSpec;
 use crate::{Error, Result};
 use std::path::{Path, PathBuf};
 use std::time::Instant;

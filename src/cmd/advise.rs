@@ -4,8 +4,8 @@
 use super::usage::Walk;
 use crate::advise::{self, measure::Measure, systems::System};
 use crate::bench::results::{BenchReport, SCHEMA as BENCH_SCHEMA};
-use crate::bench::TargetSpec;
 use crate::cli::AdviseArgs;
+use crate::device::target::TargetSpec;
 use crate::{report, Error, Result};
 use std::path::PathBuf;
 
@@ -79,7 +79,7 @@ impl Options {
         walk.appledouble = a.appledouble;
         // The volume is the target's size.
         let (target, volume, measured_on) = if let Some(dev) = &a.device {
-            let info = crate::device::guard::inspect(&crate::device::guard::Host::real(), dev)
+            let info = crate::device::guard::inspect(&crate::device::host::Host::real(), dev)
                 .map_err(|e| Error::input(e.to_string()))?;
             let t = Target::Device {
                 dev: dev.clone(),

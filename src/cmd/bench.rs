@@ -1,7 +1,8 @@
 //! `fsfit bench`: format, mount and measure every config.
 
-use crate::bench::{self, workloads::Workload, TargetSpec};
+use crate::bench::{self, workloads::Workload};
 use crate::cli::BenchArgs;
+use crate::device::target::TargetSpec;
 use crate::{report, Error, Result};
 use std::path::PathBuf;
 

@@ -9,7 +9,9 @@ use std::path::PathBuf;
 fn options(a: &CrashArgs, quiet: bool) -> Result<crash::Options> {
     let specs = if a.fs.is_empty() {
         // The filesystem advise ranks first (ext4).
-        vec![crate::usage::parse_fs_spec(crate::fs::preferred().name())?]
+        vec![crate::fs::spec::parse_fs_spec(
+            crate::fs::preferred().name(),
+        )?]
     } else {
         a.fs.clone()
     };

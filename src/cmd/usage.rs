@@ -3,8 +3,9 @@
 
 use super::progress::Spinner;
 use crate::cli::{TreeArgs, UsageArgs};
+use crate::fs::spec::FsSpec;
 use crate::report;
-use crate::usage::{self, FsSpec, UsageReport};
+use crate::usage::{self, UsageReport};
 use crate::{Error, Result};
 use std::path::PathBuf;
 use std::sync::atomic::AtomicU64;

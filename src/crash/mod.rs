@@ -13,11 +13,11 @@ pub mod recorder;
 pub mod states;
 pub mod workloads;
 
-use crate::bench::drivers::{self, Choice};
 use crate::device::loopdev::LoopDev;
 use crate::device::mount::{self, Driver};
+use crate::fs::drivers::{self, Choice};
+use crate::fs::spec::FsSpec;
 use crate::fs::Filesystem;
-use crate::usage::FsSpec;
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};

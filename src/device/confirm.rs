@@ -4,7 +4,8 @@
 //! the guard's reasons, hold it exclusively once, and keep its identity so
 //! every later write can check it is still the device confirmed.
 
-use super::guard::{self, DeviceInfo, Host};
+use super::guard::{self, DeviceInfo};
+use super::host::Host;
 use super::identity::Identity;
 use crate::{Error, Result};
 

@@ -5,8 +5,10 @@
 //! (model, serial, WWN, size) and, for a loop device, the (device, inode) of
 //! its backing file.
 
-use super::guard::{self, DeviceInfo, Exclusive, Host};
-use super::loopdev::{self, Backing};
+use super::guard::{self, DeviceInfo, Exclusive};
+use super::host::Host;
+use super::loopdev;
+use super::state::Backing;
 use crate::{Error, Result};
 use std::time::Duration;
 

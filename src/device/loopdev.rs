@@ -9,7 +9,7 @@ pub struct LoopDev {
     pub dev: String,
 }
 
-pub use super::state::Backing;
+use super::state::Backing;
 
 impl LoopDev {
     /// Attach `image` with direct I/O, so the host's page cache does not hold

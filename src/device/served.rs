@@ -230,7 +230,7 @@ pub struct Served {
     dir: PathBuf,
     loop_dev: Option<LoopDev>,
     /// What the loop device holds: our file, until it has let go of it.
-    backing: Option<crate::device::loopdev::Backing>,
+    backing: Option<crate::device::state::Backing>,
     session: Option<fuser::BackgroundSession>,
     watchdog: Option<Watchdog>,
 }
@@ -333,7 +333,7 @@ impl Served {
     /// holds our file and the FUSE unmount would fail with EBUSY. Wait for
     /// it (10 s), then detach the mount lazily as the last resort.
     fn wait_released(&self, dev: &str) {
-        let ours = |b: &Option<crate::device::loopdev::Backing>| b.is_some() && *b == self.backing;
+        let ours = |b: &Option<crate::device::state::Backing>| b.is_some() && *b == self.backing;
         for _ in 0..200 {
             if !ours(&crate::device::loopdev::backing(dev)) {
                 return;

@@ -234,7 +234,7 @@ fn mounted(
     max_files: usize,
     opts: &ProbeOptions,
 ) -> Result<InfoReport> {
-    let s = crate::device::statvfs(target).map_err(Error::work)?;
+    let s = crate::device::statvfs(target)?;
     let fr = s.f_frsize;
     let (fstype, source, mp) = crate::device::mount_of(target).unwrap_or_default();
     let mounted = Mounted {

@@ -5,7 +5,7 @@
 pub mod problems;
 pub mod top;
 
-pub use crate::fs::spec::{check_cluster, parse_fs_spec, FsSpec};
+use crate::fs::spec::FsSpec;
 use crate::fs::{self, Acc, Filesystem, Model};
 use crate::scan::{self, TreeCounts, WalkError};
 use crate::Error;

@@ -21,7 +21,7 @@ mod inspect;
 #[cfg(test)]
 mod tests;
 
-pub use super::host::Host;
+use super::host::Host;
 pub use check::check;
 pub use describe::describe;
 pub use inspect::{inspect, system_disks};

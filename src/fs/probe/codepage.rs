@@ -58,13 +58,6 @@ impl From<UnknownCodePage> for crate::Error {
     }
 }
 
-/// For callers that still return `Result<_, String>` (format/verify.rs).
-impl From<UnknownCodePage> for String {
-    fn from(e: UnknownCodePage) -> String {
-        e.0
-    }
-}
-
 /// Parse "437", "cp437", "CP850", "ibm850".
 pub fn by_name(name: &str) -> Result<&'static CodePage, UnknownCodePage> {
     let n = name.trim().to_ascii_lowercase();

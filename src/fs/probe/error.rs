@@ -59,13 +59,6 @@ impl From<ProbeError> for crate::Error {
     }
 }
 
-/// For callers that still return `Result<_, String>` (format/verify.rs).
-impl From<ProbeError> for String {
-    fn from(e: ProbeError) -> String {
-        e.to_string()
-    }
-}
-
 /// `ProbeError::Corrupt(format!(...))`.
 macro_rules! corrupt {
     ($($arg:tt)*) => {
