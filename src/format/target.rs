@@ -106,6 +106,14 @@ fn image_file(a: &TargetArgs) -> Result<Target> {
     if a.dry_run {
         return dry_image(a, need);
     }
+    // Refused here, in format's words: the image layer's own refusal
+    // names bench's --overwrite-image, which format does not have.
+    if let Ok(f) = std::fs::File::open(a.path) {
+        let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+        if len > 0 && image::read_marker(&f, len).is_none() {
+            return Err(not_ours(a.path, len));
+        }
+    }
     let sizing = Sizing {
         size: a.size,
         default: 0,
@@ -125,6 +133,16 @@ fn image_file(a: &TargetArgs) -> Result<Target> {
     })
 }
 
+/// The refusal of a file that is not an image fsfit made (a video, a disk
+/// image of someone else's): format never erases one.
+fn not_ours(path: &Path, len: u64) -> Error {
+    Error::input(format!(
+        "refusing to format {}: it is {}, and fsfit did not make it; give a path that does not exist to make a new image",
+        path.display(),
+        describe_file(path, len)
+    ))
+}
+
 /// An image as `prepare` would take it, read only: its size and what is on
 /// it, on a loop device not yet attached.
 fn dry_image(a: &TargetArgs, need: impl Fn(u64) -> Result<()>) -> Result<Target> {
@@ -139,12 +157,7 @@ fn dry_image(a: &TargetArgs, need: impl Fn(u64) -> Result<()>) -> Result<Target>
             let v = match image::read_marker(&f, len) {
                 _ if len == 0 => a.size.unwrap_or(0),
                 Some(v) => a.size.unwrap_or(v),
-                None => {
-                    return Err(Error::work(format!(
-                        "refusing to format {shown}: it is {}, and fsfit did not make it",
-                        describe_file(a.path, len)
-                    )))
-                }
+                None => return Err(not_ours(a.path, len)),
             };
             (v, format!("{shown}: {}", describe_file(a.path, len)))
         }

@@ -418,6 +418,11 @@ fn a_file_fsfit_did_not_make_is_refused() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert_eq!(std::fs::read(&f).unwrap(), b"not an image of fsfit's");
+    // In format's words: bench's --overwrite-image is no flag of format's.
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(e.contains("refusing to format"), "{e}");
+    assert!(!e.contains("--overwrite-image"), "{e}");
+    assert_eq!(e.trim().lines().count(), 1, "{e}");
 }
 
 /// The words a POSIX shell makes of `line` (after `sudo `, before the

@@ -321,3 +321,39 @@ fn every_command_ends_quietly_on_a_closed_pipe() {
         );
     }
 }
+
+/// A device path that names no block device is a bad argument for every
+/// command that takes one (exit 2, one line), and nothing runs.
+#[test]
+fn a_device_that_is_not_there_is_a_bad_argument_everywhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("notes.txt");
+    std::fs::write(&file, b"x").unwrap();
+    let missing = "/dev/fsfit-no-such-device";
+    let f = file.to_str().unwrap();
+    for (dev, says) in [(missing, "no such block device"), (f, "not a block device")] {
+        for args in [
+            vec![
+                "bench",
+                "-q",
+                "--fs",
+                "ext4",
+                "--device",
+                dev,
+                "--yes-erase",
+                dev,
+            ],
+            vec!["format", dev, "--fs", "ext4", "--yes-erase", dev],
+        ] {
+            if args[0] == "format" && dev == f {
+                continue; // a file is format's image target, not a device
+            }
+            let out = fsfit().args(&args).output().unwrap();
+            let e = stderr(&out);
+            assert_eq!(out.status.code(), Some(2), "{args:?}: {e}");
+            assert!(e.contains(says), "{args:?}: {e}");
+            assert_eq!(e.trim().lines().count(), 1, "{args:?}: {e}");
+        }
+    }
+    assert_eq!(std::fs::read(&file).unwrap(), b"x");
+}

@@ -165,7 +165,9 @@ fn resolve_arg(host: &Host, arg: &str) -> Result<(String, String)> {
             } else {
                 ""
             };
-            Err(Error::work(format!(
+            // Bad arguments (exit 2) for every command: format and advise
+            // already said so; bench said "failed while working".
+            Err(Error::input(format!(
                 "{arg} is not a block device (it is {}){hint}",
                 file_kind(m.file_type())
             )))
@@ -180,7 +182,7 @@ fn resolve_arg(host: &Host, arg: &str) -> Result<(String, String)> {
                     }
                 }
             }
-            Err(Error::work(format!("{arg}: no such block device")))
+            Err(Error::input(format!("{arg}: no such block device")))
         }
         Err(e) => Err(Error::work(format!("{arg}: {e}"))),
     }
