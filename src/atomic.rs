@@ -19,10 +19,13 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> crate::Result<()> {
         .map_err(fail)?;
     tmp.write_all(bytes).map_err(fail)?;
     // tempfile creates 0600; results and reports are for sharing.
-    use std::os::unix::fs::PermissionsExt;
-    tmp.as_file()
-        .set_permissions(std::fs::Permissions::from_mode(0o644))
-        .map_err(fail)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        tmp.as_file()
+            .set_permissions(std::fs::Permissions::from_mode(0o644))
+            .map_err(fail)?;
+    }
     tmp.as_file().sync_all().map_err(fail)?;
     tmp.persist(path).map_err(|e| fail(e.error))?;
     Ok(())

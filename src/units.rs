@@ -66,13 +66,12 @@ fn unit(u: &str) -> Option<u64> {
 /// Bytes a block device or an image file holds, read without writing:
 /// what `--volume DEV|IMAGE` plans for.
 pub fn capacity_of(path: &std::path::Path) -> Result<u64> {
-    use std::os::unix::fs::FileTypeExt;
     let f =
         std::fs::File::open(path).map_err(|e| Error::input(format!("{}: {e}", path.display())))?;
     let meta = f
         .metadata()
         .map_err(|e| Error::input(format!("{}: {e}", path.display())))?;
-    let bytes = if meta.file_type().is_block_device() {
+    let bytes = if is_block_device(&meta) {
         block_device_bytes(&f).map_err(|e| Error::input(format!("{}: {e}", path.display())))?
     } else if meta.is_file() {
         meta.len()
@@ -88,7 +87,25 @@ pub fn capacity_of(path: &std::path::Path) -> Result<u64> {
     Ok(bytes)
 }
 
+#[cfg(target_os = "linux")]
+fn is_block_device(meta: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    meta.file_type().is_block_device()
+}
+
+/// Block devices are sized on Linux only; elsewhere a path is an image file.
+#[cfg(not(target_os = "linux"))]
+fn is_block_device(_meta: &std::fs::Metadata) -> bool {
+    false
+}
+
+#[cfg(not(target_os = "linux"))]
+fn block_device_bytes(_f: &std::fs::File) -> std::io::Result<u64> {
+    Err(std::io::ErrorKind::Unsupported.into())
+}
+
 /// BLKGETSIZE64: the device's size in bytes.
+#[cfg(target_os = "linux")]
 fn block_device_bytes(f: &std::fs::File) -> std::io::Result<u64> {
     use std::os::fd::AsRawFd;
     const BLKGETSIZE64: libc::c_ulong = 0x8008_1272;

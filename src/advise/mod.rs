@@ -5,6 +5,7 @@
 //! explicit prior, and said which) against the space they waste, within the
 //! overhead the user accepts.
 
+#[cfg(target_os = "linux")]
 pub mod measure;
 pub mod prior;
 mod rank;
@@ -265,6 +266,7 @@ pub fn copy_estimate(
 
 /// The whole recommendation: with a target, measure the configs that can
 /// still win inside the budget first, then rank with what was measured.
+#[cfg(target_os = "linux")]
 pub fn recommend(
     usage: &UsageReport,
     opts: Options,

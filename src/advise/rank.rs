@@ -160,7 +160,7 @@ pub fn ranking_rule(max: f64, measured: bool) -> Vec<String> {
 fn speeds(good: &mut [Candidate], tree: &TreeCounts, opts: &Options, volume: u64) {
     for c in good.iter_mut() {
         if let (true, Some((p, _))) = (opts.measured.is_empty(), &opts.drive) {
-            let offset = crate::bench::flash::DEFAULT_PARTITION_OFFSET;
+            let offset = crate::bench::results::DEFAULT_PARTITION_OFFSET;
             let mbps = crate::flash::synth::tree_write_mb_s(tree, c.cluster_bytes, p, offset);
             c.speed = SpeedKind::Simulated;
             c.profile = Some(p.name.clone());

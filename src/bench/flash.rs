@@ -18,7 +18,8 @@ pub struct FlashOptions {
     pub partition_offset: u64,
 }
 
-pub const DEFAULT_PARTITION_OFFSET: u64 = 1 << 20;
+/// Moved to results.rs (advise reads it on any system, #22 item 7).
+pub use super::results::DEFAULT_PARTITION_OFFSET;
 
 /// Said wherever simulated figures are shown.
 pub const NOTE: &str = "simulated: the block trace of each run replayed through a flash profile \

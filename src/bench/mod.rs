@@ -1,17 +1,28 @@
 //! `fsfit bench`: format, mount and measure filesystem × cluster-size
 //! configs on an image, a device or a mounted directory.
+//!
+//! The runs are Linux only; results.rs, kinds.rs and stats.rs (what the
+//! reports read) build on every system (#22 item 7).
 
+#[cfg(target_os = "linux")]
 pub mod cache;
+#[cfg(target_os = "linux")]
 pub mod counters;
 /// Moved to fs/ (#22): re-exported until bench, crash and advise import it from there.
+#[cfg(target_os = "linux")]
 pub mod flash;
+pub mod kinds;
 pub mod results;
+#[cfg(target_os = "linux")]
 mod runner;
+#[cfg(target_os = "linux")]
 pub(crate) use runner::lab;
 pub mod stats;
+#[cfg(target_os = "linux")]
 pub mod workloads;
 
 /// Moved to device::target (one target layer, #22); re-exported for advise.
+#[cfg(target_os = "linux")]
 pub use runner::{run, space_needed, Options};
 
 /// The scale `--quick` picks: the two-config run ext4 + exFAT (FUSE) takes

@@ -2,6 +2,10 @@
 
 use serde::{Deserialize, Serialize};
 
+/// Bytes from the flash's start to the volume `bench --flash` and advise's
+/// simulated speeds assume (1 MiB, as fdisk).
+pub const DEFAULT_PARTITION_OFFSET: u64 = 1 << 20;
+
 pub const SCHEMA: &str = "fsfit.bench/1";
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -9,60 +9,8 @@ use crate::{Error, Result};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-/// Seconds spent in each step of judging states (totals while running;
-/// the JSON gives them per state judged).
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Steps {
-    /// A worker's start: its copy of the base image, the server loaded.
-    #[serde(default)]
-    pub setup: f64,
-    /// Building the state's image (the log's writes, the device's damage).
-    pub build: f64,
-    /// Handing the image to the loop device.
-    pub load: f64,
-    pub mount: f64,
-    /// Reading the files the oracle knows of.
-    pub read: f64,
-    pub unmount: f64,
-    /// The checker, read-only.
-    pub check: f64,
-    /// Repair and the check after it (failing states only).
-    pub repair: f64,
-    /// Putting back what a journal replay or repair wrote (0 since states
-    /// are served from memory: the overlay is dropped in `load`).
-    #[serde(default)]
-    pub restore: f64,
-}
-
-impl Steps {
-    pub fn add(&mut self, o: &Steps) {
-        self.setup += o.setup;
-        self.build += o.build;
-        self.load += o.load;
-        self.mount += o.mount;
-        self.read += o.read;
-        self.unmount += o.unmount;
-        self.check += o.check;
-        self.repair += o.repair;
-        self.restore += o.restore;
-    }
-
-    pub fn per(&self, n: u64) -> Steps {
-        let d = n.max(1) as f64;
-        let r = |v: f64| (v / d * 1e6).round() / 1e6;
-        Steps {
-            setup: r(self.setup),
-            build: r(self.build),
-            load: r(self.load),
-            mount: r(self.mount),
-            read: r(self.read),
-            unmount: r(self.unmount),
-            check: r(self.check),
-            repair: r(self.repair),
-            restore: r(self.restore),
-        }
-    }
-}
+/// Moved to results.rs (the reports read it on any system, #22 item 7).
+pub use super::results::Steps;
 
 /// What happened to one state's image; the same for every crash point
 /// that leaves the same image.

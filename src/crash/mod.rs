@@ -4,37 +4,56 @@
 //! device model (faults.rs) are built, served from memory by the same FUSE
 //! server in copy-on-write mode (one per job, kept for the run), mounted,
 //! compared with the workload's oracle and checked.
+//!
+//! The runs are Linux only; results.rs (what the reports read) and the
+//! log, states, faults and oracle logic build on every system (#22 item 7).
 
+#[cfg(target_os = "linux")]
 pub mod check;
 pub mod faults;
 pub mod log;
 pub mod oracle;
+#[cfg(target_os = "linux")]
 pub mod recorder;
+pub mod results;
 pub mod states;
+#[cfg(target_os = "linux")]
 pub mod workloads;
 
+/// Moved to results.rs (data the reports read, #22 item 7).
+pub use results::{CrashResult, Outcomes, Report, Skipped, Worst, SCHEMA};
+
+#[cfg(target_os = "linux")]
 use crate::device::loopdev::LoopDev;
+#[cfg(target_os = "linux")]
 use crate::device::mount::{self, Driver};
+#[cfg(target_os = "linux")]
 use crate::fs::drivers::{self, Choice};
+#[cfg(target_os = "linux")]
 use crate::fs::spec::FsSpec;
+#[cfg(target_os = "linux")]
 use crate::fs::Filesystem;
+#[cfg(target_os = "linux")]
 use crate::{Error, Result};
-use serde::{Deserialize, Serialize};
+#[cfg(target_os = "linux")]
 use std::path::{Path, PathBuf};
+#[cfg(target_os = "linux")]
 use std::sync::atomic::{AtomicU64, Ordering};
+#[cfg(target_os = "linux")]
 use std::sync::Arc;
+#[cfg(target_os = "linux")]
 use std::time::Instant;
 
-/// The `schema` of the results `--json` writes.
-pub const SCHEMA: &str = "fsfit.crash/1";
-
+#[cfg(target_os = "linux")]
 static SEQ: AtomicU64 = AtomicU64::new(0);
 
 /// A number unique within this process, for temporary names.
+#[cfg(target_os = "linux")]
 pub fn unique() -> u64 {
     SEQ.fetch_add(1, Ordering::Relaxed)
 }
 
+#[cfg(target_os = "linux")]
 pub struct Options {
     pub specs: Vec<FsSpec>,
     pub driver: Choice,
@@ -57,99 +76,10 @@ pub struct Options {
     pub command: String,
 }
 
-#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
-pub struct Outcomes {
-    pub mountable_as_is: u64,
-    pub checker_clean: u64,
-    pub checker_repaired: u64,
-    pub unrepairable: u64,
-    pub no_checker: u64,
-    pub old_files_damaged: u64,
-    pub durable_lost: u64,
-    pub inflight_lost: u64,
-    pub inflight_garbage: u64,
-    /// Added: states that lost or damaged data (or no longer mount) only
-    /// because of the device's own damage (torn, flash-gc): the same writes
-    /// without that damage were judged too and lost nothing.
-    #[serde(default)]
-    pub device_fault: u64,
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Worst {
-    pub state: String,
-    pub kind: String,
-    pub detail: String,
-    pub replay: String,
-}
-
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct CrashResult {
-    pub fs: String,
-    pub cluster_bytes: u64,
-    pub driver: String,
-    pub mount_options: String,
-    pub checker: Option<String>,
-    pub workload: String,
-    pub writes: u64,
-    pub flushes: u64,
-    pub log_bytes: u64,
-    pub states: u64,
-    pub seconds: f64,
-    pub states_per_s: f64,
-    pub outcomes: Outcomes,
-    pub worst: Vec<Worst>,
-    pub error: Option<String>,
-    /// Added fields: the volume's size, where the run is kept for --replay,
-    /// and whether the recorder's loop device ran with direct I/O.
-    #[serde(default)]
-    pub image_bytes: u64,
-    #[serde(default)]
-    pub run_dir: String,
-    #[serde(default)]
-    pub recorder_dio: bool,
-    /// Distinct images among the states (crash points that leave the same
-    /// image are mounted and checked once, judged each against the oracle).
-    #[serde(default)]
-    pub images: u64,
-    /// Added: how the states were chosen.
-    #[serde(default)]
-    pub selection: faults::Selection,
-    /// Added: seconds per distinct image spent in each step, averaged.
-    #[serde(default)]
-    pub step_seconds: check::Steps,
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Skipped {
-    pub fs: String,
-    pub reason: String,
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Report {
-    pub schema: String,
-    pub fsfit: String,
-    pub date: String,
-    pub command: String,
-    pub kernel: String,
-    pub device_model: String,
-    /// Added: the device model's parameters (cache, geometry) and meaning.
-    #[serde(default)]
-    pub device: faults::Params,
-    pub seed: u64,
-    pub quick: bool,
-    pub results: Vec<CrashResult>,
-    pub skipped: Vec<Skipped>,
-    /// Added field: the lab VM this ran in (`uml`, `qemu`), absent on the
-    /// host. A lab run's figures check the driver, not the host's speed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub lab: Option<String>,
-}
-
 /// The volume size a crash run uses: 64 MiB, or the smallest multiple of it
 /// the mkfs tool accepts (the registry's model knows: btrfs 128 MiB, XFS
 /// 320 MiB).
+#[cfg(target_os = "linux")]
 pub fn image_bytes(fs: &dyn Filesystem) -> u64 {
     const STEP: u64 = 64 << 20;
     (1..=64)
@@ -159,6 +89,7 @@ pub fn image_bytes(fs: &dyn Filesystem) -> u64 {
 }
 
 /// Extra options every read-only mount of a state needs.
+#[cfg(target_os = "linux")]
 fn state_mount_extra(fs: &dyn Filesystem, d: &Driver) -> &'static str {
     match d {
         // Several copies of one volume are mounted at once (--jobs).
@@ -169,11 +100,13 @@ fn state_mount_extra(fs: &dyn Filesystem, d: &Driver) -> &'static str {
 
 /// A FUSE driver that writes nothing to the device until unmount (the
 /// registry says which); crash runs use it only when asked (`--driver fuse`).
+#[cfg(target_os = "linux")]
 fn defers_writes(fs: &dyn Filesystem, d: &Driver) -> bool {
     matches!(d, Driver::Fuse { .. }) && fs.info().drivers.fuse.is_some_and(|f| f.defers_writes)
 }
 
 /// The run's driver with the user's mount options.
+#[cfg(target_os = "linux")]
 fn with_options(d: &Driver, opts: &str) -> Driver {
     if opts.is_empty() {
         return d.clone();
@@ -194,6 +127,7 @@ fn with_options(d: &Driver, opts: &str) -> Driver {
     }
 }
 
+#[cfg(target_os = "linux")]
 pub fn run(o: &Options) -> Result<Report> {
     std::fs::create_dir_all(&o.run_dir)
         .map_err(|e| Error::work(format!("cannot create {}: {e}", o.run_dir.display())))?;
@@ -232,6 +166,7 @@ pub fn run(o: &Options) -> Result<Report> {
 }
 
 /// The report's head, before any result.
+#[cfg(target_os = "linux")]
 fn new_report(o: &Options) -> Report {
     Report {
         schema: SCHEMA.into(),
@@ -254,6 +189,7 @@ fn new_report(o: &Options) -> Report {
 
 /// The driver (and its label) a filesystem is crash-tested with, or why
 /// it is skipped.
+#[cfg(target_os = "linux")]
 fn usable_driver(
     fs: &dyn Filesystem,
     o: &Options,
@@ -276,6 +212,7 @@ fn usable_driver(
 }
 
 /// One config × workload of a run.
+#[cfg(target_os = "linux")]
 struct Config<'a> {
     fs: &'a dyn Filesystem,
     cluster: u64,
@@ -289,6 +226,7 @@ struct Config<'a> {
 }
 
 /// Where a config × workload is kept in the run directory.
+#[cfg(target_os = "linux")]
 fn config_dir(o: &Options, c: &Config) -> PathBuf {
     let name = format!(
         "{}-{}-{}{}-{}",
@@ -307,6 +245,7 @@ fn config_dir(o: &Options, c: &Config) -> PathBuf {
 
 /// Record, explore and judge one config × workload. Its failure is its
 /// result's error; only an interruption stops the run.
+#[cfg(target_os = "linux")]
 fn run_config(o: &Options, c: &Config, pool: &mut Vec<Slot>) -> Result<CrashResult> {
     let dir = config_dir(o, c);
     let fs = c.fs;
@@ -347,6 +286,7 @@ fn run_config(o: &Options, c: &Config, pool: &mut Vec<Slot>) -> Result<CrashResu
 }
 
 /// A one-line summary, for progress output.
+#[cfg(target_os = "linux")]
 fn one_line(r: &CrashResult) -> String {
     if let Some(e) = &r.error {
         return format!("error: {e}");
@@ -359,6 +299,7 @@ fn one_line(r: &CrashResult) -> String {
 }
 
 /// What recording leaves for exploring.
+#[cfg(target_os = "linux")]
 struct Recording {
     oracle: oracle::Oracle,
 }
@@ -367,6 +308,7 @@ struct Recording {
 /// loop device can keep a stale partition (seen here: another program's
 /// partitioned loop device detached while a partition was open), and
 /// mkfs.fat refuses such a device; the next free one is tried instead.
+#[cfg(target_os = "linux")]
 fn attach_unpartitioned(path: &Path) -> Result<LoopDev> {
     let mut stale = Vec::new();
     for _ in 0..4 {
@@ -388,6 +330,7 @@ fn attach_unpartitioned(path: &Path) -> Result<LoopDev> {
     ))
 }
 
+#[cfg(target_os = "linux")]
 fn mkfs_base(fs: &dyn Filesystem, cluster: u64, path: &Path, size: u64) -> Result<()> {
     let f = std::fs::File::create(path)
         .map_err(|e| Error::work(format!("cannot create {}: {e}", path.display())))?;
@@ -403,11 +346,13 @@ fn mkfs_base(fs: &dyn Filesystem, cluster: u64, path: &Path, size: u64) -> Resul
     Ok(())
 }
 
+#[cfg(target_os = "linux")]
 fn dio_of(lo: &LoopDev) -> bool {
     std::fs::read_to_string(format!("/sys/block/{}/loop/dio", lo.name()))
         .is_ok_and(|s| s.trim() == "1")
 }
 
+#[cfg(target_os = "linux")]
 fn record(c: &Config, dir: &Path, o: &Options, res: &mut CrashResult) -> Result<Recording> {
     std::fs::create_dir_all(dir)
         .map_err(|e| Error::work(format!("cannot create {}: {e}", dir.display())))?;
@@ -448,6 +393,7 @@ fn record(c: &Config, dir: &Path, o: &Options, res: &mut CrashResult) -> Result<
 }
 
 /// The states of a recorded log and the log itself.
+#[cfg(target_os = "linux")]
 fn load(dir: &Path) -> Result<(log::Log, Vec<u8>)> {
     let log = log::read(&dir.join("log"))?;
     let base = std::fs::read(dir.join("base.img"))
@@ -465,6 +411,7 @@ fn load(dir: &Path) -> Result<(log::Log, Vec<u8>)> {
 /// device on it, set up once per job and image size for the whole run:
 /// a FUSE mount, a losetup and their teardown cost more than dozens of
 /// states.
+#[cfg(target_os = "linux")]
 pub struct Slot {
     /// Its mount folder, kept too (each one is written to the state file).
     mnt: Option<check::Mounter>,
@@ -473,6 +420,7 @@ pub struct Slot {
     size: u64,
 }
 
+#[cfg(target_os = "linux")]
 impl Slot {
     fn new(base: &Arc<Vec<u8>>) -> Result<Slot> {
         let server = recorder::Recorder::serve(base.clone())?;
@@ -493,6 +441,7 @@ impl Slot {
     }
 }
 
+#[cfg(target_os = "linux")]
 impl Drop for Slot {
     fn drop(&mut self) {
         // The loop device's release is watched (recorder.rs, CLEANUP_LIMIT);
@@ -504,6 +453,7 @@ impl Drop for Slot {
 }
 
 /// `jobs` slots for images of `size` bytes in `pool`, made as needed.
+#[cfg(target_os = "linux")]
 fn slots(pool: &mut Vec<Slot>, base: &Arc<Vec<u8>>, jobs: usize) -> Result<()> {
     pool.retain(|s| s.size == base.len() as u64);
     while pool.len() < jobs {
@@ -512,6 +462,7 @@ fn slots(pool: &mut Vec<Slot>, base: &Arc<Vec<u8>>, jobs: usize) -> Result<()> {
     Ok(())
 }
 
+#[cfg(target_os = "linux")]
 fn explore(
     c: &Config,
     dir: &Path,
@@ -582,6 +533,7 @@ fn explore(
 
 /// Judge the distinct images, split evenly over `jobs` workers (the
 /// pool's slots, made as needed); what each showed, in order.
+#[cfg(target_os = "linux")]
 fn judge_all(
     distinct: &[&states::State],
     jobs: usize,
@@ -616,10 +568,12 @@ fn judge_all(
 
 /// What a worker saw of each of its images, in order, and the time each
 /// step took.
+#[cfg(target_os = "linux")]
 type Judged = (Vec<check::Looked>, check::Steps);
 
 /// The states whose images are distinct (the first of each, in order) and,
 /// for every state, the index among those of the one with its image.
+#[cfg(target_os = "linux")]
 fn distinct_images<'s>(
     records: &[log::Record],
     all: &'s [states::State],
@@ -641,6 +595,7 @@ fn distinct_images<'s>(
 }
 
 /// What every worker of a config × workload shares.
+#[cfg(target_os = "linux")]
 struct Work<'a> {
     base: &'a Arc<Vec<u8>>,
     records: &'a [log::Record],
@@ -651,6 +606,7 @@ struct Work<'a> {
 
 /// One worker: build its states in order, serve each from memory (its
 /// slot's state server, under the slot's loop device) and judge it.
+#[cfg(target_os = "linux")]
 fn worker(w: &Work, part: &[&states::State], slot: &mut Slot) -> Result<Judged> {
     let t0 = Instant::now();
     let mut b = states::Builder::new(w.base, w.records);
@@ -681,6 +637,7 @@ fn worker(w: &Work, part: &[&states::State], slot: &mut Slot) -> Result<Judged> 
 }
 
 /// Count outcomes and pick the worst states.
+#[cfg(target_os = "linux")]
 fn tally(
     all: &[states::State],
     judged: &[(usize, check::Outcome)],
@@ -744,6 +701,7 @@ fn tally(
 
 /// Whether a state lost anything a user would miss: a durable or old
 /// file, or the volume itself.
+#[cfg(target_os = "linux")]
 fn lost(oc: &check::Outcome, has_checker: bool) -> bool {
     let l = &oc.looked;
     !oc.findings.old_damaged.is_empty()
@@ -754,6 +712,7 @@ fn lost(oc: &check::Outcome, has_checker: bool) -> bool {
 
 /// States with the device's damage (torn, flash-gc) that lost something
 /// their undamaged twin, judged in the same run, did not.
+#[cfg(target_os = "linux")]
 fn device_fault(
     records: &[log::Record],
     all: &[states::State],
@@ -788,6 +747,7 @@ fn device_fault(
 }
 
 /// `fsfit crash --replay RUN_DIR --state ID -o IMAGE`: write one state's image.
+#[cfg(target_os = "linux")]
 pub fn replay(dir: &Path, id: &str, out: &Path) -> Result<()> {
     let text = std::fs::read(dir.join("states.json")).map_err(|e| {
         Error::work(format!(

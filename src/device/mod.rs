@@ -9,25 +9,44 @@
 //! cleanup.rs releases what a killed run left; watchdog.rs keeps fsfit's own
 //! FUSE servers from hanging a cleanup. device/ imports no other fsfit
 //! module but the shared helpers (error, units, atomic).
+//!
+//! All of it is Linux (loop and block ioctls, mount, FUSE, /proc and /sys)
+//! but driver.rs, the registry's data, and [`have_program`] (#22 item 7).
 
+#[cfg(target_os = "linux")]
 pub mod cleanup;
+#[cfg(target_os = "linux")]
 pub mod confirm;
+pub mod driver;
+#[cfg(target_os = "linux")]
 pub mod guard;
+#[cfg(target_os = "linux")]
 pub mod host;
+#[cfg(target_os = "linux")]
 pub mod identity;
+#[cfg(target_os = "linux")]
 pub mod image;
+#[cfg(target_os = "linux")]
 pub mod loopdev;
+#[cfg(target_os = "linux")]
 pub mod mount;
+#[cfg(target_os = "linux")]
 pub mod served;
+#[cfg(target_os = "linux")]
 pub mod state;
+#[cfg(target_os = "linux")]
 pub mod target;
+#[cfg(target_os = "linux")]
 pub mod watchdog;
 
+#[cfg(target_os = "linux")]
 use crate::{Error, Result};
+#[cfg(target_os = "linux")]
 use std::process::{Command, Output};
 
 /// Run a system tool in its own process group (so the terminal's Ctrl-C
 /// reaches fsfit, which then cleans up, and not the tool or a FUSE daemon).
+#[cfg(target_os = "linux")]
 pub fn run_tool(program: &str, args: &[&str]) -> Result<Output> {
     use std::os::unix::process::CommandExt;
     let out = Command::new(program)
@@ -61,11 +80,13 @@ pub fn have_program(program: &str) -> bool {
 
 /// What the mount table says is mounted at (or above) `dir`:
 /// (fstype, source, mount point), the longest mount point that holds it.
+#[cfg(target_os = "linux")]
 pub fn mount_of(dir: &std::path::Path) -> Option<(String, String, String)> {
     host::mount_of(dir).map(|m| (m.fstype, m.source, m.point))
 }
 
 /// statvfs(3) of the filesystem holding `p`.
+#[cfg(target_os = "linux")]
 pub fn statvfs(p: &std::path::Path) -> Result<libc::statvfs> {
     let c = std::ffi::CString::new(p.as_os_str().as_encoded_bytes())
         .map_err(|e| Error::work(e.to_string()))?;

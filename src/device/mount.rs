@@ -6,20 +6,7 @@ use crate::{Error, Result};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 
-/// How to mount one filesystem on one device.
-#[derive(Clone, Debug)]
-pub enum Driver {
-    /// `mount -t FSTYPE -o OPTS DEV DIR`
-    Kernel { fstype: String, opts: String },
-    /// `PROGRAM ARGS... DEV DIR` (mount.exfat-fuse, ntfs-3g, fusefat)
-    Fuse { program: String, args: Vec<String> },
-}
-
-impl Driver {
-    pub fn is_fuse(&self) -> bool {
-        matches!(self, Driver::Fuse { .. })
-    }
-}
+pub use super::driver::Driver;
 
 pub struct Mounted {
     pub dir: PathBuf,

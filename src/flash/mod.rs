@@ -11,9 +11,12 @@
 //!   emulated device (`fsfit emulate`), the read-only probe (`fsfit probe`),
 //!   and the crash faults that need a flash geometry (`--device-model flash-gc`).
 
+#[cfg(target_os = "linux")]
 pub mod delayed;
+#[cfg(target_os = "linux")]
 pub mod emulate;
 pub mod flashbench;
+#[cfg(target_os = "linux")]
 pub mod probe;
 
 /// What a block request asks of the device.
@@ -59,6 +62,7 @@ pub mod paged;
 pub mod profile;
 pub mod replay;
 pub mod synth;
+#[cfg(target_os = "linux")]
 pub mod trace;
 
 pub use profile::{profile, profiles, Family, Params, Profile};

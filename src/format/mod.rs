@@ -9,18 +9,25 @@
 //! filesystem last; Ctrl-C is honoured between steps, so a device is left
 //! untouched, wiped, or with a complete table, and the message says which.
 
+#[cfg(target_os = "linux")]
 use crate::{Error, Result};
+#[cfg(target_os = "linux")]
 pub mod capacity;
 pub mod label;
 pub mod paste;
+#[cfg(target_os = "linux")]
 pub mod plan;
 pub mod quote;
 pub use crate::fs::sd;
+#[cfg(target_os = "linux")]
 pub mod table;
+#[cfg(target_os = "linux")]
 pub mod target;
+#[cfg(target_os = "linux")]
 pub mod verify;
 
 use crate::fs::Filesystem;
+#[cfg(target_os = "linux")]
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -73,6 +80,7 @@ pub struct Request {
 }
 
 /// The `fsfit.format/1` JSON.
+#[cfg(target_os = "linux")]
 #[derive(Debug, Serialize)]
 pub struct Report {
     pub schema: &'static str,
@@ -98,6 +106,7 @@ pub struct Report {
 }
 
 /// The user the new volume belongs to: the one behind sudo, else the caller.
+#[cfg(target_os = "linux")]
 pub fn owner() -> (u32, u32) {
     let env = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<u32>().ok());
     match (env("SUDO_UID"), env("SUDO_GID")) {
@@ -110,6 +119,7 @@ pub fn owner() -> (u32, u32) {
 /// also when a check disagrees (the caller exits non-zero then). `say`
 /// prints the plan and the verification (cmd's stdout writer: format sits
 /// below cmd and never prints by itself).
+#[cfg(target_os = "linux")]
 pub fn run(r: &Request, say: fn(&str) -> crate::Result<()>) -> crate::Result<Report> {
     let t = target::open(&target::TargetArgs {
         path: &r.target,
@@ -146,6 +156,7 @@ pub fn run(r: &Request, say: fn(&str) -> crate::Result<()>) -> crate::Result<Rep
 
 /// The target and the plan are checked before anything is written: every
 /// error there, whatever step found it, is bad input (exit 2).
+#[cfg(target_os = "linux")]
 fn as_input(e: Error) -> Error {
     match e {
         Error::Interrupted | Error::Input(_) => e,
@@ -153,6 +164,7 @@ fn as_input(e: Error) -> Error {
     }
 }
 
+#[cfg(target_os = "linux")]
 fn report(r: &Request, t: &target::Target, plan: &plan::Plan) -> Report {
     Report {
         schema: SCHEMA,
@@ -179,6 +191,7 @@ fn report(r: &Request, t: &target::Target, plan: &plan::Plan) -> Report {
 
 /// Run the steps in order, stopping between two on Ctrl-C with what was
 /// done and what the device holds now.
+#[cfg(target_os = "linux")]
 fn execute(
     plan: &plan::Plan,
     dev: &str,
@@ -225,6 +238,7 @@ fn execute(
 }
 
 /// What the device holds once `done` steps have run.
+#[cfg(target_os = "linux")]
 fn left_as(plan: &plan::Plan, done: usize) -> String {
     let table_at = plan.steps.iter().position(|s| s.stdin.is_some());
     match (done, table_at) {
@@ -237,6 +251,7 @@ fn left_as(plan: &plan::Plan, done: usize) -> String {
     }
 }
 
+#[cfg(target_os = "linux")]
 fn run_step(s: &plan::Step) -> Result<()> {
     use std::io::Write;
     use std::os::unix::process::CommandExt;

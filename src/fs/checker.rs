@@ -2,8 +2,11 @@
 //! program, how to check an image without changing it, how to repair it,
 //! what its exit codes mean; and the one runner `fsfit crash` runs them with.
 
+#[cfg(target_os = "linux")]
 use std::io::Write;
+#[cfg(target_os = "linux")]
 use std::path::Path;
+#[cfg(target_os = "linux")]
 use std::process::{Command, Stdio};
 
 /// A filesystem checker: how to check an image without changing it, how to
@@ -81,12 +84,14 @@ impl Checker {
     /// Run `step` on `image` in its own process group (a Ctrl-C meant for
     /// fsfit does not kill it half-way): its verdict and
     /// `PROGRAM exit CODE: LAST LINE OF OUTPUT`.
+    #[cfg(target_os = "linux")]
     pub fn run(&self, step: Step, image: &Path) -> (Verdict, String) {
         let (args, stdin) = self.args(step);
         self.run_with(args, stdin, image)
     }
 
     /// [`Checker::run`] with the arguments and stdin spelled out.
+    #[cfg(target_os = "linux")]
     pub fn run_with(&self, args: &[&str], stdin: &str, image: &Path) -> (Verdict, String) {
         use std::os::unix::process::CommandExt;
         let child = Command::new(self.program)

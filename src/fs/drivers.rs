@@ -1,8 +1,8 @@
 //! Which driver mounts each filesystem on this host: the kernel's when
 //! /proc/filesystems lists it or modprobe loads it, else a FUSE driver.
 
+use crate::device::driver::Driver;
 use crate::device::have_program;
-use crate::device::mount::Driver;
 use crate::fs::Filesystem;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]

@@ -2,12 +2,9 @@
 //! turned into one report (partitions, the filesystem on each, statvfs and
 //! fragmentation for a mounted path).
 
-use crate::info::{
-    fragmentation, partitions, probe_with, FragReport, Partition, ProbeOptions, VolumeInfo,
-};
+use crate::info::{partitions, probe_with, FragReport, Partition, ProbeOptions, VolumeInfo};
 use crate::{Error, Result};
 use serde::Serialize;
-use std::os::unix::fs::FileTypeExt;
 use std::path::Path;
 
 pub const SCHEMA: &str = "fsfit.info/1";
@@ -184,7 +181,7 @@ pub fn inspect_with(target: &Path, max_files: usize, opts: &ProbeOptions) -> Res
         return mounted(target, name, max_files, opts);
     }
     let ft = md.file_type();
-    let (kind, size) = if ft.is_block_device() {
+    let (kind, size) = if is_block_device(&ft) {
         let f = std::fs::File::open(target).map_err(|e| Error::io(target, e))?;
         use std::io::{Seek, SeekFrom};
         let size = (&f)
@@ -226,8 +223,30 @@ pub fn inspect_with(target: &Path, max_files: usize, opts: &ProbeOptions) -> Res
     })
 }
 
+#[cfg(target_os = "linux")]
+fn is_block_device(ft: &std::fs::FileType) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    ft.is_block_device()
+}
+
+/// Block devices and mounted directories are inspected on Linux only;
+/// elsewhere a target is an image file.
+#[cfg(not(target_os = "linux"))]
+fn is_block_device(_ft: &std::fs::FileType) -> bool {
+    false
+}
+
+#[cfg(not(target_os = "linux"))]
+fn mounted(target: &Path, _: String, _: usize, _: &ProbeOptions) -> Result<InfoReport> {
+    Err(Error::input(format!(
+        "{}: a mounted directory is inspected on Linux only",
+        target.display()
+    )))
+}
+
 /// A mounted directory: statvfs, the mount's source device probed when it
 /// can be read, and fragmentation.
+#[cfg(target_os = "linux")]
 fn mounted(
     target: &Path,
     name: String,
@@ -250,7 +269,7 @@ fn mounted(
     // The on-disk details too, when the source is a block device we can read.
     let src = Path::new(&source);
     let is_block = std::fs::metadata(src)
-        .map(|m| m.file_type().is_block_device())
+        .map(|m| is_block_device(&m.file_type()))
         .unwrap_or(false);
     let (volume, volume_error) = if is_block {
         match crate::info::probe_path_with(src, 0, opts) {
@@ -260,7 +279,7 @@ fn mounted(
     } else {
         (None, None)
     };
-    let frag = fragmentation(target, max_files).ok();
+    let frag = crate::info::fragmentation(target, max_files).ok();
     let start = if is_block { partition_start(src) } else { None };
     Ok(InfoReport {
         schema: SCHEMA,

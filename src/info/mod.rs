@@ -10,11 +10,15 @@
 
 pub mod describe;
 pub mod foreign;
+#[cfg(target_os = "linux")]
 pub mod frag;
+pub mod fragreport;
 pub mod inspect;
 pub mod part;
 
-pub use frag::{fragmentation, FragReport};
+#[cfg(target_os = "linux")]
+pub use frag::fragmentation;
+pub use fragreport::FragReport;
 pub use part::partitions;
 // The probe kit moved to fs/probe/; these keep the old paths working.
 pub use crate::fs::probe::{bytes, codepage, ProbeError, ProbeOptions, VolumeInfo};
@@ -160,12 +164,24 @@ pub fn probe_path_with(
     probe_with(&mut read, opts).map_err(|e| e.within(path.display()))
 }
 
+/// pread(2), or its Windows twin (which moves the file's cursor: the
+/// readers here only ever read at explicit offsets).
+fn read_at(f: &std::fs::File, buf: &mut [u8], pos: u64) -> std::io::Result<usize> {
+    #[cfg(unix)]
+    use std::os::unix::fs::FileExt;
+    #[cfg(unix)]
+    return f.read_at(buf, pos);
+    #[cfg(windows)]
+    use std::os::windows::fs::FileExt;
+    #[cfg(windows)]
+    return f.seek_read(buf, pos);
+}
+
 /// `read_at` over a file or block device, `base` bytes in.
 pub fn file_reader(
     f: &std::fs::File,
     base: u64,
 ) -> impl FnMut(u64, usize) -> std::io::Result<Vec<u8>> + '_ {
-    use std::os::unix::fs::FileExt;
     move |off: u64, len: usize| {
         let start = base.checked_add(off).ok_or_else(|| {
             std::io::Error::new(std::io::ErrorKind::InvalidInput, "offset overflows")
@@ -176,7 +192,7 @@ pub fn file_reader(
             let pos = start.checked_add(got as u64).ok_or_else(|| {
                 std::io::Error::new(std::io::ErrorKind::InvalidInput, "offset overflows")
             })?;
-            match f.read_at(&mut buf[got..], pos) {
+            match read_at(f, &mut buf[got..], pos) {
                 Ok(0) => break,
                 Ok(n) => got += n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}

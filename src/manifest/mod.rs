@@ -21,9 +21,7 @@ mod s3;
 
 use crate::scan::{Dir, Entry, Kind, TreeCounts, MTIME_UNKNOWN};
 use std::collections::HashMap;
-use std::ffi::OsStr;
 use std::io::{BufRead, BufReader, Read};
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -376,12 +374,8 @@ impl<'v> Builder<'v> {
             }
             self.dirs.insert(key(&path), Some(path.clone().into()));
         }
-        top.entries.push(Entry::new(
-            OsStr::from_bytes(name).into(),
-            r.kind,
-            r.size,
-            mtime,
-        ));
+        top.entries
+            .push(Entry::new(os_str(name), r.kind, r.size, mtime));
         Ok(())
     }
 
@@ -430,7 +424,7 @@ impl<'v> Builder<'v> {
                     // without a modification time.
                     let name = &q[at..];
                     self.stack.last_mut().unwrap().entries.push(Entry::new(
-                        OsStr::from_bytes(name).into(),
+                        os_str(name),
                         Kind::Dir,
                         0,
                         MTIME_UNKNOWN,
@@ -473,7 +467,7 @@ impl<'v> Builder<'v> {
         }
         self.progress.fetch_add(local.files, Ordering::Relaxed);
         self.counts.add(&local);
-        let rel = PathBuf::from(OsStr::from_bytes(&d.path));
+        let rel = PathBuf::from(os_str(&d.path));
         (self.visit)(&Dir::new(&rel, d.path.is_empty(), &d.entries));
         if !d.path.is_empty() {
             self.dirs.insert(key(&d.path), None);
@@ -526,6 +520,20 @@ fn for_each_record(
         }
         each(&buf, line)?;
     }
+}
+
+/// A listed name's bytes as a name: as they are on Unix; elsewhere as
+/// UTF-8 (a byte sequence that is none is replaced, as the listings of
+/// other systems hold UTF-8).
+#[cfg(unix)]
+fn os_str(b: &[u8]) -> std::ffi::OsString {
+    use std::os::unix::ffi::OsStrExt;
+    std::ffi::OsStr::from_bytes(b).to_os_string()
+}
+
+#[cfg(not(unix))]
+fn os_str(b: &[u8]) -> std::ffi::OsString {
+    String::from_utf8_lossy(b).into_owned().into()
 }
 
 #[cfg(test)]

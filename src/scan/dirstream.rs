@@ -3,11 +3,34 @@
 //! and a copy of the path per directory): the walk does this for every
 //! entry of the tree, and malloc/free were ~10 % of its user CPU (#13).
 
-use std::ffi::{CStr, CString};
+use super::{Entry, Kind};
+use std::ffi::{CStr, CString, OsStr, OsString};
 use std::io;
 use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 use std::ptr::NonNull;
+
+/// A command-line path's entry, from its `stat`.
+pub fn entry_of(name: OsString, md: &std::fs::Metadata) -> Entry {
+    Entry::new(name, kind_of_mode(md.mode()), md.len(), md.mtime())
+        .with_allocated(md.blocks().saturating_mul(512))
+}
+
+/// The device a path's `stat` names (a different one is another mount).
+pub fn dev_of(md: &std::fs::Metadata) -> u64 {
+    md.dev()
+}
+
+fn kind_of_mode(mode: u32) -> Kind {
+    match mode & libc::S_IFMT {
+        libc::S_IFREG => Kind::File,
+        libc::S_IFDIR => Kind::Dir,
+        libc::S_IFLNK => Kind::Symlink,
+        // FIFOs, sockets, block and character devices.
+        _ => Kind::Other,
+    }
+}
 
 pub struct DirStream {
     dir: NonNull<libc::DIR>,
@@ -32,7 +55,17 @@ pub struct Item<'a> {
     fd: libc::c_int,
 }
 
+impl Stat {
+    pub fn kind(&self) -> Kind {
+        kind_of_mode(self.mode)
+    }
+}
+
 impl Item<'_> {
+    pub fn os_name(&self) -> &OsStr {
+        OsStr::from_bytes(self.name.to_bytes())
+    }
+
     /// `fstatat(dirfd, name, AT_SYMLINK_NOFOLLOW)`: symlinks are not followed.
     pub fn lstat(&self) -> io::Result<Stat> {
         let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();

@@ -3,7 +3,10 @@
 //! been visited, so memory grows with the directories waiting to be read, not
 //! with files.
 
+#[cfg(target_os = "linux")]
 mod dirstream;
+#[cfg(not(target_os = "linux"))]
+mod readdir;
 mod walk;
 
 pub use walk::{walk, WalkOptions, WalkSummary};

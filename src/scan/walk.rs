@@ -1,13 +1,15 @@
 //! Parallel directory walk on a rayon pool: one task per directory, one
 //! `fstatat(dirfd, name)` per entry ([`DirStream`]), symlinks never
-//! followed, one filesystem unless asked otherwise.
+//! followed, one filesystem unless asked otherwise. Other systems than
+//! Linux read directories with `std::fs::read_dir` ([`super::readdir`]).
 
-use super::dirstream::DirStream;
+#[cfg(target_os = "linux")]
+use super::dirstream::{dev_of, entry_of, DirStream};
+#[cfg(not(target_os = "linux"))]
+use super::readdir::{dev_of, entry_of, DirStream};
 use super::{Dir, Entry, Kind, TreeCounts, WalkError};
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsString;
 use std::fs;
-use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -57,11 +59,6 @@ impl Shared<'_> {
     }
 }
 
-fn entry_of(name: OsString, md: &fs::Metadata) -> Entry {
-    Entry::new(name, kind_of_mode(md.mode()), md.len(), md.mtime())
-        .with_allocated(md.blocks().saturating_mul(512))
-}
-
 /// Walk `paths` as `cp -r` would copy them onto a fresh volume: one
 /// directory's contents become the volume root; several paths (or one file)
 /// become entries of the root, named by their last component. Command-line
@@ -106,7 +103,7 @@ pub fn walk(
         let tops = tops_ref;
         if root_dir {
             let (p, md) = &tops[0];
-            let dev = md.dev();
+            let dev = dev_of(md);
             s.spawn(move |s| read_dir(s, shared, p.clone(), PathBuf::new(), true, dev));
         } else {
             // A synthetic root holding the command-line paths.
@@ -120,7 +117,7 @@ pub fn walk(
                     .unwrap_or_else(|| OsString::from("root"));
                 let e = entry_of(name.clone(), md);
                 if e.kind == Kind::Dir {
-                    let (p, dev) = (p.clone(), md.dev());
+                    let (p, dev) = (p.clone(), dev_of(md));
                     s.spawn(move |s| read_dir(s, shared, p, PathBuf::from(name), false, dev));
                 }
                 entries.push(e);
@@ -157,16 +154,6 @@ thread_local! {
     static ENTRIES: std::cell::Cell<Vec<Entry>> = const { std::cell::Cell::new(Vec::new()) };
 }
 
-fn kind_of_mode(mode: u32) -> Kind {
-    match mode & libc::S_IFMT {
-        libc::S_IFREG => Kind::File,
-        libc::S_IFDIR => Kind::Dir,
-        libc::S_IFLNK => Kind::Symlink,
-        // FIFOs, sockets, block and character devices.
-        _ => Kind::Other,
-    }
-}
-
 fn read_dir<'s, 'v: 's>(
     s: &rayon::Scope<'s>,
     shared: &'s Shared<'v>,
@@ -189,7 +176,7 @@ fn read_dir<'s, 'v: 's>(
                         break;
                     }
                 };
-                let name = OsStr::from_bytes(item.name.to_bytes());
+                let name = item.os_name();
                 // One fstatat(dirfd, name, AT_SYMLINK_NOFOLLOW) per entry.
                 let st = match item.lstat() {
                     Ok(st) => st,
@@ -199,13 +186,8 @@ fn read_dir<'s, 'v: 's>(
                         continue;
                     }
                 };
-                let e = Entry::new(
-                    name.to_os_string(),
-                    kind_of_mode(st.mode),
-                    st.size,
-                    st.mtime,
-                )
-                .with_allocated(st.allocated);
+                let e = Entry::new(name.to_os_string(), st.kind(), st.size, st.mtime)
+                    .with_allocated(st.allocated);
                 if e.kind == Kind::Dir {
                     if st.dev != dev && !shared.cross_mounts {
                         // `cp -rx` makes the mount point an empty directory.

@@ -1,6 +1,7 @@
 //! The workloads, one file each (a write and its read-back share a file), all
 //! behind [`Workload`]. Adding a workload means adding a file here and a line
-//! to [`all`].
+//! to [`all`], and its name, unit and phase to bench/kinds.rs (a test
+//! checks they agree).
 
 use crate::Result;
 mod data;
@@ -11,6 +12,8 @@ mod sets;
 mod single;
 mod tree;
 
+/// Moved to bench/kinds.rs (data every system builds, #22 item 7).
+pub use super::kinds::{unit_of, Phase, Unit};
 pub use data::Data;
 
 use std::path::{Path, PathBuf};
@@ -54,46 +57,6 @@ pub struct Outcome {
     pub extents: Option<u32>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Phase {
-    /// Ends when its data is durable; checked against device writes.
-    Write,
-    /// Starts cold (remount or cache drop); checked against device reads.
-    Read,
-    /// Starts cold; metadata only, so only "some device reads" is checked.
-    Scan,
-    /// Deleting: durable at the end, like a write.
-    Delete,
-}
-
-/// What a workload's figure counts; reports ask the workload, never its name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Unit {
-    /// Decimal megabytes (10^6 bytes) per second: the bytes moved.
-    MbPerS,
-    /// Files per second: where the per-file cost is the point (tiny files,
-    /// scans, deletes), so bytes would say little.
-    FilesPerS,
-}
-
-impl Unit {
-    /// `MB/s` or `files/s`.
-    pub fn label(self) -> &'static str {
-        match self {
-            Unit::MbPerS => "MB/s",
-            Unit::FilesPerS => "files/s",
-        }
-    }
-
-    /// The rate of a run that moved `files` and `bytes` in `seconds`.
-    pub fn rate(self, files: u64, bytes: u64, seconds: f64) -> f64 {
-        match self {
-            Unit::MbPerS => bytes as f64 / 1e6 / seconds,
-            Unit::FilesPerS => files as f64 / seconds,
-        }
-    }
-}
-
 pub trait Workload: Sync {
     fn name(&self) -> &'static str;
     /// What its figure counts.
@@ -133,12 +96,6 @@ pub fn by_name(name: &str) -> Option<&'static dyn Workload> {
     all().into_iter().find(|w| w.name() == name)
 }
 
-/// The unit of a workload named in a results file; MB/s for a name this
-/// fsfit does not know (a file from another version).
-pub fn unit_of(name: &str) -> Unit {
-    by_name(name).map_or(Unit::MbPerS, |w| w.unit())
-}
-
 /// `n` scaled, at least `min`.
 pub fn scaled(n: u64, scale: f64, min: u64) -> u64 {
     ((n as f64 * scale).round() as u64).max(min)
@@ -163,6 +120,19 @@ mod tests {
         assert_eq!(unit_of("no-such-workload").label(), "MB/s");
         assert_eq!(Unit::MbPerS.rate(1, 4_000_000, 2.0), 2.0);
         assert_eq!(Unit::FilesPerS.rate(10, 4_000_000, 2.0), 5.0);
+    }
+
+    #[test]
+    fn the_kinds_table_lists_every_workload_in_order() {
+        let table: Vec<_> = super::super::kinds::KINDS
+            .iter()
+            .map(|k| (k.name, k.unit, k.phase))
+            .collect();
+        let ours: Vec<_> = all()
+            .into_iter()
+            .map(|w| (w.name(), w.unit(), w.phase()))
+            .collect();
+        assert_eq!(table, ours);
     }
 
     #[test]

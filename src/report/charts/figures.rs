@@ -4,8 +4,8 @@
 
 use super::{accessible, bars, byte_unit, cluster_label, lines, num, Bar, BarSeries, Bars, Chart};
 use super::{Curve, Lines, Point};
+use crate::bench::kinds::{unit_of, Unit};
 use crate::bench::results::{BenchReport, ConfigResult, WorkloadResult};
-use crate::bench::workloads::{unit_of, Unit};
 use crate::report::inputs::Named;
 use crate::usage::{ConfigReport, UsageReport};
 
@@ -23,9 +23,9 @@ pub fn unit(name: &str) -> &'static str {
 
 /// Is this a write workload (its device writes measure amplification)?
 pub fn is_write(name: &str) -> bool {
-    use crate::bench::workloads::{by_name, Phase};
-    match by_name(name) {
-        Some(w) => w.phase() == Phase::Write,
+    use crate::bench::kinds::{phase_of, Phase};
+    match phase_of(name) {
+        Some(p) => p == Phase::Write,
         None => name.ends_with("-write"),
     }
 }

@@ -2,8 +2,8 @@
 //! simulated figures of every config and workload, labelled simulated.
 
 use super::Out;
+use crate::bench::kinds::{unit_of, Unit};
 use crate::bench::results::BenchReport;
-use crate::bench::workloads::{unit_of, Unit};
 use crate::report::charts::figures::{self, config_name, find};
 use crate::report::charts::{esc, num};
 use std::fmt::Write;

@@ -1,8 +1,8 @@
 //! The human table at the end of `fsfit bench`: one row per workload, one
 //! column per config, MB/s or files/s, relative to the baseline, flags.
 
+use crate::bench::kinds::{unit_of, Unit};
 use crate::bench::results::{BenchReport, ConfigResult, WorkloadResult};
-use crate::bench::workloads::{unit_of, Unit};
 use crate::units::{iec, short};
 use std::fmt::Write;
 
