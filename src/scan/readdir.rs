@@ -1,13 +1,14 @@
-//! The walk's directory reader where there is no `readdir`/`fstatat` to
-//! call directly (Windows, macOS): `std::fs::read_dir` and each entry's
-//! metadata, symlinks not followed; the same [`DirStream`] shape as
-//! dirstream.rs, so walk.rs reads one way.
+//! The walk's directory reader on systems other than Linux (macOS,
+//! Windows): `std::fs::read_dir` and each entry's metadata, symlinks not
+//! followed; the same [`DirStream`] shape as dirstream.rs, so walk.rs reads
+//! one way. Unix metadata gives the same device, mtime and allocated bytes
+//! as Linux's `fstatat`; elsewhere every path is one filesystem and nothing
+//! is sparse.
 
 use super::{Entry, Kind};
 use std::ffi::{OsStr, OsString};
 use std::io;
 use std::path::Path;
-use std::time::UNIX_EPOCH;
 
 /// A command-line path's entry, from its metadata.
 pub fn entry_of(name: OsString, md: &std::fs::Metadata) -> Entry {
@@ -15,9 +16,9 @@ pub fn entry_of(name: OsString, md: &std::fs::Metadata) -> Entry {
     Entry::new(name, st.kind(), st.size, st.mtime).with_allocated(st.allocated)
 }
 
-/// No device numbers here: every path counts as one filesystem.
-pub fn dev_of(_md: &std::fs::Metadata) -> u64 {
-    0
+/// The device a path's metadata names (a different one is another mount).
+pub fn dev_of(md: &std::fs::Metadata) -> u64 {
+    stat_of(md).dev
 }
 
 pub struct DirStream {
@@ -30,7 +31,7 @@ pub struct Stat {
     pub size: u64,
     pub mtime: i64,
     pub dev: u64,
-    /// Allocated bytes: not known here, so the size.
+    /// Allocated bytes (`st_blocks * 512` on Unix, else the size).
     pub allocated: u64,
 }
 
@@ -51,20 +52,33 @@ fn stat_of(md: &std::fs::Metadata) -> Stat {
     } else {
         Kind::Other
     };
-    let mtime = md
-        .modified()
-        .ok()
-        .map_or(0, |m| match m.duration_since(UNIX_EPOCH) {
-            Ok(d) => d.as_secs() as i64,
-            Err(e) => -(e.duration().as_secs() as i64),
-        });
+    let (mtime, dev, allocated) = times_and_place(md);
     Stat {
         kind,
         size: md.len(),
         mtime,
-        dev: 0,
-        allocated: md.len(),
+        dev,
+        allocated,
     }
+}
+
+/// (mtime in seconds, device, allocated bytes).
+#[cfg(unix)]
+fn times_and_place(md: &std::fs::Metadata) -> (i64, u64, u64) {
+    use std::os::unix::fs::MetadataExt;
+    (md.mtime(), md.dev(), md.blocks().saturating_mul(512))
+}
+
+#[cfg(not(unix))]
+fn times_and_place(md: &std::fs::Metadata) -> (i64, u64, u64) {
+    let mtime = md
+        .modified()
+        .ok()
+        .map_or(0, |m| match m.duration_since(std::time::UNIX_EPOCH) {
+            Ok(d) => d.as_secs() as i64,
+            Err(e) => -(e.duration().as_secs() as i64),
+        });
+    (mtime, 0, md.len())
 }
 
 /// One name read from the stream.
@@ -99,5 +113,59 @@ impl DirStream {
                 _stream: std::marker::PhantomData,
             })
         })
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::super::dirstream;
+    use super::*;
+
+    type Seen = (OsString, Kind, u64, i64, u64, u64);
+
+    fn ours(d: &Path) -> Vec<Seen> {
+        let mut s = DirStream::open(d).unwrap();
+        let mut v = Vec::new();
+        while let Some(item) = s.next_item() {
+            let item = item.unwrap();
+            let st = item.lstat().unwrap();
+            let name = item.os_name().to_os_string();
+            v.push((name, st.kind(), st.size, st.mtime, st.dev, st.allocated));
+        }
+        v.sort_by(|a, b| a.0.cmp(&b.0));
+        v
+    }
+
+    fn linux(d: &Path) -> Vec<Seen> {
+        let mut s = dirstream::DirStream::open(d).unwrap();
+        let mut v = Vec::new();
+        while let Some(item) = s.next_item() {
+            let item = item.unwrap();
+            let st = item.lstat().unwrap();
+            let name = item.os_name().to_os_string();
+            v.push((name, st.kind(), st.size, st.mtime, st.dev, st.allocated));
+        }
+        v.sort_by(|a, b| a.0.cmp(&b.0));
+        v
+    }
+
+    #[test]
+    fn reads_what_the_linux_reader_reads() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("file"), b"12345").unwrap();
+        let sparse = std::fs::File::create(d.path().join("sparse")).unwrap();
+        sparse.set_len(1 << 20).unwrap();
+        std::fs::create_dir(d.path().join("sub")).unwrap();
+        std::os::unix::fs::symlink("file-that-is-not-there", d.path().join("link")).unwrap();
+        let seen = ours(d.path());
+        assert_eq!(seen.len(), 4);
+        assert_eq!(seen, linux(d.path()));
+        let md = std::fs::metadata(d.path()).unwrap();
+        assert_eq!(dev_of(&md), dirstream::dev_of(&md));
+        let (a, b) = (
+            entry_of("x".into(), &md),
+            dirstream::entry_of("x".into(), &md),
+        );
+        assert_eq!(format!("{a:?}"), format!("{b:?}"));
     }
 }
