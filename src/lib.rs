@@ -12,9 +12,6 @@ pub mod atomic;
 pub mod bench;
 pub mod cancel;
 pub mod cli;
-/// The subcommands run on Linux only (#22 item 7): the portable core is the
-/// library's usage, info, advise and report.
-#[cfg(target_os = "linux")]
 pub mod cmd;
 pub mod crash;
 pub mod device;

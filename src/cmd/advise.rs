@@ -2,9 +2,12 @@
 //! there is one (inside the budget), rank, print the choice.
 
 use super::usage::Walk;
-use crate::advise::{self, measure::Measure, systems::System};
+#[cfg(target_os = "linux")]
+use crate::advise::measure::Measure;
+use crate::advise::{self, systems::System};
 use crate::bench::results::{BenchReport, SCHEMA as BENCH_SCHEMA};
 use crate::cli::AdviseArgs;
+#[cfg(target_os = "linux")]
 use crate::device::target::TargetSpec;
 use crate::{report, Error, Result};
 use std::path::PathBuf;
@@ -78,36 +81,7 @@ impl Options {
         let mut walk = Walk::new(&a.tree, false)?;
         walk.appledouble = a.appledouble;
         // The volume is the target's size.
-        let (target, volume, measured_on) = if let Some(dev) = &a.device {
-            let info = crate::device::guard::inspect(&crate::device::host::Host::real(), dev)
-                .map_err(|e| Error::input(e.to_string()))?;
-            let t = Target::Device {
-                dev: dev.clone(),
-                yes_erase: a.yes_erase.clone(),
-                allow_fixed: a.allow_fixed,
-            };
-            (Some(t), info.size_bytes, dev.clone())
-        } else if let Some(img) = &a.image {
-            // An image fsfit made records its volume before its marker.
-            let existing = std::fs::File::open(img).ok().and_then(|f| {
-                let len = f.metadata().ok()?.len();
-                (len > 0).then(|| crate::device::image::read_marker(&f, len).unwrap_or(len))
-            });
-            let volume = a.size.or(existing).unwrap_or(4 << 30);
-            let on = format!("image {}", img.display());
-            let t = Target::Image {
-                path: img.clone(),
-                overwrite: a.overwrite_image,
-            };
-            (Some(t), volume, on)
-        } else {
-            let on = a
-                .bench
-                .as_ref()
-                .map(|b| format!("the drive of {}", b.display()))
-                .unwrap_or_default();
-            (None, a.volume.bytes().0, on)
-        };
+        let (target, volume, measured_on) = target_of(a)?;
         if let Some(fill) = a.fill.filter(|&f| f > volume) {
             return Err(Error::input(format!(
                 "--fill {}: more than the {} volume holds",
@@ -116,6 +90,7 @@ impl Options {
             )));
         }
         let format = format_target(a)?;
+        #[cfg(target_os = "linux")]
         if (target.is_some() || format.is_some()) && unsafe { libc::geteuid() } != 0 {
             return Err(Error::input(
                 "fsfit advise --device/--image formats and mounts volumes: run it as root (sudo)",
@@ -140,6 +115,7 @@ impl Options {
         })
     }
 
+    #[cfg(target_os = "linux")]
     /// A fresh target for one measured config: the runner sets it up (the
     /// device guard, re-checked each time) and releases it.
     fn target_spec(&self) -> Option<TargetSpec> {
@@ -160,6 +136,58 @@ impl Options {
             },
         })
     }
+}
+
+/// The target the candidates are measured on (`--device`, `--image`), the
+/// volume (its size) and what the reasons call it.
+#[cfg(target_os = "linux")]
+fn target_of(a: &AdviseArgs) -> Result<(Option<Target>, u64, String)> {
+    if let Some(dev) = &a.device {
+        let info = crate::device::guard::inspect(&crate::device::host::Host::real(), dev)
+            .map_err(|e| Error::input(e.to_string()))?;
+        let t = Target::Device {
+            dev: dev.clone(),
+            yes_erase: a.yes_erase.clone(),
+            allow_fixed: a.allow_fixed,
+        };
+        Ok((Some(t), info.size_bytes, dev.clone()))
+    } else if let Some(img) = &a.image {
+        // An image fsfit made records its volume before its marker.
+        let existing = std::fs::File::open(img).ok().and_then(|f| {
+            let len = f.metadata().ok()?.len();
+            (len > 0).then(|| crate::device::image::read_marker(&f, len).unwrap_or(len))
+        });
+        let volume = a.size.or(existing).unwrap_or(4 << 30);
+        let on = format!("image {}", img.display());
+        let t = Target::Image {
+            path: img.clone(),
+            overwrite: a.overwrite_image,
+        };
+        Ok((Some(t), volume, on))
+    } else {
+        Ok(no_target(a))
+    }
+}
+
+/// Measuring and formatting run on Linux only.
+#[cfg(not(target_os = "linux"))]
+fn target_of(a: &AdviseArgs) -> Result<(Option<Target>, u64, String)> {
+    if a.device.is_some() || a.image.is_some() || a.format.is_some() {
+        return Err(Error::input(
+            "--device, --image and --format run on Linux only: leave them out to advise from the tree",
+        ));
+    }
+    Ok(no_target(a))
+}
+
+/// No target: the volume `--volume` names (or the default).
+fn no_target(a: &AdviseArgs) -> (Option<Target>, u64, String) {
+    let on = a
+        .bench
+        .as_ref()
+        .map(|b| format!("the drive of {}", b.display()))
+        .unwrap_or_default();
+    (None, a.volume.bytes().0, on)
 }
 
 /// The arguments that make no sense alone, refused before any work.
@@ -287,18 +315,7 @@ pub fn run(o: &Options, quiet: bool) -> Result<()> {
         crash: &o.crash,
         drive: drive(o)?,
     };
-    let make = || o.target_spec().expect("a target");
-    let measure = o.target.as_ref().map(|_| Measure {
-        target: &make,
-        target_bytes: o.volume,
-        budget: o.budget,
-        quiet,
-        command: std::env::args().collect(),
-    });
-    if measure.is_some() {
-        super::cancel_on_ctrl_c(advise::measure::stop_by_user);
-    }
-    let mut advice = advise::recommend(&r, opts, measure.as_ref())?;
+    let mut advice = recommend(o, &r, opts, quiet)?;
     if let Some(c) = &advice.choice {
         advice.commands = Some(advise::commands(&c.fs, c.cluster_bytes, &o.label));
     }
@@ -322,6 +339,39 @@ pub fn run(o: &Options, quiet: bool) -> Result<()> {
     }
 }
 
+/// Rank, measuring on the target first when there is one.
+#[cfg(target_os = "linux")]
+fn recommend(
+    o: &Options,
+    r: &crate::usage::UsageReport,
+    opts: advise::Options,
+    quiet: bool,
+) -> Result<advise::Advice> {
+    let make = || o.target_spec().expect("a target");
+    let measure = o.target.as_ref().map(|_| Measure {
+        target: &make,
+        target_bytes: o.volume,
+        budget: o.budget,
+        quiet,
+        command: std::env::args().collect(),
+    });
+    if measure.is_some() {
+        super::cancel_on_ctrl_c(advise::measure::stop_by_user);
+    }
+    advise::recommend(r, opts, measure.as_ref())
+}
+
+/// Rank: nothing is measured here (no target off Linux).
+#[cfg(not(target_os = "linux"))]
+fn recommend(
+    _o: &Options,
+    r: &crate::usage::UsageReport,
+    opts: advise::Options,
+    _quiet: bool,
+) -> Result<advise::Advice> {
+    Ok(advise::advise(r, &opts))
+}
+
 /// `--format DEV` with its confirmation; --yes-erase alone names nothing.
 fn format_target(a: &AdviseArgs) -> Result<Option<(PathBuf, Option<String>, bool)>> {
     if a.yes_erase.is_some() && a.device.is_none() && a.format.is_none() {
@@ -334,7 +384,14 @@ fn format_target(a: &AdviseArgs) -> Result<Option<(PathBuf, Option<String>, bool
         .map(|d| (d, a.yes_erase.clone(), a.allow_fixed)))
 }
 
+/// `--format DEV`: refused before any work off Linux (target_of).
+#[cfg(not(target_os = "linux"))]
+fn format_choice(_: &(PathBuf, Option<String>, bool), _: &str, _: u64, _: &str) -> Result<()> {
+    Err(Error::input("--format runs on Linux only"))
+}
+
 /// `--format DEV`: the choice, through `fsfit format`'s own code.
+#[cfg(target_os = "linux")]
 fn format_choice(
     (dev, yes_erase, allow_fixed): &(PathBuf, Option<String>, bool),
     fs: &str,

@@ -34,6 +34,7 @@ impl Options {
 
 /// A folder that is not a mount point holds files, not a volume: say what
 /// to run instead (rather than trying to read the disk under it).
+#[cfg(target_os = "linux")]
 fn folder_is_not_a_volume(target: &std::path::Path) -> Result<()> {
     if !target.is_dir() {
         return Ok(());
@@ -50,6 +51,12 @@ fn folder_is_not_a_volume(target: &std::path::Path) -> Result<()> {
         }
         _ => Ok(()),
     }
+}
+
+/// No mount table to read here: info::inspect says a folder is Linux's.
+#[cfg(not(target_os = "linux"))]
+fn folder_is_not_a_volume(_target: &std::path::Path) -> Result<()> {
+    Ok(())
 }
 
 pub fn run(o: &Options) -> Result<()> {

@@ -2,14 +2,24 @@
 //! (bad input fails here, before anything is done: exit 2), then runs and
 //! prints. main.rs only parses, calls [`run`] and maps the error's kind to
 //! the exit status.
+//!
+//! On other systems than Linux only the portable core's commands are
+//! built: usage, info, advise (without --device, --image or --format),
+//! report, completions and man (#22 item 7).
 
 pub mod advise;
+#[cfg(target_os = "linux")]
 pub mod bench;
+#[cfg(target_os = "linux")]
 pub mod cleanup;
+#[cfg(target_os = "linux")]
 pub mod crash;
+#[cfg(target_os = "linux")]
 pub mod emulate;
+#[cfg(target_os = "linux")]
 pub mod format;
 pub mod info;
+#[cfg(target_os = "linux")]
 pub mod probe;
 pub mod report;
 pub mod usage;
@@ -24,17 +34,27 @@ use clap::CommandFactory;
 pub fn run(cli: &Cli) -> Result<()> {
     match &cli.cmd {
         Command::Usage(a) => usage::run(&usage::Options::new(a)?, cli.quiet),
+        #[cfg(target_os = "linux")]
         Command::Bench(a) => bench::run(&bench::Options::new(a, cli.quiet)?),
+        #[cfg(target_os = "linux")]
         Command::Cleanup => cleanup::run(),
         Command::Advise(a) => advise::run(&advise::Options::new(a)?, cli.quiet),
         Command::Info(a) => info::run(&info::Options::new(a)?),
         Command::Report(a) => report::run(&report::Options::new(a)?),
+        #[cfg(target_os = "linux")]
         Command::Crash(a) => crash::run(a, cli.quiet),
+        #[cfg(target_os = "linux")]
         Command::Format(a) => format::run(&format::request(a, cli.quiet)?),
+        #[cfg(target_os = "linux")]
         Command::Probe(a) => probe::run(a, cli.quiet),
+        #[cfg(target_os = "linux")]
         Command::Emulate(a) => emulate::run(a),
         Command::Completions { shell } => print(&completions(*shell)),
         Command::Man(a) => man_command(a),
+        #[cfg(not(target_os = "linux"))]
+        _ => Err(crate::Error::input(
+            "this command runs on Linux only (here: usage, info, advise without a drive, report)",
+        )),
     }
 }
 
