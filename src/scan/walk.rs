@@ -1,7 +1,7 @@
 //! Parallel directory walk on a rayon pool: one task per directory, one
 //! `fstatat(dirfd, name)` per entry ([`DirStream`]), symlinks never
 //! followed, one filesystem unless asked otherwise. Other systems than
-//! Linux read directories with `std::fs::read_dir` ([`super::readdir`]).
+//! Linux read directories with `std::fs::read_dir` (readdir.rs).
 
 #[cfg(target_os = "linux")]
 use super::dirstream::{dev_of, entry_of, DirStream};
