@@ -8,7 +8,6 @@
 pub mod cache;
 #[cfg(target_os = "linux")]
 pub mod counters;
-/// Moved to fs/ (#22): re-exported until bench, crash and advise import it from there.
 #[cfg(target_os = "linux")]
 pub mod flash;
 pub mod kinds;
@@ -21,7 +20,7 @@ pub mod stats;
 #[cfg(target_os = "linux")]
 pub mod workloads;
 
-/// Moved to device::target (one target layer, #22); re-exported for advise.
+/// The runner's entry points, for cmd/bench and advise's measuring rounds.
 #[cfg(target_os = "linux")]
 pub use runner::{run, space_needed, Options};
 
