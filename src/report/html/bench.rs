@@ -2,7 +2,7 @@
 //! charts, relative speed, write amplification, fragmentation.
 
 use super::{flag_meaning, flags_html, kv, shell_line, signed_pct, Out};
-use crate::bench::results::BenchReport;
+use crate::bench::results::{BenchReport, ConfigResult};
 use crate::report::charts::figures::{self, config_name, find, ok, throughput, unit, FRAG};
 use crate::report::charts::{esc, num};
 use crate::report::inputs::Named;
@@ -156,7 +156,13 @@ fn workload_table(r: &BenchReport, name: &str) -> String {
     s
 }
 
-fn relative_table(r: &BenchReport) -> String {
+/// A table of the run's workloads (rows) by its configs (columns), each
+/// cell's HTML made by `cell` from the config and the workload's name:
+/// the relative speeds here, the simulated figures in flash.rs.
+pub(super) fn workload_grid(
+    r: &BenchReport,
+    cell: impl Fn(&ConfigResult, &str) -> String,
+) -> String {
     let mut s = String::from("<table>\n<thead><tr><th>Workload</th>");
     for c in &r.results {
         let _ = write!(s, "<th class=\"n\">{}</th>", esc(&config_name(c)));
@@ -165,17 +171,19 @@ fn relative_table(r: &BenchReport) -> String {
     for n in figures::workload_names(r) {
         let _ = write!(s, "<tr><td>{}</td>", esc(&n));
         for c in &r.results {
-            let v = find(c, &n).and_then(|w| w.relative_pct);
-            let _ = write!(
-                s,
-                "<td class=\"n\">{}</td>",
-                v.map(|p| format!("{p:.0} %")).unwrap_or_else(|| "–".into())
-            );
+            let _ = write!(s, "<td class=\"n\">{}</td>", cell(c, &n));
         }
         s.push_str("</tr>\n");
     }
     s.push_str("</tbody></table>\n");
     s
+}
+
+fn relative_table(r: &BenchReport) -> String {
+    workload_grid(r, |c, n| {
+        let v = find(c, n).and_then(|w| w.relative_pct);
+        v.map(|p| format!("{p:.0} %")).unwrap_or_else(|| "–".into())
+    })
 }
 
 fn amplification_table(r: &BenchReport) -> String {

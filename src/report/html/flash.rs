@@ -4,45 +4,31 @@
 use super::Out;
 use crate::bench::kinds::{unit_of, Unit};
 use crate::bench::results::BenchReport;
-use crate::report::charts::figures::{self, config_name, find};
+use crate::report::charts::figures::find;
 use crate::report::charts::{esc, num};
 use std::fmt::Write;
 
 fn panel(r: &BenchReport, profile: &str) -> String {
-    let mut s = String::from("<table>\n<thead><tr><th>Workload</th>");
-    for c in &r.results {
-        let _ = write!(s, "<th class=\"n\">{}</th>", esc(&config_name(c)));
-    }
-    s.push_str("</tr></thead>\n<tbody>\n");
-    for n in figures::workload_names(r) {
-        let _ = write!(s, "<tr><td>{}</td>", esc(&n));
-        for c in &r.results {
-            let sim = find(c, &n).and_then(|w| w.simulated.iter().find(|x| x.profile == profile));
-            let cell = match sim {
-                None => "–".to_string(),
-                Some(x) => {
-                    let v = match unit_of(&n) {
-                        Unit::MbPerS => format!("{} MB/s", num(x.mb_per_s)),
-                        Unit::FilesPerS => format!("{} f/s", num(x.files_per_s)),
-                    };
-                    let wa = if x.flash_write_amplification > 0.0 {
-                        format!(", WA {}×", num(x.flash_write_amplification))
-                    } else {
-                        String::new()
-                    };
-                    format!(
-                        "{v}<br><small>device {} s{wa}, {} AU copies</small>",
-                        num(x.device_seconds),
-                        x.au_copies
-                    )
-                }
-            };
-            let _ = write!(s, "<td class=\"n\">{cell}</td>");
-        }
-        s.push_str("</tr>\n");
-    }
-    s.push_str("</tbody></table>\n");
-    s
+    super::bench::workload_grid(r, |c, n| {
+        let sim = find(c, n).and_then(|w| w.simulated.iter().find(|x| x.profile == profile));
+        let Some(x) = sim else {
+            return "–".to_string();
+        };
+        let v = match unit_of(n) {
+            Unit::MbPerS => format!("{} MB/s", num(x.mb_per_s)),
+            Unit::FilesPerS => format!("{} f/s", num(x.files_per_s)),
+        };
+        let wa = if x.flash_write_amplification > 0.0 {
+            format!(", WA {}×", num(x.flash_write_amplification))
+        } else {
+            String::new()
+        };
+        format!(
+            "{v}<br><small>device {} s{wa}, {} AU copies</small>",
+            num(x.device_seconds),
+            x.au_copies
+        )
+    })
 }
 
 /// A panel per profile, when the run had `--flash`.
