@@ -123,30 +123,29 @@ mod tests {
 
     type Seen = (OsString, Kind, u64, i64, u64, u64);
 
+    /// Every entry of `d` as one reader type sees it, sorted by name: the
+    /// two readers share their method names but no trait.
+    macro_rules! seen {
+        ($reader:ty, $d:expr) => {{
+            let mut s = <$reader>::open($d).unwrap();
+            let mut v: Vec<Seen> = Vec::new();
+            while let Some(item) = s.next_item() {
+                let item = item.unwrap();
+                let st = item.lstat().unwrap();
+                let name = item.os_name().to_os_string();
+                v.push((name, st.kind(), st.size, st.mtime, st.dev, st.allocated));
+            }
+            v.sort_by(|a, b| a.0.cmp(&b.0));
+            v
+        }};
+    }
+
     fn ours(d: &Path) -> Vec<Seen> {
-        let mut s = DirStream::open(d).unwrap();
-        let mut v = Vec::new();
-        while let Some(item) = s.next_item() {
-            let item = item.unwrap();
-            let st = item.lstat().unwrap();
-            let name = item.os_name().to_os_string();
-            v.push((name, st.kind(), st.size, st.mtime, st.dev, st.allocated));
-        }
-        v.sort_by(|a, b| a.0.cmp(&b.0));
-        v
+        seen!(DirStream, d)
     }
 
     fn linux(d: &Path) -> Vec<Seen> {
-        let mut s = dirstream::DirStream::open(d).unwrap();
-        let mut v = Vec::new();
-        while let Some(item) = s.next_item() {
-            let item = item.unwrap();
-            let st = item.lstat().unwrap();
-            let name = item.os_name().to_os_string();
-            v.push((name, st.kind(), st.size, st.mtime, st.dev, st.allocated));
-        }
-        v.sort_by(|a, b| a.0.cmp(&b.0));
-        v
+        seen!(dirstream::DirStream, d)
     }
 
     #[test]
