@@ -41,6 +41,36 @@ fn data_area(start: u64, v: Option<&VolumeInfo>) -> (Option<u64>, Option<u64>) {
     (off, off.map(alignment_of))
 }
 
+/// A report of `target` with what its start on the disk and its volume
+/// give (alignment, data area), computed once; no partitions, mount or
+/// fragmentation: the caller adds what it has.
+fn report(
+    target: String,
+    kind: &str,
+    size: u64,
+    start: Option<u64>,
+    volume: Option<VolumeInfo>,
+    volume_error: Option<String>,
+) -> InfoReport {
+    let (data_offset_bytes, data_alignment_bytes) = data_area(start.unwrap_or(0), volume.as_ref());
+    InfoReport {
+        schema: SCHEMA,
+        target,
+        kind: kind.into(),
+        size_bytes: size,
+        start_bytes: start,
+        aligned_1m: start.map(|s| s % (1 << 20) == 0),
+        aligned_4m: start.map(|s| s % (4 << 20) == 0),
+        data_offset_bytes,
+        data_alignment_bytes,
+        volume,
+        volume_error,
+        partitions: Vec::new(),
+        mounted: None,
+        fragmentation: None,
+    }
+}
+
 /// What statvfs and /proc/self/mounts say about a mounted path.
 #[derive(Debug, Clone, Serialize)]
 pub struct Mounted {
@@ -206,20 +236,8 @@ pub fn inspect_with(target: &Path, max_files: usize, opts: &ProbeOptions) -> Res
         v.warnings.extend(hidden_sectors_mismatch(v, st));
     }
     Ok(InfoReport {
-        schema: SCHEMA,
-        target: name,
-        kind: kind.into(),
-        size_bytes: size,
-        start_bytes: start,
-        aligned_1m: start.map(|s| s % (1 << 20) == 0),
-        aligned_4m: start.map(|s| s % (4 << 20) == 0),
-        data_offset_bytes: data_area(start.unwrap_or(0), volume.as_ref()).0,
-        data_alignment_bytes: data_area(start.unwrap_or(0), volume.as_ref()).1,
-        volume,
-        volume_error,
         partitions: parts,
-        mounted: None,
-        fragmentation: None,
+        ..report(name, kind, size, start, volume, volume_error)
     })
 }
 
@@ -281,20 +299,10 @@ fn mounted(
     };
     let frag = crate::info::fragmentation(target, max_files).ok();
     let start = if is_block { partition_start(src) } else { None };
+    let size = mounted.size_bytes;
     Ok(InfoReport {
-        schema: SCHEMA,
-        target: name,
-        kind: "mounted".into(),
-        size_bytes: mounted.size_bytes,
-        start_bytes: start,
-        aligned_1m: start.map(|s| s % (1 << 20) == 0),
-        aligned_4m: start.map(|s| s % (4 << 20) == 0),
-        data_offset_bytes: data_area(start.unwrap_or(0), volume.as_ref()).0,
-        data_alignment_bytes: data_area(start.unwrap_or(0), volume.as_ref()).1,
-        volume,
-        volume_error,
-        partitions: Vec::new(),
         mounted: Some(mounted),
         fragmentation: frag,
+        ..report(name, "mounted", size, start, volume, volume_error)
     })
 }
