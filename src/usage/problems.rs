@@ -266,7 +266,13 @@ fn sorts_before(rel: &Path, rel_str: Option<&str>, e: &Entry, last: &str) -> boo
     let (Some(r), Some(n)) = (rel_str, e.name_str()) else {
         return show(rel, e).as_str() < last;
     };
-    let sep: &[u8] = if r.is_empty() { b"" } else { b"/" };
+    // The separator `show` joins with (`Path::join`: `\` on Windows).
+    let sep = if r.is_empty() {
+        ""
+    } else {
+        std::path::MAIN_SEPARATOR_STR
+    };
+    let sep = sep.as_bytes();
     let joined = r.as_bytes().iter().chain(sep).chain(n.as_bytes());
     joined.cmp(last.as_bytes().iter()) == std::cmp::Ordering::Less
 }
@@ -478,7 +484,6 @@ pub fn judge(dir: &Dir, facts: &DirFacts, limits: &Limits, out: &mut Findings) {
 mod tests {
     use super::*;
     use std::ffi::OsString;
-    use std::os::unix::ffi::OsStringExt;
 
     fn file(name: &str) -> Entry {
         Entry::new(OsString::from(name), Kind::File, 1, 1_700_000_000)
@@ -502,8 +507,13 @@ mod tests {
         for good in ["a.b", "résumé.txt", "COM0", "console", "..x", "日本語"] {
             assert!(!windows_bad_name(&file(good)), "{good} should be fine");
         }
-        let e = Entry::new(OsString::from_vec(vec![0xff, b'a']), Kind::File, 1, 0);
-        assert!(windows_bad_name(&e));
+        // Only Unix names hold bytes that are not UTF-8.
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStringExt;
+            let e = Entry::new(OsString::from_vec(vec![0xff, b'a']), Kind::File, 1, 0);
+            assert!(windows_bad_name(&e));
+        }
     }
 
     #[test]
@@ -538,13 +548,15 @@ mod tests {
         assert_eq!(f.counts.unsupported_type, 1);
         assert_eq!(f.counts.before_1980, Some(1));
         assert_eq!(f.counts.odd_mtime, Some(1));
-        assert_eq!(f.examples["too_large"], vec!["d/big".to_string()]);
+        // Paths are shown joined as the system joins them (`\` on Windows).
+        let d = |s: &str| format!("d{}{s}", std::path::MAIN_SEPARATOR);
+        assert_eq!(f.examples["too_large"], vec![d("big")]);
         // Each collision names its partner: the name kept (the smallest).
         assert_eq!(
             f.examples["case_collision"],
             [
-                "d/Readme (clashes with d/README)",
-                "d/readme (clashes with d/README)"
+                format!("{} (clashes with {})", d("Readme"), d("README")),
+                format!("{} (clashes with {})", d("readme"), d("README")),
             ]
         );
         let mut posix = Findings::new(&crate::fs::POSIX_LIMITS);
@@ -592,7 +604,9 @@ mod tests {
         rev.reverse();
         let a = run(&[&entries[..13], &entries[13..]]);
         let b = run(&[&rev[..5], &rev[5..]]);
-        let want: Vec<String> = (0..EXAMPLES).map(|i| format!("d/f{i:02}")).collect();
+        let want: Vec<String> = (0..EXAMPLES)
+            .map(|i| format!("d{}f{i:02}", std::path::MAIN_SEPARATOR))
+            .collect();
         assert_eq!(a.examples["odd_mtime"], want);
         assert_eq!(b.examples["odd_mtime"], want);
         assert_eq!(a.counts.odd_mtime, Some(30));
