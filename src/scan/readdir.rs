@@ -43,7 +43,7 @@ impl Stat {
 
 fn stat_of(md: &std::fs::Metadata) -> Stat {
     let t = md.file_type();
-    let kind = if t.is_symlink() {
+    let kind = if t.is_symlink() || other_reparse_point(md) {
         Kind::Symlink
     } else if t.is_dir() {
         Kind::Dir
@@ -60,6 +60,25 @@ fn stat_of(md: &std::fs::Metadata) -> Stat {
         dev,
         allocated,
     }
+}
+
+/// A Windows reparse point std does not call a symlink: std's `is_symlink`
+/// covers symlinks and junctions (name surrogates), but a volume mounted in
+/// a folder, a cloud placeholder or what wine shows for a Unix symlink is
+/// another reparse point. Copying one is not copying what lies behind it, so
+/// the walk reports it as a link and never enters it, as on Linux.
+/// Hidden and system files need nothing here: Explorer's copy and its
+/// "Size on disk" include them, so they are counted like any file.
+#[cfg(windows)]
+fn other_reparse_point(md: &std::fs::Metadata) -> bool {
+    use std::os::windows::fs::MetadataExt;
+    const FILE_ATTRIBUTE_REPARSE_POINT: u32 = 0x400;
+    md.file_attributes() & FILE_ATTRIBUTE_REPARSE_POINT != 0
+}
+
+#[cfg(not(windows))]
+fn other_reparse_point(_: &std::fs::Metadata) -> bool {
+    false
 }
 
 /// (mtime in seconds, device, allocated bytes).
