@@ -153,6 +153,8 @@ mod tests {
         assert_eq!(ExitCodes::ZeroClean.verdict(-1), Errors);
     }
 
+    // The checkers run on Linux only.
+    #[cfg(target_os = "linux")]
     #[test]
     fn a_missing_program_is_a_failed_run() {
         let ck = Checker {

@@ -259,6 +259,7 @@ fn filesystem_names_live_only_in_src_fs() {
 }
 
 /// What crash took from hard-coded names before the registry held it.
+#[cfg(target_os = "linux")]
 #[test]
 fn crash_sizes_copies_and_default_come_from_the_registry() {
     let img = |n: &str| crate::crash::image_bytes(by_name(n).unwrap()) >> 20;
@@ -271,6 +272,7 @@ fn crash_sizes_copies_and_default_come_from_the_registry() {
     assert_eq!(preferred().name(), "ext4");
 }
 
+#[cfg(target_os = "linux")]
 crate::fstest!(crash_images_are_at_least_64_mib, |f| {
     assert!(crate::crash::image_bytes(f) >= 64 << 20);
 });

@@ -573,6 +573,7 @@ fn advise_arguments_are_checked() {
 }
 
 /// Mounts and loop devices under `dir` still there.
+#[cfg(target_os = "linux")]
 fn leftovers(dir: &Path) -> Vec<String> {
     let s = dir.to_string_lossy().into_owned();
     let mut left: Vec<String> = std::fs::read_to_string("/proc/self/mounts")
@@ -595,6 +596,7 @@ fn leftovers(dir: &Path) -> Vec<String> {
 }
 
 #[test]
+#[cfg(target_os = "linux")]
 fn measures_on_an_image_within_the_budget_and_reports_it() {
     if !(common::can_mount() && common::have(&["mkfs.ext4", "mkfs.xfs"])) {
         return;

@@ -4,7 +4,6 @@
 use crate::common;
 
 use common::{fsfit, usage_json, write_file};
-use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
 fn stderr_of(out: &std::process::Output) -> String {
@@ -137,6 +136,7 @@ fn json_follows_the_contract() {
 }
 
 #[test]
+#[cfg(target_os = "linux")]
 fn tree_counts_links_specials_and_odd_names() {
     let t = tempfile::tempdir().unwrap();
     let r = t.path();
@@ -146,9 +146,10 @@ fn tree_counts_links_specials_and_odd_names() {
     std::os::unix::fs::symlink("loop2", r.join("loop1")).unwrap();
     std::os::unix::fs::symlink("loop1", r.join("loop2")).unwrap();
     std::os::unix::fs::symlink(".", r.join("self")).unwrap();
-    let fifo = std::ffi::CString::new(r.join("pipe").as_os_str().as_bytes()).unwrap();
+    let fifo = std::ffi::CString::new(r.join("pipe").as_os_str().as_encoded_bytes()).unwrap();
     assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
-    let bad = std::ffi::OsStr::from_bytes(b"latin1-\xe9t\xe9.txt");
+    let bad =
+        <std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(b"latin1-\xe9t\xe9.txt");
     write_file(&r.join(bad), 7);
     write_file(&r.join("new\nline"), 3);
     write_file(&r.join("Case.txt"), 1);
@@ -197,6 +198,7 @@ fn tree_counts_links_specials_and_odd_names() {
 }
 
 #[test]
+#[cfg(target_os = "linux")]
 fn symlink_loop_on_the_command_line_is_a_clean_error() {
     let t = tempfile::tempdir().unwrap();
     std::os::unix::fs::symlink("b", t.path().join("a")).unwrap();
@@ -211,6 +213,7 @@ fn symlink_loop_on_the_command_line_is_a_clean_error() {
 }
 
 #[test]
+#[cfg(target_os = "linux")]
 fn unreadable_directories_are_counted_and_the_walk_goes_on() {
     if unsafe { libc::geteuid() } != 0 {
         common::skip("root to run fsfit as another user (root reads every directory)");

@@ -11,6 +11,7 @@ use std::path::Path;
 const M: u64 = 1 << 20;
 const G: u64 = 1 << 30;
 
+#[cfg(target_os = "linux")]
 fn ready() -> bool {
     have(&["mkfs.exfat", "mount.exfat-fuse", "losetup", "cp", "sync"]) && can_mount() && can_fuse()
 }
@@ -73,6 +74,7 @@ fn exfat_file_collisions() {
 /// FAT filled by mcopy (`-D s`: a clashing name is skipped, as exfat-fuse's
 /// EEXIST does): the model keeps the first name, ASCII folded.
 #[test]
+#[cfg(target_os = "linux")]
 fn fat_file_collisions_under_the_mtools_rule() {
     if !have(&["mkfs.fat", "mcopy"]) {
         return;

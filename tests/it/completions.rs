@@ -2,9 +2,11 @@
 //! definitions: each script is loaded by its real shell and asked to
 //! complete, the man page is typeset by groff without a warning.
 
-use crate::common::{fsfit, have};
-use std::process::Command;
+use crate::common::fsfit;
+#[cfg(target_os = "linux")]
+use {crate::common::have, std::process::Command};
 
+#[cfg(target_os = "linux")]
 const SUBCOMMANDS: [&str; 7] = [
     "usage", "bench", "cleanup", "advise", "info", "report", "crash",
 ];
@@ -20,6 +22,7 @@ fn generated(args: &[&str]) -> String {
 }
 
 /// Run `shell -c script` with the completion script in a file beside it.
+#[cfg(target_os = "linux")]
 fn in_shell(shell: &str, completions: &str, script: &str) -> String {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("fsfit.completion");
@@ -34,6 +37,7 @@ fn in_shell(shell: &str, completions: &str, script: &str) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn bash_completes_subcommands_and_flags() {
     if !have(&["bash"]) {
@@ -59,6 +63,7 @@ fn bash_completes_subcommands_and_flags() {
     assert_eq!(lines.next(), Some("--volume"), "{words}");
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn fish_completes_subcommands() {
     if !have(&["fish"]) {
@@ -74,6 +79,7 @@ fn fish_completes_subcommands() {
     }
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn zsh_script_parses_and_names_every_subcommand() {
     if !have(&["zsh"]) {
@@ -87,6 +93,7 @@ fn zsh_script_parses_and_names_every_subcommand() {
     }
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn man_page_typesets_without_warnings() {
     if !have(&["groff"]) {
@@ -122,6 +129,7 @@ fn unknown_shell_is_bad_arguments() {
 
 /// One man page per subcommand (#20), each typeset without a warning, and
 /// every fsfit-X(1) the main page names exists.
+#[cfg(target_os = "linux")]
 #[test]
 fn a_man_page_per_subcommand() {
     let dir = tempfile::tempdir().unwrap();

@@ -197,6 +197,7 @@ fn a1_random_reads_meet_the_a1_floor_of_1500_iops() {
 }
 
 #[test]
+#[cfg(target_os = "linux")]
 fn a_misaligned_partition_costs_pages_and_copies() {
     use fsfit::flash::trace::at_partition;
     let p = profile("usb2-stick").unwrap();

@@ -26,11 +26,13 @@ const G: u64 = 1 << 30;
 
 // ---------------------------------------------------------------- helpers
 
+#[cfg(target_os = "linux")]
 fn probe_img(path: &Path) -> VolumeInfo {
     info::probe_path(path, 0).unwrap_or_else(|e| panic!("probe {}: {e}", path.display()))
 }
 
 /// `blkid -p` (low-level probe, no cache) value of one tag.
+#[cfg(target_os = "linux")]
 fn blkid(path: &Path, tag: &str) -> Option<String> {
     let out = Command::new("blkid")
         .args(["-p", "-o", "value", "-s", tag])
@@ -43,6 +45,7 @@ fn blkid(path: &Path, tag: &str) -> Option<String> {
 
 /// The number after `key` on the first line that starts with it
 /// ("Free blocks:   123", "fdblocks = 5", "user_block_count [0x 10 : 16]").
+#[cfg(target_os = "linux")]
 fn number_after(text: &str, key: &str) -> Option<u64> {
     let line = text.lines().map(str::trim).find(|l| l.starts_with(key))?;
     let rest = &line[key.len()..];
@@ -55,6 +58,7 @@ fn number_after(text: &str, key: &str) -> Option<u64> {
     digits.parse().ok()
 }
 
+#[cfg(target_os = "linux")]
 fn output(cmd: &str, args: &[&str]) -> String {
     let out = Command::new(cmd)
         .args(args)
@@ -67,6 +71,7 @@ fn output(cmd: &str, args: &[&str]) -> String {
     )
 }
 
+#[cfg(target_os = "linux")]
 fn check(v: &VolumeInfo, fs: &str, cluster: u64, volume: u64, label: &str) {
     assert_eq!(v.fs, fs, "{v:#?}");
     assert_eq!(v.cluster_bytes, cluster, "{v:#?}");
@@ -77,6 +82,7 @@ fn check(v: &VolumeInfo, fs: &str, cluster: u64, volume: u64, label: &str) {
     }
 }
 
+#[cfg(target_os = "linux")]
 fn check_uuid(v: &VolumeInfo, path: &Path) {
     if let Some(want) = blkid(path, "UUID") {
         assert_eq!(v.uuid.as_deref(), Some(want.as_str()), "{v:#?}");
@@ -185,13 +191,15 @@ fn fat16_root(path: &Path) -> u64 {
 }
 
 fn write_at(path: &Path, off: u64, bytes: &[u8]) {
-    use std::os::unix::fs::FileExt;
-    let f = std::fs::OpenOptions::new().write(true).open(path).unwrap();
-    f.write_all_at(bytes, off).unwrap();
+    use std::io::{Seek, Write};
+    let mut f = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+    f.seek(std::io::SeekFrom::Start(off)).unwrap();
+    f.write_all(bytes).unwrap();
 }
 
 // ------------------------------------------------------ real-image tests
 
+#[cfg(target_os = "linux")]
 #[test]
 fn fat_images_by_cluster_count() {
     if !have(&["mkfs.fat", "fsck.fat", "blkid"]) {
@@ -244,6 +252,7 @@ fn fat_images_by_cluster_count() {
     }
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn fat32_layout_with_too_few_clusters_is_fat32_with_the_spec_warning() {
     if !have(&["mkfs.fat"]) {
@@ -267,6 +276,7 @@ fn fat32_layout_with_too_few_clusters_is_fat32_with_the_spec_warning() {
     }
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn exfat_images() {
     if !have(&["mkfs.exfat", "dump.exfat", "blkid"]) {
@@ -293,6 +303,7 @@ fn exfat_images() {
     }
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn ntfs_images() {
     if !have(&["mkntfs", "ntfsinfo", "blkid"]) {
@@ -319,6 +330,7 @@ fn ntfs_images() {
     }
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn ext_images() {
     if !have(&["mke2fs", "dumpe2fs", "blkid"]) {
@@ -351,6 +363,7 @@ fn ext_images() {
     }
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn xfs_images() {
     if !have(&["mkfs.xfs", "xfs_db", "blkid"]) {
@@ -372,6 +385,7 @@ fn xfs_images() {
     }
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn btrfs_images() {
     if !have(&["mkfs.btrfs", "btrfs", "blkid"]) {
@@ -390,6 +404,7 @@ fn btrfs_images() {
     }
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn f2fs_images() {
     if !have(&["mkfs.f2fs", "dump.f2fs", "blkid"]) {
@@ -408,6 +423,7 @@ fn f2fs_images() {
     }
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn udf_images() {
     if !have(&["mkudffs", "udfinfo", "blkid"]) {
@@ -483,6 +499,7 @@ fn parts_of(path: &Path) -> Vec<Partition> {
 }
 
 /// libfdisk's view: `sfdisk -J`, (start, size) in bytes, containers left out.
+#[cfg(target_os = "linux")]
 fn sfdisk_parts(disk: &Path) -> Vec<(u64, u64)> {
     let v: Value = serde_json::from_str(&output("sfdisk", &["-J", disk.to_str().unwrap()]))
         .expect("sfdisk -J");
@@ -503,6 +520,7 @@ fn sfdisk_parts(disk: &Path) -> Vec<(u64, u64)> {
 }
 
 /// The kernel's view (root only): losetup -P, then sysfs start/size.
+#[cfg(target_os = "linux")]
 fn kernel_parts(disk: &Path) -> Option<Vec<(u64, u64)>> {
     if unsafe { libc::geteuid() } != 0 || !Path::new("/dev/loop-control").exists() {
         common::skip("root and loop devices for the kernel partition cross-check");
@@ -537,6 +555,7 @@ fn kernel_parts(disk: &Path) -> Option<Vec<(u64, u64)>> {
     Some(out)
 }
 
+#[cfg(target_os = "linux")]
 fn cross_check(d: &Disk) {
     let ours: Vec<(u64, u64)> = d
         .parts
@@ -589,6 +608,7 @@ fn gpt_script() -> &'static str {
 }
 
 #[test]
+#[cfg(target_os = "linux")]
 fn mbr_disk_with_logical_partitions() {
     if !have(&["sfdisk", "mkfs.fat", "mkntfs"]) {
         return;
@@ -650,6 +670,7 @@ fn mbr_disk_with_logical_partitions() {
 }
 
 #[test]
+#[cfg(target_os = "linux")]
 fn gpt_disk_aligned_and_unaligned() {
     if !have(&["sfdisk", "mkfs.exfat", "mke2fs"]) {
         return;
@@ -707,6 +728,7 @@ fn udf_disk() -> Disk {
 }
 
 #[test]
+#[cfg(target_os = "linux")]
 fn udf_inside_a_partition() {
     if !have(&["sfdisk", "mkudffs"]) {
         return;
@@ -717,6 +739,7 @@ fn udf_inside_a_partition() {
     check(&v, "udf", 2048, 40000 * 512, "InsideUDF");
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn superfloppy_has_no_partitions() {
     if !have(&["mkfs.fat", "mkfs.exfat"]) {
@@ -1670,11 +1693,13 @@ fn fuzz_random_boot_sectors() {
 
 // ------------------------------------------------------ fragmentation
 
+#[cfg(target_os = "linux")]
 fn ready_to_mount(tools: &[&str]) -> bool {
     have(tools) && common::can_mount()
 }
 
 #[test]
+#[cfg(target_os = "linux")]
 fn fragmentation_on_ext4_loop_mount() {
     if !ready_to_mount(&["mkfs.ext4", "losetup", "mount", "umount", "filefrag"]) {
         return;
@@ -1742,6 +1767,7 @@ fn fragmentation_on_ext4_loop_mount() {
 }
 
 #[test]
+#[cfg(target_os = "linux")]
 fn fragmentation_on_exfat_fuse_is_unsupported() {
     if !ready_to_mount(&["mkfs.exfat", "mount.exfat-fuse", "losetup"]) || !common::can_fuse() {
         return;
@@ -1762,6 +1788,7 @@ fn fragmentation_on_exfat_fuse_is_unsupported() {
 
 // ------------------------------------------------------------- the command
 
+#[cfg(target_os = "linux")]
 #[test]
 fn fsfit_info_reads_an_image_and_refuses_garbage() {
     if !have(&["mkfs.exfat"]) {
@@ -1818,6 +1845,7 @@ fn fsfit_info_reads_an_image_and_refuses_garbage() {
 }
 
 #[test]
+#[cfg(target_os = "linux")]
 fn fsfit_info_on_a_mounted_path() {
     if !common::can_mount() || !have(&["mkfs.ext4"]) {
         return;

@@ -5,16 +5,18 @@
 
 use crate::common;
 
-use common::{fsfit, usage_json};
-use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use common::fsfit;
+use std::path::PathBuf;
+// What only the Linux tests (real listings by find, rclone, ncdu) use.
+#[cfg(target_os = "linux")]
+use {common::usage_json, serde_json::Value, std::path::Path, std::process::Command};
 
 fn stderr_of(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 /// `cmd`'s stdout written to `file`; panics with its stderr on failure.
+#[cfg(target_os = "linux")]
 fn listing(cmd: &mut Command, file: &Path) {
     let out = cmd.output().expect("run the listing tool");
     assert!(
@@ -25,6 +27,7 @@ fn listing(cmd: &mut Command, file: &Path) {
     std::fs::write(file, out.stdout).unwrap();
 }
 
+#[cfg(target_os = "linux")]
 fn find_listing(tree: &Path, file: &Path) {
     listing(
         Command::new("find")
@@ -35,6 +38,7 @@ fn find_listing(tree: &Path, file: &Path) {
 }
 
 /// The byte figures of every config, for listings that cannot say everything.
+#[cfg(target_os = "linux")]
 fn bytes(v: &Value) -> Vec<(String, u64, [u64; 4])> {
     v["configs"]
         .as_array()
@@ -62,6 +66,7 @@ fn bytes(v: &Value) -> Vec<(String, u64, [u64; 4])> {
 /// model replays htree leaf splits in the order the copy creates names, as
 /// the kernel does: that order is the listing's, so ext4's metadata may
 /// differ by a few blocks (never data or slack).
+#[cfg(target_os = "linux")]
 fn assert_same_bytes(walk: &Value, man: &Value) {
     assert_eq!(walk["tree"], man["tree"]);
     let (w, m) = (bytes(walk), bytes(man));
@@ -88,6 +93,7 @@ fn assert_same_bytes(walk: &Value, man: &Value) {
 }
 
 /// A generated tree with a symlink and a FIFO as well.
+#[cfg(target_os = "linux")]
 fn generated(root: &Path) {
     common::mixed_tree(root, 300);
     std::os::unix::fs::symlink("sizes/f0_1.bin", root.join("link")).unwrap();
@@ -97,6 +103,7 @@ fn generated(root: &Path) {
 
 /// The manifest's report must be the walk's: every config's figures,
 /// findings and examples, and the tree counts.
+#[cfg(target_os = "linux")]
 fn assert_same_as_walk(walk: &Value, man: &Value, file: &Path) {
     assert_eq!(walk["tree"], man["tree"]);
     assert_eq!(walk["configs"], man["configs"]);
@@ -109,6 +116,7 @@ fn assert_same_as_walk(walk: &Value, man: &Value, file: &Path) {
 }
 
 #[test]
+#[cfg(target_os = "linux")]
 fn find_listing_of_a_generated_tree_is_the_walk() {
     if !common::have(&["find", "gzip"]) {
         return;
@@ -133,6 +141,7 @@ fn find_listing_of_a_generated_tree_is_the_walk() {
     assert_eq!(walk["configs"], man["configs"]);
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn find_listing_of_a_real_tree_is_the_walk() {
     // A real tree with symlinks, thousands of files and deep folders, which
@@ -154,6 +163,7 @@ fn find_listing_of_a_real_tree_is_the_walk() {
     assert_same_as_walk(&walk, &man, &file);
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn rclone_listing_gives_the_same_bytes() {
     if !common::have(&["rclone"]) {
@@ -178,6 +188,7 @@ fn rclone_listing_gives_the_same_bytes() {
     assert!(lacks.contains("symlinks"), "{lacks}");
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn ncdu_export_gives_the_same_bytes() {
     if !common::have(&["ncdu"]) {
@@ -203,6 +214,7 @@ fn ncdu_export_gives_the_same_bytes() {
 }
 
 /// Every entry below `root`, depth first as find would list it.
+#[cfg(target_os = "linux")]
 fn entries(root: &Path, rel: &Path, out: &mut Vec<(PathBuf, std::fs::Metadata)>) {
     for e in std::fs::read_dir(root.join(rel)).unwrap() {
         let e = e.unwrap();
@@ -216,6 +228,7 @@ fn entries(root: &Path, rel: &Path, out: &mut Vec<(PathBuf, std::fs::Metadata)>)
     }
 }
 
+#[cfg(target_os = "linux")]
 fn url_encode(s: &str) -> String {
     s.bytes()
         .map(|b| match b {
@@ -228,6 +241,7 @@ fn url_encode(s: &str) -> String {
 }
 
 #[test]
+#[cfg(target_os = "linux")]
 fn s3_inventory_and_csv_give_the_same_bytes() {
     use std::os::unix::fs::MetadataExt;
     let t = tempfile::tempdir().unwrap();
@@ -359,6 +373,7 @@ fn unknown_format_and_missing_file_are_one_line() {
 /// The same rclone listing in any JSON layout (compacted onto one line as
 /// `jq -c .` does, or pretty-printed across many lines) gives the same
 /// figures as rclone's own layout (#20).
+#[cfg(target_os = "linux")]
 #[test]
 fn rclone_listing_in_any_json_layout() {
     if !common::have(&["rclone"]) {

@@ -8,21 +8,22 @@ use crate::common;
 
 use common::fsfit;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 fn tmp(prefix: &str) -> tempfile::TempDir {
     tempfile::Builder::new().prefix(prefix).tempdir().unwrap()
 }
 
-fn chromium() -> Option<PathBuf> {
+#[cfg(target_os = "linux")]
+fn chromium() -> Option<std::path::PathBuf> {
     for p in [
         "/usr/bin/chromium",
         "/usr/bin/chromium-browser",
         "/usr/bin/google-chrome",
     ] {
         if Path::new(p).is_file() {
-            return Some(PathBuf::from(p));
+            return Some(std::path::PathBuf::from(p));
         }
     }
     common::skip("chromium (apt-get install chromium)");
@@ -31,6 +32,7 @@ fn chromium() -> Option<PathBuf> {
 
 /// Headless Chromium with everything that could reach the network off;
 /// `what` is `--dump-dom` or `--screenshot=FILE`.
+#[cfg(target_os = "linux")]
 fn chrome(bin: &Path, profile: &Path, page: &Path, what: &str) -> String {
     let mut cmd = if Path::new("/usr/bin/timeout").exists() {
         let mut c = Command::new("/usr/bin/timeout");
@@ -423,6 +425,7 @@ fn usage_results_make_a_report_with_svg_and_png_charts() {
 }
 
 #[test]
+#[cfg(target_os = "linux")]
 fn report_from_real_runs_renders_in_chromium() {
     if !(common::can_mount()
         && common::can_fuse()
@@ -450,7 +453,7 @@ fn report_from_real_runs_renders_in_chromium() {
 
     // Two real bench runs of the same configs; the second also writes its
     // report directly.
-    let bench = |n: u32, report: Option<&Path>| -> PathBuf {
+    let bench = |n: u32, report: Option<&Path>| -> std::path::PathBuf {
         let state = dir.join(format!("state{n}"));
         std::fs::create_dir_all(&state).unwrap();
         let json = dir.join(format!("run{n}.json"));
@@ -573,6 +576,7 @@ fn report_from_real_runs_renders_in_chromium() {
 }
 
 /// `ext4:4K kernel:ext4`, as the survival section names a crash config.
+#[cfg(target_os = "linux")]
 fn crash_config(r: &Value) -> String {
     let driver = r["driver"].as_str().unwrap().split_whitespace().next();
     let mut n = format!(
@@ -589,6 +593,7 @@ fn crash_config(r: &Value) -> String {
 
 /// The crash configs, and how many survival charts they call for: one per
 /// config with a workload that judged states.
+#[cfg(target_os = "linux")]
 fn crash_expected(v: &Value) -> (Vec<String>, usize) {
     let mut names: Vec<String> = Vec::new();
     let mut charted: Vec<String> = Vec::new();
@@ -605,6 +610,7 @@ fn crash_expected(v: &Value) -> (Vec<String>, usize) {
 }
 
 /// What a survival section must say beyond check_page.
+#[cfg(target_os = "linux")]
 fn check_survival(dom: &str, v: &Value) {
     assert!(dom.contains("id=\"crash-1\""), "no crash section");
     assert!(dom.contains("Crash survival: "));
@@ -620,6 +626,7 @@ fn check_survival(dom: &str, v: &Value) {
 }
 
 #[test]
+#[cfg(target_os = "linux")]
 fn crash_results_draw_the_survival_chart_in_chromium() {
     if !(common::can_mount()
         && common::can_fuse()

@@ -4,7 +4,9 @@
 
 use crate::common;
 
-use common::{fsfit, usage_json, write_file, Image, Loop};
+use common::{fsfit, usage_json, write_file};
+#[cfg(target_os = "linux")]
+use common::{Image, Loop};
 
 fn err_of(args: &[&str]) -> (String, Option<i32>) {
     let out = fsfit().args(args).output().unwrap();
@@ -81,6 +83,7 @@ fn the_default_volume_is_said_to_be_assumed() {
 
 /// `--volume IMAGE` and `--volume DEV` read the size, and change nothing.
 #[test]
+#[cfg(target_os = "linux")]
 fn the_volume_read_from_an_image_and_a_loop_device() {
     let t = tempfile::tempdir().unwrap();
     write_file(&t.path().join("a.txt"), 1000);

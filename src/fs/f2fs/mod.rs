@@ -641,9 +641,11 @@ mod tests {
         assert_eq!(F2fs.default_cluster(1 << 40), 4096);
     }
 
+    #[cfg(target_os = "linux")]
     /// A tree to load: (relative dir, [(name, Some(size) | None for a subdir)]).
     type Tree = Vec<(String, Vec<(String, Option<u64>)>)>;
 
+    #[cfg(target_os = "linux")]
     /// The f2fs-tools programs, or None (and a visible skip) when missing.
     fn have_f2fs_tools(test: &str) -> bool {
         for t in ["mkfs.f2fs", "sload.f2fs", "fsck.f2fs", "dump.f2fs"] {
@@ -658,6 +660,7 @@ mod tests {
         true
     }
 
+    #[cfg(target_os = "linux")]
     fn ok(c: &mut std::process::Command) -> String {
         let out = c.env("LC_ALL", "C").output().unwrap();
         assert!(
@@ -668,6 +671,7 @@ mod tests {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
+    #[cfg(target_os = "linux")]
     /// sload.f2fs's rules: inline data up to 3344 bytes (measured: f2fs-tools
     /// 1.15 keeps 3344 inline, puts 3345 in a block), no inline dentries.
     const SLOAD: Rules = Rules {
@@ -675,6 +679,7 @@ mod tests {
         inline_dentry: false,
     };
 
+    #[cfg(target_os = "linux")]
     /// Write `dirs` (relative dir, [(name, Some(size) | None for a subdir)])
     /// under `src`, format a 1 GiB image and load the tree with sload.f2fs.
     fn sload(tmp: &Path, dirs: &Tree) -> std::path::PathBuf {
@@ -704,6 +709,7 @@ mod tests {
         img
     }
 
+    #[cfg(target_os = "linux")]
     /// Entries in sload's order (scandir with alphasort, C locale: bytes).
     fn sorted_entries(items: &[(String, Option<u64>)]) -> Vec<Entry> {
         let mut sorted = items.to_vec();
@@ -719,6 +725,7 @@ mod tests {
 
     /// Load a tree with sload.f2fs and compare the blocks it used with the
     /// model under sload's rules.
+    #[cfg(target_os = "linux")]
     #[test]
     fn matches_sload_f2fs() {
         if !have_f2fs_tools("matches_sload_f2fs") {
@@ -778,6 +785,7 @@ mod tests {
 
     /// Which dentry blocks of a hashed directory exist, block by block: the
     /// dentry hash and the level/bucket walk decide that.
+    #[cfg(target_os = "linux")]
     #[test]
     fn dentry_blocks_match_sload_f2fs() {
         if !have_f2fs_tools("dentry_blocks_match_sload_f2fs") {

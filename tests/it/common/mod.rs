@@ -3,7 +3,9 @@
 //! undoes what it set up when dropped, also when a test panics.
 #![allow(dead_code)]
 
+#[cfg(target_os = "linux")]
 pub mod lab;
+#[cfg(target_os = "linux")]
 pub mod volume;
 
 use serde_json::Value;
@@ -73,6 +75,7 @@ pub fn have(tools: &[&str]) -> bool {
 }
 
 /// True when we may make loop devices and mount (root, /dev/loop-control).
+#[cfg(target_os = "linux")]
 pub fn can_mount() -> bool {
     let root = unsafe { libc::geteuid() } == 0;
     if !root || !Path::new("/dev/loop-control").exists() {
@@ -203,6 +206,7 @@ impl Drop for Mount {
 }
 
 /// statvfs `f_bfree × f_frsize`: the contract's free space.
+#[cfg(target_os = "linux")]
 pub fn free_bytes(path: &Path) -> u64 {
     let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
     let mut s: libc::statvfs = unsafe { std::mem::zeroed() };
@@ -276,4 +280,59 @@ pub fn mixed_tree(root: &Path, many: usize) {
     }
     write_file(&deep.join("bottom.txt"), 42);
     write_file(&root.join("big/multi_megabyte.bin"), 5 * 1024 * 1024 + 123);
+}
+
+/// A wine prefix fit to run fsfit.exe (scripts/wine/prefix: wineboot and
+/// the ProcessPrng shim wine 8.0 needs), made once in target/tmp and reused.
+pub struct Wine {
+    prefix: PathBuf,
+}
+
+/// The test prefix, or None (a skip; a failure under FSFIT_REQUIRE_ALL=1)
+/// when wine or mingw is missing.
+pub fn wine() -> Option<&'static Wine> {
+    static WINE: std::sync::OnceLock<Option<Wine>> = std::sync::OnceLock::new();
+    let made = WINE.get_or_init(|| {
+        if !have(&["wine", "x86_64-w64-mingw32-gcc"]) {
+            return None;
+        }
+        let prefix = Path::new(env!("CARGO_TARGET_TMPDIR")).join("wine-prefix");
+        let shim = prefix.join("drive_c/windows/system32/bcryptprimitives.dll");
+        if !shim.is_file() {
+            let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/wine/prefix");
+            run(
+                "bash",
+                &[script.to_str().unwrap(), prefix.to_str().unwrap()],
+            );
+        }
+        Some(Wine { prefix })
+    });
+    made.as_ref()
+}
+
+impl Wine {
+    /// `wine exe ARGS...`: its stdout; panics with stderr on failure.
+    pub fn run(&self, exe: &Path, args: &[&str]) -> String {
+        let out = self.command(exe).args(args).output().expect("run wine");
+        assert!(
+            out.status.success(),
+            "wine {} {args:?} failed: {}",
+            exe.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).expect("UTF-8 output")
+    }
+
+    pub fn command(&self, exe: &Path) -> Command {
+        let mut c = Command::new("wine");
+        c.arg(exe)
+            .env("WINEPREFIX", &self.prefix)
+            .env("WINEDEBUG", "-all");
+        c
+    }
+}
+
+/// A Linux path as wine's programs see it (its Z: drive is /).
+pub fn wine_path(p: &Path) -> String {
+    format!("Z:{}", p.display()).replace('/', "\\")
 }
