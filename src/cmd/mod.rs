@@ -94,9 +94,15 @@ fn man_command(a: &crate::cli::ManArgs) -> Result<()> {
     let pages = man_pages()?;
     if let Some(dir) = &a.dir {
         if !dir.is_dir() {
+            // cmd's and PowerShell's mkdir make the parents too; Unix's
+            // man folders belong to root.
+            let how = if cfg!(windows) {
+                format!("mkdir \"{}\"", dir.display())
+            } else {
+                format!("sudo mkdir -p {}", dir.display())
+            };
             return Err(crate::Error::input(format!(
-                "{}: no such folder (create it, e.g. sudo mkdir -p {})",
-                dir.display(),
+                "{}: no such folder (create it, e.g. {how})",
                 dir.display()
             )));
         }

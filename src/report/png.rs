@@ -11,6 +11,15 @@ use std::path::{Path, PathBuf};
 /// documents.
 const SCALE: f32 = 2.0;
 
+/// Where a font comes from, in the words of the system the user is on.
+const FONT_HINT: &str = if cfg!(windows) {
+    "install a TrueType font such as DejaVu Sans: open the .ttf file and click Install"
+} else if cfg!(target_os = "macos") {
+    "open a .ttf font such as DejaVu Sans in Font Book"
+} else {
+    "install fonts-dejavu-core"
+};
+
 /// The system's fonts, with the generic `sans-serif` (what the charts ask
 /// for) bound to a family that is really there.
 fn options() -> (usvg::Options<'static>, Option<String>) {
@@ -23,7 +32,9 @@ fn options() -> (usvg::Options<'static>, Option<String>) {
     };
     let mut warning = None;
     if db.is_empty() {
-        warning = Some("no fonts found on this system: the PNG charts have no text (install fonts-dejavu-core)".to_string());
+        warning = Some(format!(
+            "no fonts found on this system: the PNG charts have no text ({FONT_HINT})"
+        ));
     } else {
         let sans = db.family_name(&usvg::fontdb::Family::SansSerif).to_string();
         if !has(db, &sans) {
