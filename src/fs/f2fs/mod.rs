@@ -641,12 +641,12 @@ mod tests {
         assert_eq!(F2fs.default_cluster(1 << 40), 4096);
     }
 
-    #[cfg(target_os = "linux")]
     /// A tree to load: (relative dir, [(name, Some(size) | None for a subdir)]).
+    #[cfg(target_os = "linux")]
     type Tree = Vec<(String, Vec<(String, Option<u64>)>)>;
 
-    #[cfg(target_os = "linux")]
     /// The f2fs-tools programs, or None (and a visible skip) when missing.
+    #[cfg(target_os = "linux")]
     fn have_f2fs_tools(test: &str) -> bool {
         for t in ["mkfs.f2fs", "sload.f2fs", "fsck.f2fs", "dump.f2fs"] {
             let found = ["/usr/sbin", "/sbin", "/usr/bin", "/bin"]
@@ -671,17 +671,17 @@ mod tests {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
-    #[cfg(target_os = "linux")]
     /// sload.f2fs's rules: inline data up to 3344 bytes (measured: f2fs-tools
     /// 1.15 keeps 3344 inline, puts 3345 in a block), no inline dentries.
+    #[cfg(target_os = "linux")]
     const SLOAD: Rules = Rules {
         inline_max: 3344,
         inline_dentry: false,
     };
 
-    #[cfg(target_os = "linux")]
     /// Write `dirs` (relative dir, [(name, Some(size) | None for a subdir)])
     /// under `src`, format a 1 GiB image and load the tree with sload.f2fs.
+    #[cfg(target_os = "linux")]
     fn sload(tmp: &Path, dirs: &Tree) -> std::path::PathBuf {
         use std::process::Command;
         let src = tmp.join("src");
@@ -709,8 +709,8 @@ mod tests {
         img
     }
 
-    #[cfg(target_os = "linux")]
     /// Entries in sload's order (scandir with alphasort, C locale: bytes).
+    #[cfg(target_os = "linux")]
     fn sorted_entries(items: &[(String, Option<u64>)]) -> Vec<Entry> {
         let mut sorted = items.to_vec();
         sorted.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
