@@ -113,8 +113,12 @@ impl fuser::Filesystem for Fs {
     /// does not add its scheduling delays to the served device's timing.
     /// The thread sleeps between requests and spins at most 200 µs each.
     fn init(&mut self, _r: &Request<'_>, _c: &mut fuser::KernelConfig) -> Result<(), libc::c_int> {
-        let p = libc::sched_param { sched_priority: 10 };
-        unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &p) };
+        // Zeroed, then the priority: musl's sched_param has more fields.
+        // The system call itself, as glibc's wrapper makes it: musl's
+        // wrapper always fails (ENOSYS), and the static release is musl.
+        let mut p: libc::sched_param = unsafe { std::mem::zeroed() };
+        p.sched_priority = 10;
+        unsafe { libc::syscall(libc::SYS_sched_setscheduler, 0, libc::SCHED_FIFO, &p) };
         Ok(())
     }
 
