@@ -45,6 +45,8 @@ mod manifest;
 #[cfg(target_os = "linux")]
 mod ntfs;
 mod outputs;
+#[cfg(target_os = "linux")]
+mod release;
 mod report;
 #[cfg(target_os = "linux")]
 mod safety;
@@ -54,3 +56,5 @@ mod text;
 #[cfg(target_os = "linux")]
 mod udf_f2fs;
 mod usage_checks;
+#[cfg(target_os = "linux")]
+mod windows;
