@@ -122,6 +122,8 @@ pub fn summarize(runs: &[Run], files: u64, bytes: u64) -> Vec<SimWorkload> {
             device_seconds: stats::summarize(&dev).map_or(0.0, |d| d.median),
             flash_write_amplification: mid.flash_write_amplification,
             au_copies: mid.au_copies,
+            // Against the baseline: once every config has run (relative.rs).
+            relative_pct: None,
         });
     }
     out
