@@ -485,7 +485,7 @@ fn measure(
     ))
     .and_then(|(mut run, out)| {
         if let (Some(s), Some(t)) = (sim, tracer) {
-            s.finish(t, &mut run, w.name())?;
+            s.finish(t, &mut run, w.kind().overlap)?;
         }
         Ok((run, out))
     })

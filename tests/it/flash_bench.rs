@@ -55,7 +55,7 @@ fn bench_flash_gives_simulated_figures_per_profile_for_every_workload_and_run() 
         "--workloads",
         "single-write,small-write,small-read",
     ]);
-    assert_eq!(v["trace"], "blktrace");
+    assert_eq!(v["trace"], "tracefs:block_rq_issue");
     assert_eq!(v["partition_offset_bytes"], 1 << 20);
     assert_eq!(
         v["flash"]["max_sectors_kb"], 120,

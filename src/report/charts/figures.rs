@@ -4,7 +4,7 @@
 
 use super::{accessible, bars, byte_unit, cluster_label, lines, num, Bar, BarSeries, Bars, Chart};
 use super::{Curve, Lines, Point};
-use crate::bench::kinds::unit_of;
+use crate::bench::kinds::{self, unit_of};
 use crate::bench::relative::Source;
 use crate::bench::results::{BenchReport, ConfigResult, WorkloadResult};
 use crate::report::inputs::Named;
@@ -343,10 +343,10 @@ pub fn amplification_chart(id: &str, r: &BenchReport) -> Option<Chart> {
 
 /// The contiguous and fragmented workloads compared, in this order.
 pub const FRAG: [&str; 4] = [
-    "single-write",
-    "fragmented-write",
-    "single-read",
-    "fragmented-read",
+    kinds::SINGLE_WRITE.name,
+    kinds::FRAGMENTED_WRITE.name,
+    kinds::SINGLE_READ.name,
+    kinds::FRAGMENTED_READ.name,
 ];
 
 /// Fragmented against contiguous: per config, single-write/read against

@@ -345,7 +345,11 @@ fn relative_panel(o: &mut Out, id: &str, d: &BenchReport, src: &Source) {
 /// against contiguous.
 fn extra_panels(o: &mut Out, id: &str, d: &BenchReport) {
     if let Some(c) = figures::amplification_chart(&format!("{id}-amplification"), d) {
-        o.push("<h3>Device write amplification</h3>\n<p class=\"note\">What the block device's own counters say was written, over what the workload asked to write.</p>\n<div class=\"pair\">");
+        let _ = write!(
+            o.html,
+            "<h3>{}</h3>\n<p class=\"note\">What the block device's own counters say was written, over what the workload asked to write.</p>\n<div class=\"pair\">",
+            heading(d, &Source::Host, "Device write amplification")
+        );
         o.figure(c);
         let _ = writeln!(
             o.html,
@@ -354,7 +358,11 @@ fn extra_panels(o: &mut Out, id: &str, d: &BenchReport) {
         );
     }
     if let Some(c) = figures::fragmentation_chart(&format!("{id}-fragmentation"), d) {
-        o.push("<h3>Fragmented against contiguous</h3>\n<div class=\"pair\">");
+        let _ = write!(
+            o.html,
+            "<h3>{}</h3>\n<div class=\"pair\">",
+            heading(d, &Source::Host, "Fragmented against contiguous")
+        );
         o.figure(c);
         let _ = writeln!(
             o.html,
