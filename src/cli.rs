@@ -42,6 +42,70 @@ pub fn fs_spec(s: &str) -> crate::Result<FsSpec> {
     crate::fs::spec::parse_fs_spec(s)
 }
 
+/// `--fs FS[:CLUSTER,...]`: parsed by [`fs_spec`]; help and completions
+/// offer the registry's filesystem names.
+#[derive(Clone)]
+pub struct FsSpecParser;
+
+impl clap::builder::TypedValueParser for FsSpecParser {
+    type Value = FsSpec;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<FsSpec, clap::Error> {
+        let text = clap::builder::StringValueParser::new().parse_ref(cmd, arg, value)?;
+        fs_spec(&text).map_err(|e| {
+            let name = arg.map(|a| a.to_string()).unwrap_or_default();
+            clap::Error::raw(
+                clap::error::ErrorKind::ValueValidation,
+                format!("invalid value '{text}' for '{name}': {e}\n"),
+            )
+            .with_cmd(cmd)
+        })
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            crate::fs::names()
+                .into_iter()
+                .map(clap::builder::PossibleValue::new),
+        ))
+    }
+}
+
+/// `--workloads` of bench: the names bench/kinds.rs declares.
+fn bench_workloads() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(crate::bench::kinds::names())
+}
+
+/// `--workloads` of crash: the crash workloads' names (their code, and so
+/// their names, exist on Linux only, where crash runs).
+fn crash_workloads() -> clap::builder::ValueParser {
+    #[cfg(target_os = "linux")]
+    return clap::builder::PossibleValuesParser::new(crate::crash::workloads::names()).into();
+    #[cfg(not(target_os = "linux"))]
+    return clap::builder::NonEmptyStringValueParser::new().into();
+}
+
+/// `--for`: the systems advise/systems.rs knows.
+fn systems() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(crate::advise::systems::names())
+}
+
+/// `--flash`: the flash profiles' names (src/flash/profiles.json).
+fn flash_profiles() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(
+        crate::flash::profiles()
+            .into_iter()
+            .map(|p| clap::builder::PossibleValue::new(p.name)),
+    )
+}
+
 /// The tree to walk (usage, advise).
 #[derive(Args, Debug)]
 pub struct TreeArgs {
@@ -280,7 +344,7 @@ pub struct ManArgs {
 #[derive(Args, Debug)]
 pub struct CrashArgs {
     /// Configs: `ext4`, `exfat:4K,32K`, repeatable [default: ext4].
-    #[arg(long = "fs", value_name = "FS[:CLUSTER,...]", conflicts_with = "replay", value_parser = fs_spec)]
+    #[arg(long = "fs", value_name = "FS[:CLUSTER,...]", conflicts_with = "replay", value_parser = FsSpecParser)]
     pub fs: Vec<FsSpec>,
 
     /// Which driver mounts each filesystem.
@@ -296,8 +360,8 @@ pub struct CrashArgs {
     #[arg(long, value_name = "OPTS", default_value = "")]
     pub mount_options: String,
 
-    /// Workloads, comma-separated: copy, save, append, reorganize [default: all].
-    #[arg(long, value_name = "NAME,...", value_delimiter = ',')]
+    /// Workloads, comma-separated [default: all].
+    #[arg(long, value_name = "NAME,...", value_delimiter = ',', value_parser = crash_workloads())]
     pub workloads: Vec<String>,
 
     /// Random crash states inside each flush epoch [default: 4, 2 with --quick].
@@ -320,7 +384,7 @@ pub struct CrashArgs {
     /// The flash profile (`fsfit bench --list-profiles`) whose geometry
     /// flash-gc uses (allocation unit, page) and torn tears at (pages)
     /// [default for flash-gc: usb2-stick, 4 MiB AU, 16 KiB pages].
-    #[arg(long, value_name = "PROFILE")]
+    #[arg(long, value_name = "PROFILE", value_parser = flash_profiles())]
     pub flash: Option<String>,
 
     /// The fewest crash states per filesystem and workload: more are made
@@ -440,7 +504,8 @@ pub struct AdviseArgs {
     /// Without a measurement, rank by the speed simulated on this flash
     /// profile (see fsfit bench --list-profiles) [default: chosen from
     /// --volume and --for, and said].
-    #[arg(long, value_name = "PROFILE", conflicts_with_all = ["device", "image", "bench"])]
+    // `--drive`: this option's older name, still taken (hidden).
+    #[arg(long = "flash", value_name = "PROFILE", alias = "drive", value_parser = flash_profiles(), conflicts_with_all = ["device", "image", "bench"])]
     pub drive: Option<String>,
 
     /// Results of `fsfit crash --json` (repeatable): configs whose crash
@@ -448,10 +513,9 @@ pub struct AdviseArgs {
     #[arg(long, value_name = "FILE.json")]
     pub crash: Vec<PathBuf>,
 
-    /// Systems that must use the drive: windows, macos, linux, android,
-    /// camera (by SD class: the volume size decides), tv, car (FAT only),
-    /// car-exfat, switch, playstation, xbox, console (comma-separated).
-    #[arg(long = "for", value_name = "SYSTEM,...", value_delimiter = ',')]
+    /// Systems that must use the drive, comma-separated (camera: by SD
+    /// class, the volume size decides; car: FAT only, car-exfat: exFAT too).
+    #[arg(long = "for", value_name = "SYSTEM,...", value_delimiter = ',', ignore_case = true, value_parser = systems())]
     pub systems: Vec<String>,
 
     // With --device or --image the volume is the target's size.
@@ -515,7 +579,7 @@ pub struct BenchArgs {
 
     /// Configs: `exfat`, `exfat:4K,32K`, repeatable [default: every filesystem
     /// this host can format and mount, plus exFAT at 4K, 32K, 128K and 1M].
-    #[arg(long = "fs", value_name = "FS[:CLUSTER,...]", value_parser = fs_spec)]
+    #[arg(long = "fs", value_name = "FS[:CLUSTER,...]", value_parser = FsSpecParser)]
     pub fs: Vec<FsSpec>,
 
     /// Which driver mounts each filesystem.
@@ -523,7 +587,7 @@ pub struct BenchArgs {
     pub driver: crate::fs::drivers::Choice,
 
     /// Workloads to run, comma-separated [default: all; see --list].
-    #[arg(long, value_name = "NAME,...", value_delimiter = ',')]
+    #[arg(long, value_name = "NAME,...", value_delimiter = ',', value_parser = bench_workloads())]
     pub workloads: Vec<String>,
 
     /// Multiply file counts and sizes (1 = the documents' sizes).
@@ -567,8 +631,8 @@ pub struct BenchArgs {
     /// (a class of stick or card each): every run's block requests are
     /// traced and replayed through the model. The table then shows the
     /// simulated figures; the host's stay in the JSON. See --list-profiles.
-    #[arg(long, value_name = "PROFILE,...", conflicts_with = "dir")]
-    pub flash: Option<String>,
+    #[arg(long, value_name = "PROFILE,...", value_delimiter = ',', value_parser = flash_profiles(), conflicts_with = "dir")]
+    pub flash: Vec<String>,
 
     /// Where the simulated volume starts on the flash: alignment matters
     /// (default 1M, where fdisk puts the first partition).
@@ -597,7 +661,7 @@ pub struct UsageArgs {
     /// `fat32:default`. Repeatable. Filesystems: fat12 fat16 fat32 exfat ntfs
     /// ext4 udf btrfs xfs f2fs. Without it: every filesystem at its default
     /// cluster plus the sweep that matters for it.
-    #[arg(long = "fs", value_name = "FS[:CLUSTER,...]", value_parser = fs_spec)]
+    #[arg(long = "fs", value_name = "FS[:CLUSTER,...]", value_parser = FsSpecParser)]
     pub fs: Vec<FsSpec>,
 
     #[command(flatten)]
@@ -772,6 +836,7 @@ pub struct ProbeArgs {
 #[derive(Args, Debug)]
 pub struct EmulateArgs {
     /// The flash profile to behave like (fsfit bench --list-profiles).
+    #[arg(value_parser = flash_profiles())]
     pub profile: String,
 
     /// The image file that holds the device's bytes (made sparse if new).

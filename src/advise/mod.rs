@@ -49,7 +49,7 @@ pub enum SpeedKind {
     /// Others were measured, this one was not (budget, or it failed).
     Unmeasured,
     /// Nothing measured: the tree's copy simulated on a flash profile
-    /// (`--drive`, or a default), see src/flash/synth.rs.
+    /// (`--flash`, or a default), see src/flash/synth.rs.
     Simulated,
 }
 
@@ -143,7 +143,7 @@ pub struct Options<'a> {
     /// Where the measurements come from, for the reasons.
     pub measured_on: String,
     pub crash: &'a [Robustness],
-    /// Nothing measured: simulate on this flash profile (`--drive`, or the
+    /// Nothing measured: simulate on this flash profile (`--flash`, or the
     /// default for the volume), with how it was chosen.
     pub drive: Option<(crate::flash::Profile, String)>,
 }

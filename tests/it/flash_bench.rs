@@ -309,14 +309,14 @@ fn advise_json(args: &[&str]) -> (Value, Option<i32>) {
 }
 
 #[test]
-fn advise_drive_ranks_by_the_speed_simulated_on_the_profile() {
+fn advise_flash_ranks_by_the_speed_simulated_on_the_profile() {
     let t = tempfile::tempdir().unwrap();
     for i in 0..200u64 {
         crate::common::write_file(&t.path().join(format!("d/f{i}")), 3000 + i * 97);
     }
     crate::common::write_file(&t.path().join("big.bin"), 20 << 20);
     let path = t.path().to_str().unwrap();
-    let (v, code) = advise_json(&[path, "--volume", "16G", "--drive", "sd-2011-1au"]);
+    let (v, code) = advise_json(&[path, "--volume", "16G", "--flash", "sd-2011-1au"]);
     assert_eq!(code, Some(0));
     let all = v["candidates"].as_array().unwrap();
     assert!(all.len() > 3);
@@ -327,13 +327,17 @@ fn advise_drive_ranks_by_the_speed_simulated_on_the_profile() {
         assert!(mb > 0.0 && mb <= 10.0, "a card of Pw 10 MB/s: {mb}");
     }
     let assumed = v["assumptions"].to_string();
-    assert!(assumed.contains("sd-2011-1au (--drive)"), "{assumed}");
-    // Without --drive the default is named, with how it was chosen.
+    assert!(assumed.contains("sd-2011-1au (--flash)"), "{assumed}");
+    // --drive, the older name, still works and hides in the help.
+    let (old, code) = advise_json(&[path, "--volume", "16G", "--drive", "sd-2011-1au"]);
+    assert_eq!(code, Some(0));
+    assert_eq!(old["choice"]["profile"], "sd-2011-1au");
+    // Without --flash the default is named, with how it was chosen.
     let (v, _) = advise_json(&[path, "--volume", "1T"]);
     assert_eq!(v["choice"]["profile"], "nvme-usb-sn570");
-    assert!(v["assumptions"].to_string().contains("no --drive given"));
-    // Measured speeds win: --drive cannot be combined with a measurement.
-    let (_, code) = advise_json(&[path, "--drive", "usb2-stick", "--bench", "x.json"]);
+    assert!(v["assumptions"].to_string().contains("no --flash given"));
+    // Measured speeds win: --flash cannot be combined with a measurement.
+    let (_, code) = advise_json(&[path, "--flash", "usb2-stick", "--bench", "x.json"]);
     assert_eq!(code, Some(2));
     let (_, code) = advise_json(&[path, "--drive", "no-such-card"]);
     assert_eq!(code, Some(2));
