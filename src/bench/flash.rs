@@ -18,7 +18,7 @@ pub struct FlashOptions {
     pub partition_offset: u64,
 }
 
-/// Moved to results.rs (advise reads it on any system, #22 item 7).
+/// Kept in results.rs, which advise reads on any system.
 pub use super::results::DEFAULT_PARTITION_OFFSET;
 
 /// Said wherever simulated figures are shown.
