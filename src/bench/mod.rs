@@ -15,6 +15,7 @@ pub mod relative;
 pub mod results;
 #[cfg(target_os = "linux")]
 mod runner;
+pub mod settle;
 #[cfg(target_os = "linux")]
 pub(crate) use runner::lab;
 pub mod stats;
