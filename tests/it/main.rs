@@ -45,6 +45,7 @@ mod manifest;
 #[cfg(target_os = "linux")]
 mod ntfs;
 mod outputs;
+mod refusals;
 #[cfg(target_os = "linux")]
 mod release;
 mod report;
@@ -56,5 +57,6 @@ mod text;
 #[cfg(target_os = "linux")]
 mod udf_f2fs;
 mod usage_checks;
+mod validation;
 #[cfg(target_os = "linux")]
 mod windows;

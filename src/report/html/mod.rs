@@ -37,6 +37,9 @@ fn flag_meaning(f: &str) -> &'static str {
         "no-device-counters" => "no block-device counters were available: the cache and durability checks could not run",
         "cache-drop-partial" => "caches could only be dropped per file (posix_fadvise), not globally",
         "failed" => "the workload failed; see the error",
+        "short-run" => "a timed run took under 0.1 s: too short to time well on a busy machine",
+        "budget-spent" => "more runs were made while the spread stayed over 10 %, until the figure's time budget ran out",
+        "max-runs" => "more runs were made while the spread stayed over 10 %, up to the most a figure gets",
         _ => "",
     }
 }
@@ -143,10 +146,11 @@ fn kv(o: &mut String, k: &str, v: &str) {
     }
 }
 
-fn flags_html(flags: &[String]) -> String {
+fn flags_html<S: AsRef<str>>(flags: &[S]) -> String {
     flags
         .iter()
         .map(|f| {
+            let f = f.as_ref();
             format!(
                 "<span class=\"flag\" title=\"{}\">{}</span>",
                 esc(flag_meaning(f)),
