@@ -45,6 +45,7 @@ mod manifest;
 #[cfg(target_os = "linux")]
 mod ntfs;
 mod outputs;
+#[cfg(target_os = "linux")]
 mod refusals;
 #[cfg(target_os = "linux")]
 mod release;
@@ -57,6 +58,7 @@ mod text;
 #[cfg(target_os = "linux")]
 mod udf_f2fs;
 mod usage_checks;
+#[cfg(target_os = "linux")]
 mod validation;
 #[cfg(target_os = "linux")]
 mod windows;
