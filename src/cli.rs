@@ -296,6 +296,13 @@ pub struct CrashArgs {
     #[arg(long, value_name = "OPTS", default_value = "")]
     pub mount_options: String,
 
+    /// How volumes are mounted: server (the kernel's defaults), desktop
+    /// (udisks2's options, as a Linux desktop mounts a stick) or
+    /// windows-write-through (synchronous writes: an approximation of
+    /// Windows' quick-removal policy).
+    #[arg(long, value_enum, value_name = "POLICY", default_value = "server")]
+    pub mount_policy: crate::fs::policy::MountPolicy,
+
     /// Workloads, comma-separated: copy, save, append, reorganize [default: all].
     #[arg(long, value_name = "NAME,...", value_delimiter = ',')]
     pub workloads: Vec<String>,
@@ -454,6 +461,12 @@ pub struct AdviseArgs {
     #[arg(long = "for", value_name = "SYSTEM,...", value_delimiter = ',')]
     pub systems: Vec<String>,
 
+    /// How the candidates are mounted when measured: server, desktop or
+    /// windows-write-through (an approximation of Windows' quick removal)
+    /// [default: the one --for implies, and said].
+    #[arg(long, value_enum, value_name = "POLICY")]
+    pub mount_policy: Option<crate::fs::policy::MountPolicy>,
+
     // With --device or --image the volume is the target's size.
     #[command(flatten)]
     pub volume: VolumeArgs,
@@ -521,6 +534,13 @@ pub struct BenchArgs {
     /// Which driver mounts each filesystem.
     #[arg(long, value_enum, default_value = "auto")]
     pub driver: crate::fs::drivers::Choice,
+
+    /// How volumes are mounted: server (the kernel's defaults), desktop
+    /// (udisks2's options, as a Linux desktop mounts a stick) or
+    /// windows-write-through (synchronous writes: an approximation of
+    /// Windows' quick-removal policy).
+    #[arg(long, value_enum, value_name = "POLICY", default_value = "server", conflicts_with = "dir")]
+    pub mount_policy: crate::fs::policy::MountPolicy,
 
     /// Workloads to run, comma-separated [default: all; see --list].
     #[arg(long, value_name = "NAME,...", value_delimiter = ',')]

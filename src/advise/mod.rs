@@ -146,6 +146,35 @@ pub struct Options<'a> {
     /// Nothing measured: simulate on this flash profile (`--drive`, or the
     /// default for the volume), with how it was chosen.
     pub drive: Option<(crate::flash::Profile, String)>,
+    /// How the candidates are mounted when measured: the policy `--for`
+    /// implies or `--mount-policy` names, and why.
+    pub mount_policy: Policy,
+}
+
+/// The mount policy advise measured (or would measure) under, and why.
+#[derive(Clone, Debug, Serialize)]
+pub struct Policy {
+    /// `server`, `desktop` or `windows-write-through`.
+    pub name: &'static str,
+    pub meaning: &'static str,
+    /// True where the policy stands in for a system fsfit cannot run
+    /// (Windows' write-through, by Linux drivers' synchronous writes).
+    pub approximation: bool,
+    pub why: String,
+    #[serde(skip)]
+    pub policy: crate::fs::policy::MountPolicy,
+}
+
+impl Policy {
+    pub fn new(policy: crate::fs::policy::MountPolicy, why: String) -> Policy {
+        Policy {
+            name: policy.name(),
+            meaning: policy.describe(),
+            approximation: policy == crate::fs::policy::MountPolicy::WindowsWriteThrough,
+            why,
+            policy,
+        }
+    }
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -162,6 +191,8 @@ pub struct Advice {
     pub fill_bytes: u64,
     pub tree: TreeCounts,
     pub speed_measured: bool,
+    /// The mount policy the speeds were measured (or traced) under.
+    pub mount_policy: Policy,
     pub choice: Option<Candidate>,
     pub runner_up: Option<Candidate>,
     pub why: Vec<String>,

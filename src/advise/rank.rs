@@ -287,6 +287,7 @@ pub fn advise(usage: &UsageReport, opts: &Options) -> Advice {
         fill_bytes: fill,
         tree: tree.clone(),
         speed_measured: measured && good.iter().any(|c| c.speed == SpeedKind::Measured),
+        mount_policy: opts.mount_policy.clone(),
         choice,
         tradeoff: tradeoffs.first().cloned(),
         runner_up,

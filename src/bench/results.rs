@@ -139,6 +139,11 @@ pub struct Skipped {
     pub reason: String,
 }
 
+/// Results written before mount policies existed were mounted the server way.
+fn server_policy() -> String {
+    "server".to_string()
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ConfigResult {
     pub fs: String,
@@ -151,6 +156,13 @@ pub struct ConfigResult {
     pub mkfs: String,
     #[serde(default)]
     pub mount_options: String,
+    /// The `--mount-policy` the options come from (`server`, `desktop`,
+    /// `windows-write-through`; `as-mounted` for `--dir`).
+    #[serde(default = "server_policy")]
+    pub mount_policy: String,
+    /// What the policy only approximates here, or a driver ignores.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mount_policy_note: Option<String>,
     /// Why this config stopped early, if it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,

@@ -51,6 +51,8 @@ pub struct Options {
     pub drive: Option<String>,
     /// `--format DEV`: format the choice on it (with --yes-erase).
     pub format: Option<(PathBuf, Option<String>, bool)>,
+    /// `--mount-policy`, else the one `--for` implies.
+    pub mount_policy: advise::Policy,
 }
 
 /// The `--for` systems, each known by name.
@@ -96,7 +98,16 @@ impl Options {
                 "fsfit advise --device/--image formats and mounts volumes: run it as root (sudo)",
             ));
         }
+        let mount_policy = match a.mount_policy {
+            Some(p) => advise::Policy::new(p, "--mount-policy".to_string()),
+            None => {
+                let names: Vec<&str> = systems.iter().map(|s| s.name).collect();
+                let (p, why) = crate::fs::policy::MountPolicy::implied_by(&names);
+                advise::Policy::new(p, why)
+            }
+        };
         Ok(Options {
+            mount_policy,
             walk,
             volume,
             volume_assumed: target.is_none() && a.volume.volume.is_none(),
@@ -314,6 +325,7 @@ pub fn run(o: &Options, quiet: bool) -> Result<()> {
         measured_on: o.measured_on.clone(),
         crash: &o.crash,
         drive: drive(o)?,
+        mount_policy: o.mount_policy.clone(),
     };
     let mut advice = recommend(o, &r, opts, quiet)?;
     if let Some(c) = &advice.choice {
@@ -354,6 +366,7 @@ fn recommend(
         budget: o.budget,
         quiet,
         command: std::env::args().collect(),
+        mount_policy: o.mount_policy.policy,
     });
     if measure.is_some() {
         super::cancel_on_ctrl_c(advise::measure::stop_by_user);

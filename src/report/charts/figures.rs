@@ -991,6 +991,8 @@ mod tests {
             format_seconds: 0.1,
             mkfs: String::new(),
             mount_options: String::new(),
+            mount_policy: "server".into(),
+            mount_policy_note: None,
             error: None,
             workloads: ws,
         };

@@ -80,6 +80,8 @@ fn header(o: &mut String, a: &Advice) {
             ""
         }
     );
+    let p = &a.mount_policy;
+    let _ = writeln!(o, "Mount policy {}\n  ({})", p.meaning, p.why);
 }
 
 fn list(o: &mut String, items: &[String]) {

@@ -106,6 +106,15 @@ fn target(r: &BenchReport) -> String {
                 .map(|e| format!("  ERROR: {e}"))
                 .unwrap_or_default()
         );
+        let _ = writeln!(
+            o,
+            "    mount policy {}",
+            crate::fs::policy::shown(
+                &c.mount_policy,
+                &c.mount_options,
+                c.mount_policy_note.as_deref()
+            )
+        );
     }
     o
 }
