@@ -539,7 +539,13 @@ pub struct BenchArgs {
     /// (udisks2's options, as a Linux desktop mounts a stick) or
     /// windows-write-through (synchronous writes: an approximation of
     /// Windows' quick-removal policy).
-    #[arg(long, value_enum, value_name = "POLICY", default_value = "server", conflicts_with = "dir")]
+    #[arg(
+        long,
+        value_enum,
+        value_name = "POLICY",
+        default_value = "server",
+        conflicts_with = "dir"
+    )]
     pub mount_policy: crate::fs::policy::MountPolicy,
 
     /// Workloads to run, comma-separated [default: all; see --list].

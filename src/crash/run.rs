@@ -315,7 +315,10 @@ fn record(c: &Config, dir: &Path, o: &Options, res: &mut CrashResult) -> Result<
     {
         let lo = LoopDev::attach(&rec.image_path())?;
         res.recorder_dio = dio_of(&lo);
-        let mut m = mount::mount(&lo.dev, &crate::fs::policy::with_options(c.driver, c.mount_options))?;
+        let mut m = mount::mount(
+            &lo.dev,
+            &crate::fs::policy::with_options(c.driver, c.mount_options),
+        )?;
         // Dropped before m and lo: their cleanup, whatever ends this block,
         // is watched (recorder.rs, CLEANUP_LIMIT).
         let _watch = rec.arm_on_drop();

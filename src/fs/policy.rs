@@ -44,7 +44,9 @@ impl MountPolicy {
     pub fn describe(self) -> &'static str {
         match self {
             MountPolicy::Server => "server: the kernel's default mount options",
-            MountPolicy::Desktop => "desktop: the options udisks2, a Linux desktop's automounter, uses",
+            MountPolicy::Desktop => {
+                "desktop: the options udisks2, a Linux desktop's automounter, uses"
+            }
             MountPolicy::WindowsWriteThrough => {
                 "windows-write-through: sync writes, approximating Windows' quick removal"
             }
@@ -126,10 +128,10 @@ pub fn apply(fs: &dyn Filesystem, policy: MountPolicy, driver: &Driver) -> Appli
     };
     let note = match (policy, ignored) {
         (MountPolicy::WindowsWriteThrough, Some(why)) => Some(format!(
-            "an approximation of Windows' write-through, and this driver ignores sync: {why}"
+            "approximates Windows' write-through, but this driver ignores sync: {why}"
         )),
         (MountPolicy::WindowsWriteThrough, None) => {
-            Some("an approximation of Windows' write-through by synchronous writes".to_string())
+            Some("approximates Windows' write-through by synchronous writes".to_string())
         }
         _ => None,
     };
@@ -140,17 +142,16 @@ pub fn apply(fs: &dyn Filesystem, policy: MountPolicy, driver: &Driver) -> Appli
     }
 }
 
-/// How every view (text, HTML) names a result's policy: `server` alone,
-/// or the policy with the options it added and what it approximates.
-pub fn shown(name: &str, options: &str, note: Option<&str>) -> String {
-    let mut s = name.to_string();
+/// How every view names a result's policy: the policy, then the options
+/// the mount used and what the policy only approximates, one item a line
+/// (text indents them under the config; HTML joins them).
+pub fn shown(name: &str, options: &str, note: Option<&str>) -> Vec<String> {
+    let mut v = vec![format!("mount policy {name}")];
     if !options.is_empty() {
-        s.push_str(&format!(" ({options})"));
+        v.push(format!("-o {}", options.trim_start_matches("-o ")));
     }
-    if let Some(n) = note {
-        s.push_str(&format!(": {n}"));
-    }
-    s
+    v.extend(note.map(str::to_string));
+    v
 }
 
 /// `d` with `opts` (comma-separated) added to what it mounts with.
@@ -219,7 +220,7 @@ mod tests {
         };
         let a = apply(exfat, MountPolicy::WindowsWriteThrough, &kernel);
         assert!(matches!(&a.driver, Driver::Kernel { opts, .. } if opts == "sync"));
-        assert!(a.note.unwrap().contains("approximation"));
+        assert!(a.note.unwrap().contains("approximates"));
         let a = apply(exfat, MountPolicy::Server, &kernel);
         assert!(a.options.is_empty() && a.note.is_none());
     }

@@ -145,7 +145,7 @@ const FAT_INFO: FsInfo = FsInfo {
             defers_writes: true,
             // fusefat keeps every change in memory until unmount, whatever
             // the mount flags say.
-            sync_ignored: Some("fusefat writes nothing to the device until unmount"),
+            sync_ignored: Some("fusefat writes nothing until unmount"),
         }),
     },
     // flush: vfat writes back early when the last file handle closes.
@@ -153,7 +153,14 @@ const FAT_INFO: FsInfo = FsInfo {
     // udisks2 data/builtin_mount_options.conf `vfat_defaults`; fusefat
     // takes none of them (it has no uid/charset options).
     desktop_options: super::DesktopOptions {
-        kernel: &["uid=$UID", "gid=$GID", "shortname=mixed", "utf8=1", "showexec", "flush"],
+        kernel: &[
+            "uid=$UID",
+            "gid=$GID",
+            "shortname=mixed",
+            "utf8=1",
+            "showexec",
+            "flush",
+        ],
         fuse: &[],
     },
     copies_mount: Some(""),

@@ -93,7 +93,7 @@ fn config_table(s: &mut String, d: &BenchReport) {
                 &c.mount_policy,
                 &c.mount_options,
                 c.mount_policy_note.as_deref()
-            )),
+            ).join("; ")),
             c.format_seconds,
             match &c.error {
                 Some(e) => format!("<span class=\"bad\">failed: {}</span>", esc(e)),

@@ -106,16 +106,17 @@ fn row(rep: &Report, r: &CrashResult) -> Vec<String> {
 /// than the server default was used.
 fn policies(rep: &Report) -> String {
     let mut lines: Vec<String> = Vec::new();
-    for r in rep.results.iter().filter(|r| !matches!(r.mount_policy.as_str(), "" | "server")) {
-        let l = format!(
-            "mount policy {}: {}\n",
-            r.fs,
-            crate::fs::policy::shown(
-                &r.mount_policy,
-                &r.mount_options,
-                r.mount_policy_note.as_deref()
-            )
+    for r in rep
+        .results
+        .iter()
+        .filter(|r| !matches!(r.mount_policy.as_str(), "" | "server"))
+    {
+        let shown = crate::fs::policy::shown(
+            &r.mount_policy,
+            &r.mount_options,
+            r.mount_policy_note.as_deref(),
         );
+        let l = format!("{}: {}\n", r.fs, shown.join("\n    "));
         if !lines.contains(&l) {
             lines.push(l);
         }
