@@ -7,6 +7,8 @@
 
 #[cfg(target_os = "linux")]
 pub mod measure;
+#[cfg(target_os = "linux")]
+pub mod traced;
 pub mod prior;
 mod rank;
 pub mod systems;
@@ -149,6 +151,69 @@ pub struct Options<'a> {
     /// How the candidates are mounted when measured: the policy `--for`
     /// implies or `--mount-policy` names, and why.
     pub mount_policy: Policy,
+    /// How the simulated speeds come about (with a profile and nothing
+    /// measured): a traced copy of a sample of the tree, or synthetic.
+    pub simulation: Option<Simulation>,
+}
+
+/// A sample of the user's files that was copied under trace.
+#[derive(Clone, Debug, Serialize)]
+pub struct TracedSample {
+    pub files: u64,
+    pub bytes: u64,
+    /// Files in the whole tree, which the sample stands for.
+    pub tree_files: u64,
+    /// Files copied of each size class (under 64 KiB, to 16 MiB, above).
+    pub per_class: Vec<u64>,
+    pub how: String,
+}
+
+/// How the simulated speeds of `--drive` (or the default profile) came
+/// about: `traced`, a sample of the user's files copied onto each
+/// candidate with its real driver and the block trace replayed through the
+/// profile, so filesystems compare; or `synthetic`, each file written
+/// whole then one metadata block (src/flash/synth.rs), which orders only
+/// clusters within a filesystem.
+#[derive(Clone, Debug, Serialize)]
+pub struct Simulation {
+    pub method: &'static str,
+    /// Why this method (the traced copy's fallback says what was missing).
+    pub why: String,
+    pub profile: String,
+    pub mount_policy: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sample: Option<TracedSample>,
+    /// Seconds the traced copies took.
+    pub seconds: f64,
+    /// Candidates left without a traced figure, and why.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_traced: Vec<String>,
+    /// Whole-tree simulated MB/s per traced config.
+    #[serde(skip)]
+    pub figures: Vec<(String, u64, f64)>,
+}
+
+impl Simulation {
+    pub fn synthetic(profile: &str, policy: &Policy, why: String) -> Simulation {
+        Simulation {
+            method: "synthetic",
+            why,
+            profile: profile.to_string(),
+            mount_policy: policy.name,
+            sample: None,
+            seconds: 0.0,
+            not_traced: Vec::new(),
+            figures: Vec::new(),
+        }
+    }
+
+    /// The traced figure of a config, if it has one.
+    pub fn figure(&self, fs: &str, cluster: u64) -> Option<f64> {
+        self.figures
+            .iter()
+            .find(|(f, c, _)| f == fs && *c == cluster)
+            .map(|x| x.2)
+    }
 }
 
 /// The mount policy advise measured (or would measure) under, and why.
@@ -193,6 +258,9 @@ pub struct Advice {
     pub speed_measured: bool,
     /// The mount policy the speeds were measured (or traced) under.
     pub mount_policy: Policy,
+    /// How simulated speeds came about, when they were simulated.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub simulation: Option<Simulation>,
     pub choice: Option<Candidate>,
     pub runner_up: Option<Candidate>,
     pub why: Vec<String>,

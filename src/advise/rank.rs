@@ -161,7 +161,18 @@ fn speeds(good: &mut [Candidate], tree: &TreeCounts, opts: &Options, volume: u64
     for c in good.iter_mut() {
         if let (true, Some((p, _))) = (opts.measured.is_empty(), &opts.drive) {
             let offset = crate::bench::results::DEFAULT_PARTITION_OFFSET;
-            let mbps = crate::flash::synth::tree_write_mb_s(tree, c.cluster_bytes, p, offset);
+            let traced = opts.simulation.as_ref().filter(|s| s.method == "traced");
+            let mbps = match traced {
+                // Traced figures compare across filesystems; a config left
+                // untraced gets none rather than a synthetic one that would
+                // not compare with them.
+                Some(s) => s.figure(&c.fs, c.cluster_bytes),
+                None => crate::flash::synth::tree_write_mb_s(tree, c.cluster_bytes, p, offset),
+            };
+            if traced.is_some() && mbps.is_none() {
+                c.speed = SpeedKind::Unmeasured;
+                continue;
+            }
             c.speed = SpeedKind::Simulated;
             c.profile = Some(p.name.clone());
             c.simulated_mb_per_s = mbps.map(|m| (m * 1000.0).round() / 1000.0);
@@ -288,6 +299,7 @@ pub fn advise(usage: &UsageReport, opts: &Options) -> Advice {
         tree: tree.clone(),
         speed_measured: measured && good.iter().any(|c| c.speed == SpeedKind::Measured),
         mount_policy: opts.mount_policy.clone(),
+        simulation: opts.simulation.clone(),
         choice,
         tradeoff: tradeoffs.first().cloned(),
         runner_up,
@@ -433,8 +445,62 @@ fn explain(
                 tradeoffs.push(t);
             }
         }
+        tradeoffs.extend(per_fs_cost(good, c, &usage.tree, opts));
     }
     (why, tradeoffs)
+}
+
+/// With traced figures: per other filesystem (its best-ranked traced
+/// config), what the choice costs in time to copy the tree on the profile.
+fn per_fs_cost(
+    good: &[Candidate],
+    c: &Candidate,
+    tree: &TreeCounts,
+    opts: &Options,
+) -> Vec<String> {
+    let Some(sim) = opts.simulation.as_ref().filter(|s| s.method == "traced") else {
+        return Vec::new();
+    };
+    let secs = |x: &Candidate| {
+        x.simulated_mb_per_s
+            .filter(|m| *m > 0.0)
+            .map(|m| tree.apparent_bytes as f64 / 1e6 / m)
+    };
+    let Some(mine) = secs(c) else {
+        return Vec::new();
+    };
+    let mut seen = vec![c.fs.as_str()];
+    let mut out = Vec::new();
+    for o in good.iter().filter(|o| secs(o).is_some()) {
+        if seen.contains(&o.fs.as_str()) {
+            continue;
+        }
+        seen.push(&o.fs);
+        let theirs = secs(o).unwrap_or(mine);
+        let (ratio, word) = if theirs >= mine {
+            (theirs / mine, "faster")
+        } else {
+            (mine / theirs, "slower")
+        };
+        out.push(format!(
+            "{} vs {}: your files copy in {} against {} on {} ({ratio:.1}x {word}, traced)",
+            c.name(),
+            o.name(),
+            seconds(mine),
+            seconds(theirs),
+            sim.profile
+        ));
+    }
+    out
+}
+
+/// "8.4 s", "3 min 20 s".
+fn seconds(s: f64) -> String {
+    if s < 120.0 {
+        format!("{s:.1} s")
+    } else {
+        format!("{} min {:.0} s", (s / 60.0).floor(), s % 60.0)
+    }
 }
 
 /// Which figures are assumed, and from where.
@@ -442,10 +508,23 @@ fn assumptions(usage: &UsageReport, opts: &Options, measured: bool, fill: u64) -
     let tree = &usage.tree;
     let mut assumptions = Vec::new();
     if let (false, Some((p, how))) = (measured, &opts.drive) {
+        let method = match &opts.simulation {
+            Some(s) if s.method == "traced" => {
+                let n = s.sample.as_ref().map_or(0, |x| x.files);
+                format!("{n} of your files (a sample stratified by size) copied onto each candidate with its real driver under {} mounts, the block trace replayed", s.mount_policy)
+            }
+            _ => "your files copied onto a fresh volume, one after another (synthetic: each file whole, then one metadata block)".to_string(),
+        };
         assumptions.push(format!(
-            "write speed is simulated, not measured: your files copied onto a fresh volume, one after another, through flash profile {how}: {}; a profile is a class of device, not your drive",
+            "write speed is simulated, not measured: {method} through flash profile {how}: {}; a profile is a class of device, not your drive",
             p.summary
         ));
+        if let Some(s) = &opts.simulation {
+            if s.method != "traced" {
+                assumptions.push(s.why.clone());
+            }
+            assumptions.extend(s.not_traced.iter().cloned());
+        }
     } else if !measured {
         assumptions.push(format!(
             "write speed against cluster size is assumed, not measured: {} (clusters above the mkfs default are assumed no faster than it)",

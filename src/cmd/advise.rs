@@ -326,6 +326,7 @@ pub fn run(o: &Options, quiet: bool) -> Result<()> {
         crash: &o.crash,
         drive: drive(o)?,
         mount_policy: o.mount_policy.clone(),
+        simulation: None,
     };
     let mut advice = recommend(o, &r, opts, quiet)?;
     if let Some(c) = &advice.choice {
@@ -371,17 +372,65 @@ fn recommend(
     if measure.is_some() {
         super::cancel_on_ctrl_c(advise::measure::stop_by_user);
     }
+    let opts = advise::Options {
+        simulation: simulate(o, r, &opts, quiet)?,
+        ..opts
+    };
     advise::recommend(r, opts, measure.as_ref())
+}
+
+/// With a profile and nothing measured: copy a sample of the tree onto the
+/// candidates that can still win, traced, where this host can (root, a
+/// block trace, files rather than a listing); else the synthetic copy, and
+/// why.
+#[cfg(target_os = "linux")]
+fn simulate(
+    o: &Options,
+    r: &crate::usage::UsageReport,
+    opts: &advise::Options,
+    quiet: bool,
+) -> Result<Option<advise::Simulation>> {
+    let Some((profile, _)) = &opts.drive else {
+        return Ok(None);
+    };
+    if let Some(why) = advise::traced::unavailable(o.walk.manifest.is_some()) {
+        return Ok(Some(advise::Simulation::synthetic(
+            &profile.name,
+            &o.mount_policy,
+            format!("synthetic copy (each file written whole, then one metadata block): the traced copy of your files was not possible, {why}"),
+        )));
+    }
+    let ranked = advise::advise(r, opts).candidates;
+    let configs = advise::traced::pick(&ranked, o.max_overhead);
+    super::cancel_on_ctrl_c(advise::measure::stop_by_user);
+    let t = advise::traced::Tracing {
+        paths: &o.walk.paths,
+        tree: &r.tree,
+        profile,
+        policy: o.mount_policy.policy,
+        volume: o.volume,
+        budget: o.budget,
+        quiet,
+    };
+    advise::traced::run(&t, &configs).map(Some)
 }
 
 /// Rank: nothing is measured here (no target off Linux).
 #[cfg(not(target_os = "linux"))]
 fn recommend(
-    _o: &Options,
+    o: &Options,
     r: &crate::usage::UsageReport,
     opts: advise::Options,
     _quiet: bool,
 ) -> Result<advise::Advice> {
+    let simulation = opts.drive.as_ref().map(|(p, _)| {
+        advise::Simulation::synthetic(
+            &p.name,
+            &o.mount_policy,
+            "synthetic copy (each file written whole, then one metadata block): the traced copy of your files needs Linux".into(),
+        )
+    });
+    let opts = advise::Options { simulation, ..opts };
     Ok(advise::advise(r, &opts))
 }
 
