@@ -436,7 +436,8 @@ pub struct AdviseArgs {
     #[arg(long, requires = "image")]
     pub overwrite_image: bool,
 
-    /// Time for measuring with --device or --image: 90s, 10m, 1h [default: 10m].
+    /// Time for measuring with --device or --image, or for copying a sample
+    /// of your files under trace for --drive: 90s, 10m, 1h [default: 10m].
     #[arg(long, value_name = "TIME", value_parser = budget)]
     pub budget: Option<std::time::Duration>,
 

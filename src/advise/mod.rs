@@ -7,11 +7,11 @@
 
 #[cfg(target_os = "linux")]
 pub mod measure;
-#[cfg(target_os = "linux")]
-pub mod traced;
 pub mod prior;
 mod rank;
 pub mod systems;
+#[cfg(target_os = "linux")]
+pub mod traced;
 
 pub use rank::{advise, candidates, compare};
 

@@ -281,7 +281,9 @@ fn no_driver(fs: &str) -> Option<String> {
     match crate::fs::drivers::choose(f, crate::fs::drivers::Choice::Auto) {
         Err(e) => Some(e.to_string()),
         Ok((d, label)) if d.is_fuse() && f.info().drivers.fuse.is_some_and(|x| x.defers_writes) => {
-            Some(format!("only {label} here, which writes nothing until unmount"))
+            Some(format!(
+                "only {label} here, which writes nothing until unmount"
+            ))
         }
         Ok(_) => None,
     }
@@ -351,11 +353,7 @@ fn whole_tree_mb_s(r: &BenchReport, tree: &TreeCounts, p: &crate::flash::Profile
 /// What was copied, and how it was chosen.
 fn statement(classes: &[ClassCopy], tree: &TreeCounts) -> TracedSample {
     let files: u64 = classes.iter().map(|c| c.files.len() as u64).sum();
-    let bytes: u64 = classes
-        .iter()
-        .flat_map(|c| &c.files)
-        .map(|p| p.size)
-        .sum();
+    let bytes: u64 = classes.iter().flat_map(|c| &c.files).map(|p| p.size).sum();
     TracedSample {
         files,
         bytes,
@@ -394,7 +392,15 @@ mod tests {
         assert!(s.len() <= MAX_FILES_PER_CLASS && s.len() >= MAX_FILES_PER_CLASS / 2);
         // Evenly spread: the first and a late file are both in.
         assert_eq!(s[0].rel, Path::new("0"));
-        assert!(s.last().unwrap().rel.to_string_lossy().parse::<u32>().unwrap() > 900);
+        assert!(
+            s.last()
+                .unwrap()
+                .rel
+                .to_string_lossy()
+                .parse::<u32>()
+                .unwrap()
+                > 900
+        );
         let big = stratify(picks(&[20 << 20; 10]));
         assert_eq!(big.len(), 1, "24 MiB holds one 20 MiB file");
         assert_eq!(stratify(picks(&[100 << 20])).len(), 1, "at least one file");

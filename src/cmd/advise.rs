@@ -206,9 +206,9 @@ fn check(a: &AdviseArgs) -> Result<()> {
     if a.max_overhead.is_nan() || a.max_overhead < 0.0 {
         return Err(Error::input("--max-overhead: give a percentage, 0 or more"));
     }
-    if a.budget.is_some() && a.device.is_none() && a.image.is_none() {
+    if a.budget.is_some() && a.device.is_none() && a.image.is_none() && a.drive.is_none() {
         return Err(Error::input(
-            "--budget is the time for measuring on --device or --image: give one of them, or leave --budget out",
+            "--budget is the time for measuring on --device or --image, or for tracing on --drive: give one of them, or leave --budget out",
         ));
     }
     if a.fill == Some(0) {

@@ -128,7 +128,7 @@ pub fn apply(fs: &dyn Filesystem, policy: MountPolicy, driver: &Driver) -> Appli
     };
     let note = match (policy, ignored) {
         (MountPolicy::WindowsWriteThrough, Some(why)) => Some(format!(
-            "approximates Windows' write-through, but this driver ignores sync: {why}"
+            "approximates write-through, but this driver ignores sync: {why}"
         )),
         (MountPolicy::WindowsWriteThrough, None) => {
             Some("approximates Windows' write-through by synchronous writes".to_string())

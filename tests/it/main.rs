@@ -28,6 +28,7 @@ mod layers;
 mod manifest;
 mod ntfs;
 mod outputs;
+mod policy;
 mod report;
 mod safety;
 mod shape;
