@@ -49,6 +49,16 @@ pub struct AdviseDoc {
     pub measurements: Vec<BenchReport>,
     #[serde(default)]
     pub usage: Option<UsageReport>,
+    /// The mount policy measured or traced under (absent in older files).
+    #[serde(default)]
+    pub mount_policy: Option<PolicyDoc>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+pub struct PolicyDoc {
+    pub meaning: String,
+    #[serde(default)]
+    pub why: String,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -112,6 +122,14 @@ pub fn section(id: &str, label: &str, source: &str, d: &AdviseDoc) -> String {
             );
         }
         None => s.push_str("<p>No filesystem fits these constraints.</p>\n"),
+    }
+    if let Some(p) = &d.mount_policy {
+        let _ = writeln!(
+            s,
+            "<p class=\"note\">Mount policy {} ({}).</p>",
+            esc(&p.meaning),
+            esc(&p.why)
+        );
     }
     list(&mut s, "Why", &d.why);
     list(&mut s, "Trade-offs", &d.tradeoffs);
