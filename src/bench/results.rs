@@ -144,7 +144,7 @@ fn server_policy() -> String {
     "server".to_string()
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct ConfigResult {
     pub fs: String,
     pub cluster_bytes: u64,

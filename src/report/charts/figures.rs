@@ -989,12 +989,9 @@ mod tests {
             cluster_bytes: cl,
             driver: String::new(),
             format_seconds: 0.1,
-            mkfs: String::new(),
-            mount_options: String::new(),
             mount_policy: "server".into(),
-            mount_policy_note: None,
-            error: None,
             workloads: ws,
+            ..Default::default()
         };
         let report = |results| BenchReport {
             schema: crate::bench::results::SCHEMA.into(),
