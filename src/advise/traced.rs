@@ -79,19 +79,31 @@ fn walk(paths: &[PathBuf]) -> [Vec<Pick>; 3] {
 }
 
 /// Every k-th file of a class, k chosen so at most MAX_FILES_PER_CLASS are
-/// kept, then cut where the bytes pass MAX_BYTES_PER_CLASS (at least one).
+/// kept, then cut where the bytes pass MAX_BYTES_PER_CLASS; a first file
+/// larger than that is copied in part (its first MAX_BYTES_PER_CLASS: the
+/// class of files of 16 MiB and up is scaled by bytes).
 fn stratify(class: Vec<Pick>) -> Vec<Pick> {
     let step = class.len().div_ceil(MAX_FILES_PER_CLASS).max(1);
     let mut bytes = 0;
     let mut v = Vec::new();
-    for p in class.into_iter().step_by(step) {
+    for mut p in class.into_iter().step_by(step) {
         if !v.is_empty() && bytes + p.size > MAX_BYTES_PER_CLASS {
             break;
         }
+        p.size = p.size.min(MAX_BYTES_PER_CLASS);
         bytes += p.size;
         v.push(p);
     }
     v
+}
+
+/// Copy the first `len` bytes of `from` to a new file `to`; the bytes
+/// copied.
+fn copy_prefix(from: &std::path::Path, to: &std::path::Path, len: u64) -> std::io::Result<u64> {
+    use std::io::Read;
+    let src = std::fs::File::open(from)?;
+    let mut dst = std::fs::File::create(to)?;
+    std::io::copy(&mut src.take(len), &mut dst)
 }
 
 impl workloads::Workload for ClassCopy {
@@ -125,7 +137,7 @@ impl workloads::Workload for ClassCopy {
             }
             // A file that vanished or cannot be read since the walk is left
             // out of the copy (and of its bytes).
-            if let Ok(n) = std::fs::copy(&p.src, &to) {
+            if let Ok(n) = copy_prefix(&p.src, &to, p.size) {
                 out.files += 1;
                 out.bytes += n;
             }
@@ -157,8 +169,8 @@ const MAX_TRACED: usize = 16;
 
 /// The configs worth a traced copy: of each filesystem (in the ranking's
 /// order, among the candidates that store every file), its first two
-/// within the overhead limit, else its first; the filesystems come first,
-/// so that every one of them gets a figure before a second cluster does.
+/// within the overhead limit, else its first, and its least wasteful;
+/// every filesystem gets a figure before any gets a second cluster.
 pub fn pick(ranked: &[super::Candidate], max_overhead: f64) -> Vec<(String, u64)> {
     let fewest = ranked.iter().map(|c| c.problems).min().unwrap_or(0);
     let ok: Vec<&super::Candidate> = ranked.iter().filter(|c| c.problems == fewest).collect();
@@ -177,18 +189,23 @@ pub fn pick(ranked: &[super::Candidate], max_overhead: f64) -> Vec<(String, u64)
             .take(2)
             .collect();
         let chosen = if within.is_empty() {
-            mine.into_iter().take(1).collect()
+            mine.iter().copied().take(1).collect()
         } else {
             within
         };
-        chosen
-            .into_iter()
-            .map(|c| (c.fs.clone(), c.cluster_bytes))
-            .collect()
+        // The least wasteful, which the trade-offs weigh the choice against.
+        let least = mine.iter().copied().min_by_key(|c| c.tree_bytes);
+        let mut v: Vec<(String, u64)> = Vec::new();
+        for c in chosen.into_iter().chain(least) {
+            if !v.iter().any(|(_, k)| *k == c.cluster_bytes) {
+                v.push((c.fs.clone(), c.cluster_bytes));
+            }
+        }
+        v
     };
     let lists: Vec<Vec<(String, u64)>> = fss.iter().map(|f| per_fs(f)).collect();
     let mut out = Vec::new();
-    for round in 0..2 {
+    for round in 0..3 {
         out.extend(lists.iter().filter_map(|l| l.get(round).cloned()));
     }
     out.truncate(MAX_TRACED);
@@ -403,6 +420,8 @@ mod tests {
         );
         let big = stratify(picks(&[20 << 20; 10]));
         assert_eq!(big.len(), 1, "24 MiB holds one 20 MiB file");
-        assert_eq!(stratify(picks(&[100 << 20])).len(), 1, "at least one file");
+        let one = stratify(picks(&[100 << 20]));
+        assert_eq!(one.len(), 1, "at least one file");
+        assert_eq!(one[0].size, MAX_BYTES_PER_CLASS, "copied in part");
     }
 }
