@@ -341,6 +341,9 @@ fn one(
             partition_offset: bench::results::DEFAULT_PARTITION_OFFSET,
         }),
         mount_policy: t.policy,
+        // One traced run per class: the simulated figure, not the host's
+        // spread, is what advise uses.
+        settle: None,
     })
 }
 

@@ -29,6 +29,7 @@ mod manifest;
 mod ntfs;
 mod outputs;
 mod policy;
+mod refusals;
 mod report;
 mod safety;
 mod shape;
