@@ -3,7 +3,8 @@
 //! 23.8 s, NTFS 0.9 s to write them: the cost of write-through on each).
 
 use super::sets::{in_folders, Read, Set, Sync, Write};
-use super::{Unit, Workload};
+use super::Workload;
+use crate::bench::kinds;
 
 /// 1 MiB each at scale 1.
 fn five(scale: f64) -> Vec<super::sets::FileSpec> {
@@ -13,11 +14,10 @@ fn five(scale: f64) -> Vec<super::sets::FileSpec> {
 
 pub static FIVE: Set = Set {
     family: "five",
-    write: "five-write",
-    read: "five-read",
+    write: &kinds::FIVE_WRITE,
+    read: &kinds::FIVE_READ,
     what: "files of 1 MiB",
     sync: Sync::PerFile,
-    unit: Unit::MbPerS,
     layout: five,
 };
 

@@ -5,7 +5,8 @@
 //! the per-file cost of write-through shows.
 
 use super::sets::{in_folders, Read, Set, Sync, Write};
-use super::{Unit, Workload};
+use super::Workload;
+use crate::bench::kinds;
 
 /// 10 MiB at scale 1.
 fn ten(scale: f64) -> Vec<super::sets::FileSpec> {
@@ -15,11 +16,10 @@ fn ten(scale: f64) -> Vec<super::sets::FileSpec> {
 
 pub static TEN_MB: Set = Set {
     family: "tenmb",
-    write: "tenmb-write",
-    read: "tenmb-read",
+    write: &kinds::TENMB_WRITE,
+    read: &kinds::TENMB_READ,
     what: "file of 10 MiB",
     sync: Sync::PerFile,
-    unit: Unit::MbPerS,
     layout: ten,
 };
 
