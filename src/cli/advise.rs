@@ -55,7 +55,7 @@ pub struct AdviseArgs {
     pub overwrite_image: bool,
 
     /// Time for measuring with --device or --image, or for copying a sample
-    /// of your files under trace for --drive: 90s, 10m, 1h [default: 10m].
+    /// of your files under trace for --flash: 90s, 10m, 1h [default: 10m].
     #[arg(long, value_name = "TIME", value_parser = budget)]
     pub budget: Option<std::time::Duration>,
 

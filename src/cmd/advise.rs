@@ -208,7 +208,7 @@ fn check(a: &AdviseArgs) -> Result<()> {
     }
     if a.budget.is_some() && a.device.is_none() && a.image.is_none() && a.drive.is_none() {
         return Err(Error::input(
-            "--budget is the time for measuring on --device or --image, or for tracing on --drive: give one of them, or leave --budget out",
+            "--budget is the time for measuring on --device or --image, or for tracing on --flash: give one of them, or leave --budget out",
         ));
     }
     if a.fill == Some(0) {
