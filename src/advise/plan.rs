@@ -102,6 +102,17 @@ fn spec(systems: &[&systems::System], volume: u64) -> Option<sd::SdRow> {
     sd::row(volume).ok()
 }
 
+/// The ranking's last rule, where a named system expects the SD layout.
+pub fn spec_rule(systems: &[&systems::System], volume: u64) -> Option<String> {
+    let row = spec(systems, volume)?;
+    Some(format!(
+        "finally, for {}: the SD specification's {} {} goes first, whatever the figures say",
+        systems::sd_layout_users(systems).join(", "),
+        row.fs,
+        short(row.cluster)
+    ))
+}
+
 /// A camera's card gets the specification's cluster: that candidate goes
 /// first. Returns the candidate it displaced (the ranking's own pick).
 pub fn spec_first(

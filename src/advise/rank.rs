@@ -303,7 +303,10 @@ pub fn advise(usage: &UsageReport, opts: &Options) -> Advice {
         why,
         tradeoffs,
         assumptions,
-        ranking: ranking_rule(max, measured),
+        ranking: ranking_rule(max, measured)
+            .into_iter()
+            .chain(super::plan::spec_rule(&opts.systems, usage.volume_bytes))
+            .collect(),
         notes: opts
             .systems
             .iter()

@@ -421,8 +421,9 @@ impl Layout {
 }
 
 impl DrivePlan {
-    /// The plan in one sentence, as the text and the HTML print it.
-    pub fn summary(&self) -> String {
+    /// The plan in two lines (the table and partition, then the volume),
+    /// as the text and the HTML print it.
+    pub fn summary(&self) -> [String; 2] {
         let part = match &self.partition_type {
             Some(t) if self.table != "none" => format!(
                 "{} table, one partition from {} (type {t})",
@@ -446,11 +447,13 @@ impl DrivePlan {
         } else {
             ""
         };
-        format!(
-            "{part}, aligned to {}; {title}, {} clusters, {label}{data}{sd}",
-            short(self.alignment_bytes),
-            short(self.cluster_bytes)
-        )
+        [
+            format!("{part}, aligned to {}", short(self.alignment_bytes)),
+            format!(
+                "{title}, {} clusters, {label}{data}{sd}",
+                short(self.cluster_bytes)
+            ),
+        ]
     }
 }
 

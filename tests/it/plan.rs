@@ -194,6 +194,34 @@ fn a_camera_card_gets_the_sd_layout() {
         assert!(why.contains("SD specification"), "{volume}: {why}");
         assert!(!text.contains("(cameras"), "the system's name once: {text}");
     }
+    // The HTML page renders the same plan, from the JSON.
+    let (v, _) = advise(&t, d.path(), &["--for", "camera", "--volume", "64GB"]);
+    let html = d.path().join("a.html");
+    let out = fsfit()
+        .arg("report")
+        .arg(d.path().join("advice.json"))
+        .arg("-o")
+        .arg(&html)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let page = std::fs::read_to_string(&html).unwrap();
+    let p = &v["choice"]["plan"];
+    let line = p["commands"]["fsfit"].as_str().unwrap();
+    assert!(page.contains(line) && line.contains("--sd"), "{line}");
+    assert!(
+        page.contains("one partition from 16M"),
+        "the plan's summary"
+    );
+    let why = p["why"][0].as_str().unwrap().replace('\'', "&#39;");
+    assert!(
+        page.contains("Why this layout") && page.contains(&why),
+        "{why}"
+    );
 }
 
 /// Over 2 TiB an MBR cannot address the drive: GPT, and the reason said.

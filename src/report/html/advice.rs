@@ -226,7 +226,7 @@ fn plan(s: &mut String, p: &DrivePlan) {
     let _ = writeln!(
         s,
         "<h3>Format it</h3>\n<p class=\"note\">This erases the drive: check the device name twice.</p>\n<p>{}</p>",
-        esc(&p.summary())
+        esc(&p.summary().join("; "))
     );
     list(s, "Why this layout", &p.why);
     let c = &p.commands;

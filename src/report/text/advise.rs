@@ -123,7 +123,8 @@ fn commands(o: &mut String, cmd: &Commands, p: &DrivePlan) {
         o,
         "\nFormat it (this erases the drive; check the device name twice):"
     );
-    let _ = writeln!(o, "  Plan: {}", p.summary());
+    let [table, volume] = p.summary();
+    let _ = writeln!(o, "  Plan: {table}\n        {volume}");
     list(o, &p.why);
     if let Some(p) = &cmd.label_problem {
         let _ = writeln!(o, "  (no label: {p})");
