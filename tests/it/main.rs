@@ -29,6 +29,7 @@ mod manifest;
 mod ntfs;
 mod outputs;
 mod plan;
+mod refusals;
 mod report;
 mod safety;
 mod shape;
