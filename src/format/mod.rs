@@ -1,6 +1,7 @@
-//! `fsfit format`: prepare a drive as the advice says. One partition (MBR by
-//! default, GPT on request, none for UDF) starting on the alignment (4 MiB,
-//! or the SD boundary unit), the data area aligned too, the partition type
+//! `fsfit format`: prepare a drive as the advice says, the one plan
+//! layout.rs decides for advise too. One partition (MBR by default up to
+//! 2 TiB, GPT above or on request, none for UDF) starting on the alignment
+//! (4 MiB, or the SD boundary unit), the data area aligned too, the partition type
 //! each system expects, a checked label, mkfs through the filesystem
 //! registry (this module never spells a filesystem's name), then a
 //! verification with fsfit info, the checker and blkid.
