@@ -83,6 +83,10 @@ fn same_plan(what: &str, plan: &Value, size: u64, dir: &Path) {
     let line = plan["commands"]["fsfit"].as_str().unwrap();
     let f = format_plan(dir, size, &format_flags(line));
     for k in FIELDS {
+        assert!(
+            plan.get(k).is_some(),
+            "{what}: advise's plan has no {k}: {plan}"
+        );
         assert_eq!(plan[k], f[k], "{what}: {k} (advise {plan}, format {f})");
         assert_eq!(plan[k], f["plan"][k], "{what}: {k} in format's plan");
     }
