@@ -323,6 +323,7 @@ mod tests {
             mbr_for: vec!["car"],
             sd_for: vec![],
             cards: vec![],
+            sd_drive: false,
         };
         let (l, _) = layout_of(fs, cluster, 16 << 30, &u, label).unwrap();
         let p = l.doc();
@@ -373,6 +374,6 @@ mod tests {
         assert_eq!(linux, "sudo mkntfs -Q -c 4096 -p 8192 -L DATA /dev/sdX1");
         assert_eq!(windows, "format X: /FS:NTFS /A:4K /Q /V:DATA");
         assert_eq!(macos, "macOS cannot format ntfs");
-        assert!(layout_of("nosuchfs", 4096, 1 << 30, &Use::of(&[]), "DATA").is_err());
+        assert!(layout_of("nosuchfs", 4096, 1 << 30, &Use::of(&[], None), "DATA").is_err());
     }
 }

@@ -19,14 +19,17 @@ pub struct Use {
     pub sd_for: Vec<&'static str>,
     /// Systems that make the drive an SD card.
     pub cards: Vec<&'static str>,
+    /// The flash profile speeds are simulated on is an SD card.
+    pub sd_drive: bool,
 }
 
 impl Use {
-    pub fn of(systems: &[&systems::System]) -> Use {
+    pub fn of(systems: &[&systems::System], drive: Option<&crate::flash::Profile>) -> Use {
         Use {
             mbr_for: systems::mbr_users(systems),
             sd_for: systems::sd_layout_users(systems),
             cards: systems::card_users(systems),
+            sd_drive: drive.is_some_and(|p| p.sd_card),
         }
     }
 }
@@ -47,7 +50,7 @@ pub fn layout_of(
         Err(_) if label.is_empty() => (None, None),
         Err(e) => (None, Some(e.to_string())),
     };
-    let card = !u.sd_for.is_empty() || !u.cards.is_empty();
+    let card = !u.sd_for.is_empty() || !u.cards.is_empty() || u.sd_drive;
     let l = layout::decide(&Want {
         capacity: volume,
         fs: Some((f, Some(cluster))),
@@ -65,8 +68,9 @@ pub fn layout_of(
 
 /// Every candidate's plan, the choice's and runner-up's with them, and
 /// the commands of the choice; a candidate fsfit cannot lay out says why.
-pub fn attach(a: &mut Advice, systems: &[&systems::System], label: &str) {
-    let u = Use::of(systems);
+pub fn attach(a: &mut Advice, opts: &super::Options) {
+    let (systems, label) = (&opts.systems, opts.label.as_str());
+    let u = Use::of(systems, opts.drive.as_ref().map(|d| &d.0));
     let volume = a.volume_bytes;
     let mut commands = None;
     for (i, c) in a.candidates.iter_mut().enumerate() {

@@ -319,7 +319,7 @@ pub fn advise(usage: &UsageReport, opts: &Options) -> Advice {
         measurements: opts.measured.to_vec(),
         usage: usage.clone(),
     };
-    super::plan::attach(&mut a, &opts.systems, &opts.label);
+    super::plan::attach(&mut a, opts);
     a
 }
 

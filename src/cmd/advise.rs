@@ -403,7 +403,8 @@ fn format_choice(
     c: &advise::Candidate,
 ) -> Result<()> {
     use crate::format::{Align, Table};
-    let u = advise::plan::Use::of(&o.systems);
+    let drive = drive(o)?;
+    let u = advise::plan::Use::of(&o.systems, drive.as_ref().map(|d| &d.0));
     let (l, _) = advise::plan::layout_of(&c.fs, c.cluster_bytes, o.volume, &u, &o.label)?;
     super::print(&format!(
         "\nFormatting {} with {} ({} clusters):\n",

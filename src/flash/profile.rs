@@ -69,6 +69,10 @@ pub struct Profile {
     pub name: String,
     pub family: Family,
     pub summary: String,
+    /// An SD card (behind a reader or in a slot): a drive to lay out on
+    /// its boundary unit, as the SD specification does.
+    #[serde(default)]
+    pub sd_card: bool,
     pub params: Params,
     /// Parameter name -> the public measurement it comes from.
     pub sources: BTreeMap<String, String>,
@@ -148,6 +152,7 @@ impl Profile {
             "name": self.name,
             "family": self.family,
             "summary": self.summary,
+            "sd_card": self.sd_card,
             "params": self.params,
             "sources": sources,
         })

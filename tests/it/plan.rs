@@ -291,4 +291,22 @@ fn the_simulated_drive_follows_what_the_system_takes() {
         let profile = v["choice"]["profile"].as_str().unwrap();
         assert!(profile.starts_with(want), "{sys}: {profile}");
     }
+    // A drive named as an SD card is laid out on its boundary unit (4 MiB
+    // at 16 GB) whatever the filesystem, and format plans the same.
+    let args = [
+        "--for",
+        "linux",
+        "--volume",
+        "16GB",
+        "--drive",
+        "sd-2011-1au",
+    ];
+    let (v, _) = advise(&t, d.path(), &args);
+    let p = &v["choice"]["plan"];
+    assert!(
+        p["commands"]["fsfit"].as_str().unwrap().contains(" --sd "),
+        "{p}"
+    );
+    assert_eq!(p["partition_start_bytes"], 4 << 20, "{p}");
+    same_plan("--drive sd-2011-1au", p, 16_000_000_000, d.path());
 }
