@@ -1,8 +1,8 @@
 //! `fsfit bench`: format, mount and measure filesystem × cluster-size
 //! configs on an image, a device or a mounted directory.
 //!
-//! The runs are Linux only; results.rs, kinds.rs and stats.rs (what the
-//! reports read) build on every system (#22 item 7).
+//! The runs are Linux only; results.rs, kinds.rs, relative.rs and stats.rs
+//! (what the reports read) build on every system, as the reports do.
 
 #[cfg(target_os = "linux")]
 pub mod cache;
@@ -11,6 +11,7 @@ pub mod counters;
 #[cfg(target_os = "linux")]
 pub mod flash;
 pub mod kinds;
+pub mod relative;
 pub mod results;
 #[cfg(target_os = "linux")]
 mod runner;

@@ -488,7 +488,7 @@ fn measure(
     ))
     .and_then(|(mut run, out)| {
         if let (Some(s), Some(t)) = (sim, tracer) {
-            s.finish(t, &mut run, w.name())?;
+            s.finish(t, &mut run, w.kind().overlap)?;
         }
         Ok((run, out))
     })
@@ -967,36 +967,6 @@ fn run_dir(
     Ok(res)
 }
 
-/// A workload's speed: bytes per second, or files per second for those
-/// that move no bytes (scan, deletes). Sized by time, two configs may run a
-/// workload at different scales, so speeds compare where times do not.
-fn rate(w: &WorkloadResult) -> f64 {
-    if w.bytes > 0 {
-        w.mb_per_s
-    } else {
-        w.files_per_s
-    }
-}
-
-/// Relative figures: each config's speed over the baseline's, in %.
-fn relate(results: &mut [ConfigResult], baseline: usize) {
-    let base: Vec<(String, f64)> = results[baseline]
-        .workloads
-        .iter()
-        .map(|w| (w.name.clone(), rate(w)))
-        .collect();
-    for r in results.iter_mut() {
-        for w in r.workloads.iter_mut() {
-            if let Some((_, b)) = base.iter().find(|(n, _)| *n == w.name) {
-                let x = rate(w);
-                if *b > 0.0 && x > 0.0 && w.error.is_none() {
-                    w.relative_pct = Some(((x / b) * 1000.0).round() / 10.0);
-                }
-            }
-        }
-    }
-}
-
 /// `--baseline fs[:cluster]`, checked against the plan before anything is
 /// formatted: the index of the config it names.
 fn baseline_index(b: &str, planned: &[(String, u64)]) -> Result<usize> {
@@ -1089,7 +1059,7 @@ fn setup_flash(
         crate::flash::trace::max_sectors_kb(dev)
     };
     crate::flash::trace::ensure_tracefs().map_err(|e| Error::work(format!("--flash: {e}")))?;
-    report.sim.trace = Some("blktrace".into());
+    report.sim.trace = Some(super::results::TRACE_SOURCE.into());
     report.sim.partition_offset_bytes = Some(f.partition_offset);
     report.sim.flash = Some(super::flash::info(f, kb));
     Ok(())
@@ -1218,12 +1188,8 @@ more --repeat, or a quieter machine, would tighten them",
     }
     // The baseline named a planned config; it may have stopped before running.
     if baseline < report.results.len() {
-        report.baseline = format!(
-            "{}:{}",
-            report.results[baseline].fs,
-            short(report.results[baseline].cluster_bytes)
-        );
-        relate(&mut report.results, baseline);
+        report.baseline = report.results[baseline].label();
+        super::relative::relate(report);
     }
 }
 

@@ -55,7 +55,7 @@ impl Options {
                 // With --flash the table shows simulated runs, which last
                 // seconds on a stick at --quick's scale already: growing
                 // workloads by host time would only cost minutes (#18).
-                min_seconds: a.min_time.unwrap_or(if a.quick && a.flash.is_none() {
+                min_seconds: a.min_time.unwrap_or(if a.quick && a.flash.is_empty() {
                     bench::QUICK_MIN_SECONDS
                 } else {
                     0.0
@@ -63,7 +63,7 @@ impl Options {
                 repeat: a.repeat,
                 // With --flash the figures are simulated: their spread is
                 // the model's, not the machine's.
-                settle: (a.quick && a.flash.is_none()).then_some(bench::settle::QUICK),
+                settle: (a.quick && a.flash.is_empty()).then_some(bench::settle::QUICK),
                 quiet,
                 baseline: a.baseline.clone(),
                 command: std::env::args().collect(),
@@ -123,9 +123,9 @@ fn target(a: &BenchArgs) -> TargetSpec {
 
 /// `--flash a,b` and `--partition-offset`.
 fn flash(a: &BenchArgs) -> Result<Option<bench::flash::FlashOptions>> {
-    let Some(list) = &a.flash else {
+    if a.flash.is_empty() {
         return Ok(None);
-    };
+    }
     let partition_offset = a
         .partition_offset
         .unwrap_or(bench::flash::DEFAULT_PARTITION_OFFSET);
@@ -135,7 +135,7 @@ fn flash(a: &BenchArgs) -> Result<Option<bench::flash::FlashOptions>> {
         )));
     }
     Ok(Some(bench::flash::FlashOptions {
-        profiles: crate::flash::profile::parse_list(list)?,
+        profiles: crate::flash::profile::parse_list(&a.flash.join(","))?,
         partition_offset,
     }))
 }

@@ -308,5 +308,5 @@ fn the_simulated_drive_follows_what_the_system_takes() {
         "{p}"
     );
     assert_eq!(p["partition_start_bytes"], 4 << 20, "{p}");
-    same_plan("--drive sd-2011-1au", p, 16_000_000_000, d.path());
+    same_plan("--flash sd-2011-1au", p, 16_000_000_000, d.path());
 }
