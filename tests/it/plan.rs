@@ -298,7 +298,7 @@ fn the_simulated_drive_follows_what_the_system_takes() {
         "linux",
         "--volume",
         "16GB",
-        "--drive",
+        "--flash",
         "sd-2011-1au",
     ];
     let (v, _) = advise(&t, d.path(), &args);
