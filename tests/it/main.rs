@@ -37,3 +37,4 @@ mod sizes;
 mod text;
 mod udf_f2fs;
 mod usage_checks;
+mod validation;

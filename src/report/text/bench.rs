@@ -44,10 +44,18 @@ pub fn bench(r: &BenchReport) -> String {
     let mut notes = Vec::new();
     for src in &sources {
         if let Source::Sim(p) = src {
-            let _ = writeln!(
-                o,
-                "\nsimulated ({p}): each run's block trace replayed through profile {p}"
-            );
+            // The offset changes what pages and AUs each request straddles:
+            // a simulated figure holds only for the offset it assumed.
+            // Bytes when the offset is not a whole KiB (sector 63: 32256 B).
+            let at = r.sim.partition_offset_bytes.map_or(String::new(), |b| {
+                let b = if b % 1024 == 0 {
+                    iec(b)
+                } else {
+                    format!("{b} B")
+                };
+                format!(", volume at {b} on the flash")
+            });
+            let _ = writeln!(o, "\nsimulated ({p}): each run's block trace replayed{at}");
         }
         table(&mut o, r, src, &mut notes);
     }
