@@ -163,6 +163,15 @@ impl Profile {
 mod tests {
     use super::*;
 
+    /// Whether a profile is an SD card is said once, in the data, and
+    /// agrees with its summary.
+    #[test]
+    fn sd_cards_are_marked() {
+        for p in profiles() {
+            assert_eq!(p.sd_card, p.summary.contains("SD card"), "{}", p.name);
+        }
+    }
+
     #[test]
     fn every_parameter_has_a_source_and_sane_values() {
         let all = profiles();
