@@ -44,6 +44,7 @@ fn candidate(c: &ConfigReport, tree: &TreeCounts) -> Candidate {
         mb_per_s_by_round: Vec::new(),
         crash: None,
         reasons: Vec::new(),
+        plan: None,
     }
 }
 
@@ -243,6 +244,9 @@ struct Order {
     floor_applies: bool,
     measured: bool,
     max: f64,
+    /// The SD specification's cluster was put first (a camera's card), not
+    /// the ranking's pick: its space is not the reason for it.
+    spec_first: bool,
 }
 
 impl Order {
@@ -258,6 +262,7 @@ impl Order {
             floor_applies,
             measured,
             max: opts.max_overhead,
+            spec_first: false,
         }
     }
 
@@ -271,19 +276,24 @@ impl Order {
 pub fn advise(usage: &UsageReport, opts: &Options) -> Advice {
     let tree = &usage.tree;
     let (mut good, rejected) = filter(usage, opts);
-    let order = Order::new(&good, opts);
+    let mut order = Order::new(&good, opts);
     score(&mut good, &order, opts.crash);
     let tie = tie_break(&mut good, &order, usage.volume_bytes);
+    let displaced = super::plan::spec_first(&mut good, &opts.systems, usage.volume_bytes);
+    order.spec_first = displaced.is_some();
     let fill = fill(&mut good, tree, opts.fill);
-    let (why, tradeoffs) = explain(&good, usage, opts, &order, fill, tie);
+    let (mut why, tradeoffs) = explain(&good, usage, opts, &order, fill, tie);
+    let (systems, volume) = (&opts.systems, usage.volume_bytes);
+    why.extend(super::plan::spec_why(
+        &good,
+        displaced.as_ref(),
+        systems,
+        volume,
+        fill,
+    ));
     let assumptions = assumptions(usage, opts, order.measured, fill);
     let (measured, max) = (order.measured, order.max);
-    let choice = good.first().cloned();
-    let runner_up = good.get(1).cloned();
-    let commands = choice
-        .as_ref()
-        .map(|c| super::commands(&c.fs, c.cluster_bytes, "DATA"));
-    Advice {
+    let mut a = Advice {
         schema: SCHEMA,
         fsfit: env!("CARGO_PKG_VERSION").to_string(),
         date: crate::units::now_utc(),
@@ -300,25 +310,30 @@ pub fn advise(usage: &UsageReport, opts: &Options) -> Advice {
         speed_measured: measured && good.iter().any(|c| c.speed == SpeedKind::Measured),
         mount_policy: opts.mount_policy.clone(),
         simulation: opts.simulation.clone(),
-        choice,
+        choice: None,
         tradeoff: tradeoffs.first().cloned(),
-        runner_up,
+        runner_up: None,
         why,
         tradeoffs,
         assumptions,
-        ranking: ranking_rule(max, measured),
+        ranking: ranking_rule(max, measured)
+            .into_iter()
+            .chain(super::plan::spec_rule(&opts.systems, usage.volume_bytes))
+            .collect(),
         notes: opts
             .systems
             .iter()
             .flat_map(|s| s.notes(usage.volume_bytes))
             .collect(),
-        commands,
+        commands: None,
         candidates: good,
         rejected,
         budget: None,
         measurements: opts.measured.to_vec(),
         usage: usage.clone(),
-    }
+    };
+    super::plan::attach(&mut a, opts);
+    a
 }
 
 /// Filter: the configs the systems use and that store the tree, with their
@@ -430,7 +445,7 @@ fn explain(
     let mut why = Vec::new();
     let mut tradeoffs = Vec::new();
     if let Some(c) = good.first() {
-        why_lines(&mut why, c, usage, opts, fill, o.floor_applies);
+        why_lines(&mut why, c, usage, opts, fill, o);
         why.extend(tie);
         for other in [
             good.get(1),
@@ -558,10 +573,10 @@ fn why_lines(
     usage: &UsageReport,
     opts: &Options,
     fill: u64,
-    floor_applies: bool,
+    o: &Order,
 ) {
     why_systems(why, c, usage.volume_bytes, &opts.systems);
-    why_space(why, c, usage, opts.max_overhead, fill, floor_applies);
+    why_space(why, c, usage, fill, o);
     why.push(why_speed(c, &opts.measured_on));
     if let Some(f) = fs::by_name(&c.fs) {
         why.push(format!("{}: {}", c.fs, f.info().robustness));
@@ -595,10 +610,9 @@ fn why_systems(why: &mut Vec<String>, c: &Candidate, volume: u64, systems: &[&sy
             .collect();
         if !out.is_empty() {
             why.push(format!(
-                "not {}: {} ({}) does not take {} ({})",
+                "not {}: {} does not take {} ({})",
                 out.join(" or "),
                 s.name,
-                s.what,
                 if out.len() == 1 { "it" } else { "them" },
                 s.source
             ));
@@ -608,14 +622,8 @@ fn why_systems(why: &mut Vec<String>, c: &Candidate, volume: u64, systems: &[&sy
 
 /// What the tree takes on it, what it cannot store, and why a config over
 /// the limit or below the flash floor.
-fn why_space(
-    why: &mut Vec<String>,
-    c: &Candidate,
-    usage: &UsageReport,
-    max: f64,
-    fill: u64,
-    floor_applies: bool,
-) {
+fn why_space(why: &mut Vec<String>, c: &Candidate, usage: &UsageReport, fill: u64, o: &Order) {
+    let (max, floor_applies) = (o.max, o.floor_applies);
     why.push(format!(
         "your {} ({}) {} {} on it: {:+.1} % overhead (limit {max} %); at {} of data like yours that is {} wasted",
         crate::units::count(usage.tree.files, "file"),
@@ -632,7 +640,7 @@ fn why_space(
             crate::units::count(c.problems, "finding")
         ));
     }
-    if c.overhead_pct > max {
+    if c.overhead_pct > max && !o.spec_first {
         if floor_applies && c.cluster_bytes >= prior::FLASH_MIN_CLUSTER {
             why.push(format!(
                 "nothing of {} or more stays within {max} % overhead; this one takes the least space without going below {} (smaller clusters only with a stated reason: they write slower on flash)",
@@ -645,7 +653,7 @@ fn why_space(
             ));
         }
     }
-    if c.cluster_bytes < prior::FLASH_MIN_CLUSTER && !floor_applies {
+    if c.cluster_bytes < prior::FLASH_MIN_CLUSTER && !floor_applies && !o.spec_first {
         why.push(if c.speed == SpeedKind::Measured {
             format!(
                 "below {} because it measured fastest of the configs within the overhead limit on this target",

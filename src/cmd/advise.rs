@@ -302,8 +302,8 @@ fn drive(o: &Options) -> Result<Option<(crate::flash::Profile, String)>> {
         let how = format!("{name} (--flash)");
         return Ok(Some((p, how)));
     }
-    let systems: Vec<&str> = o.systems.iter().map(|s| s.name).collect();
-    let (name, how) = crate::flash::synth::default_drive(o.volume, &systems);
+    let cards = advise::systems::card_users(&o.systems);
+    let (name, how) = crate::flash::synth::default_drive(o.volume, &cards);
     Ok(Some((crate::flash::profile(name)?, how)))
 }
 
@@ -327,11 +327,9 @@ pub fn run(o: &Options, quiet: bool) -> Result<()> {
         drive: drive(o)?,
         mount_policy: o.mount_policy.clone(),
         simulation: None,
+        label: o.label.clone(),
     };
-    let mut advice = recommend(o, &r, opts, quiet)?;
-    if let Some(c) = &advice.choice {
-        advice.commands = Some(advise::commands(&c.fs, c.cluster_bytes, &o.label));
-    }
+    let advice = recommend(o, &r, opts, quiet)?;
     let json = report::json::advise(&advice);
     match o.json.as_deref() {
         Some(p) if p.as_os_str() == "-" => super::print(&json)?,
@@ -347,7 +345,7 @@ pub fn run(o: &Options, quiet: bool) -> Result<()> {
         ));
     };
     match &o.format {
-        Some(f) => format_choice(f, &choice.fs, choice.cluster_bytes, &o.label),
+        Some(f) => format_choice(f, o, choice),
         None => Ok(()),
     }
 }
@@ -448,35 +446,46 @@ fn format_target(a: &AdviseArgs) -> Result<Option<(PathBuf, Option<String>, bool
 
 /// `--format DEV`: refused before any work off Linux (target_of).
 #[cfg(not(target_os = "linux"))]
-fn format_choice(_: &(PathBuf, Option<String>, bool), _: &str, _: u64, _: &str) -> Result<()> {
+fn format_choice(
+    _: &(PathBuf, Option<String>, bool),
+    _: &Options,
+    _: &advise::Candidate,
+) -> Result<()> {
     Err(Error::input("--format runs on Linux only"))
 }
 
-/// `--format DEV`: the choice, through `fsfit format`'s own code.
+/// `--format DEV`: the choice's plan, run by `fsfit format`'s own code on
+/// the drive: the plan's table, SD layout or alignment, filesystem,
+/// cluster and label (one the filesystem cannot store is left off, as the
+/// printed commands do).
 #[cfg(target_os = "linux")]
 fn format_choice(
     (dev, yes_erase, allow_fixed): &(PathBuf, Option<String>, bool),
-    fs: &str,
-    cluster: u64,
-    label: &str,
+    o: &Options,
+    c: &advise::Candidate,
 ) -> Result<()> {
-    let f =
-        crate::fs::by_name(fs).ok_or_else(|| Error::work(format!("unknown filesystem {fs}")))?;
-    // A label the filesystem cannot store is left off, as the printed commands do.
-    let label = crate::format::label::check(f, label).ok();
+    use crate::format::{Align, Table};
+    let drive = drive(o)?;
+    let u = advise::plan::Use::of(&o.systems, drive.as_ref().map(|d| &d.0));
+    let (l, _) = advise::plan::layout_of(&c.fs, c.cluster_bytes, o.volume, &u, &o.label)?;
     super::print(&format!(
         "\nFormatting {} with {} ({} clusters):\n",
         dev.display(),
-        f.info().title,
-        cluster
+        l.fs.info().title,
+        l.cluster
     ))?;
+    let table = if l.mbr_boot_area { Table::Mbr } else { l.table };
     super::format::run(&crate::format::Request {
         target: dev.clone(),
-        fs: Some((f, Some(cluster))),
-        label,
-        table: None,
-        align: crate::format::Align::Default,
-        sd: false,
+        fs: Some((l.fs, Some(l.cluster))),
+        label: l.label.clone(),
+        table: Some(table),
+        align: if l.sd {
+            Align::Default
+        } else {
+            Align::Bytes(l.align)
+        },
+        sd: l.sd,
         check_capacity: false,
         yes_erase: yes_erase.clone(),
         allow_fixed: *allow_fixed,

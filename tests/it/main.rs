@@ -28,6 +28,7 @@ mod layers;
 mod manifest;
 mod ntfs;
 mod outputs;
+mod plan;
 mod policy;
 mod refusals;
 mod report;
