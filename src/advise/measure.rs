@@ -47,6 +47,8 @@ pub struct Measure<'a> {
     pub budget: Duration,
     pub quiet: bool,
     pub command: Vec<String>,
+    /// How each config is mounted while measured.
+    pub mount_policy: crate::fs::policy::MountPolicy,
 }
 
 /// The write workloads that match the tree's mix of file sizes (the size
@@ -146,6 +148,7 @@ fn options(
         baseline: None,
         command: m.command.clone(),
         flash: None,
+        mount_policy: m.mount_policy,
     })
 }
 

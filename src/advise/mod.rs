@@ -7,9 +7,12 @@
 
 #[cfg(target_os = "linux")]
 pub mod measure;
+pub mod plan;
 pub mod prior;
 mod rank;
 pub mod systems;
+#[cfg(target_os = "linux")]
+pub mod traced;
 
 pub use rank::{advise, candidates, compare};
 
@@ -22,6 +25,8 @@ use serde::{Deserialize, Serialize};
 
 pub const SCHEMA: &str = "fsfit.advise/1";
 
+/// The choice's plan's commands (kept beside `choice.plan` for older
+/// readers).
 #[derive(Clone, Debug, Serialize)]
 pub struct Commands {
     /// The mkfs line alone (as before).
@@ -98,6 +103,10 @@ pub struct Candidate {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub crash: Option<String>,
     pub reasons: Vec<String>,
+    /// The drive prepared for it (format/layout.rs), as `fsfit format`
+    /// would prepare it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plan: Option<crate::format::layout::DrivePlan>,
 }
 
 impl Candidate {
@@ -146,6 +155,100 @@ pub struct Options<'a> {
     /// Nothing measured: simulate on this flash profile (`--flash`, or the
     /// default for the volume), with how it was chosen.
     pub drive: Option<(crate::flash::Profile, String)>,
+    /// How the candidates are mounted when measured: the policy `--for`
+    /// implies or `--mount-policy` names, and why.
+    pub mount_policy: Policy,
+    /// How the simulated speeds come about (with a profile and nothing
+    /// measured): a traced copy of a sample of the tree, or synthetic.
+    pub simulation: Option<Simulation>,
+    /// The volume label the plans and commands give it.
+    pub label: String,
+}
+
+/// A sample of the user's files that was copied under trace.
+#[derive(Clone, Debug, Serialize)]
+pub struct TracedSample {
+    pub files: u64,
+    pub bytes: u64,
+    /// Files in the whole tree, which the sample stands for.
+    pub tree_files: u64,
+    /// Files copied of each size class (under 64 KiB, to 16 MiB, above).
+    pub per_class: Vec<u64>,
+    pub how: String,
+}
+
+/// How the simulated speeds of `--drive` (or the default profile) came
+/// about: `traced`, a sample of the user's files copied onto each
+/// candidate with its real driver and the block trace replayed through the
+/// profile, so filesystems compare; or `synthetic`, each file written
+/// whole then one metadata block (src/flash/synth.rs), which orders only
+/// clusters within a filesystem.
+#[derive(Clone, Debug, Serialize)]
+pub struct Simulation {
+    pub method: &'static str,
+    /// Why this method (the traced copy's fallback says what was missing).
+    pub why: String,
+    pub profile: String,
+    pub mount_policy: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sample: Option<TracedSample>,
+    /// Seconds the traced copies took.
+    pub seconds: f64,
+    /// Candidates left without a traced figure, and why.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_traced: Vec<String>,
+    /// Whole-tree simulated MB/s per traced config.
+    #[serde(skip)]
+    pub figures: Vec<(String, u64, f64)>,
+}
+
+impl Simulation {
+    pub fn synthetic(profile: &str, policy: &Policy, why: String) -> Simulation {
+        Simulation {
+            method: "synthetic",
+            why,
+            profile: profile.to_string(),
+            mount_policy: policy.name,
+            sample: None,
+            seconds: 0.0,
+            not_traced: Vec::new(),
+            figures: Vec::new(),
+        }
+    }
+
+    /// The traced figure of a config, if it has one.
+    pub fn figure(&self, fs: &str, cluster: u64) -> Option<f64> {
+        self.figures
+            .iter()
+            .find(|(f, c, _)| f == fs && *c == cluster)
+            .map(|x| x.2)
+    }
+}
+
+/// The mount policy advise measured (or would measure) under, and why.
+#[derive(Clone, Debug, Serialize)]
+pub struct Policy {
+    /// `server`, `desktop` or `windows-write-through`.
+    pub name: &'static str,
+    pub meaning: &'static str,
+    /// True where the policy stands in for a system fsfit cannot run
+    /// (Windows' write-through, by Linux drivers' synchronous writes).
+    pub approximation: bool,
+    pub why: String,
+    #[serde(skip)]
+    pub policy: crate::fs::policy::MountPolicy,
+}
+
+impl Policy {
+    pub fn new(policy: crate::fs::policy::MountPolicy, why: String) -> Policy {
+        Policy {
+            name: policy.name(),
+            meaning: policy.describe(),
+            approximation: policy == crate::fs::policy::MountPolicy::WindowsWriteThrough,
+            why,
+            policy,
+        }
+    }
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -162,6 +265,11 @@ pub struct Advice {
     pub fill_bytes: u64,
     pub tree: TreeCounts,
     pub speed_measured: bool,
+    /// The mount policy the speeds were measured (or traced) under.
+    pub mount_policy: Policy,
+    /// How simulated speeds came about, when they were simulated.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub simulation: Option<Simulation>,
     pub choice: Option<Candidate>,
     pub runner_up: Option<Candidate>,
     pub why: Vec<String>,
@@ -298,100 +406,66 @@ pub fn recommend(
     Ok(a)
 }
 
-/// How to format it on each system, with this cluster size and label;
-/// every printed Linux line is safe to paste (arguments shell-quoted).
-pub fn commands(fs_name: &str, cluster: u64, label: &str) -> Commands {
-    use crate::format::{paste, quote::quote};
-    let f = fs::by_name(fs_name);
-    // The label as the filesystem stores it (FAT: upper case); one it
-    // cannot store is left out of the commands, and the rule said.
-    let checked = f.map(|f| crate::format::label::check(f, label));
-    let (label, label_problem) = match checked {
-        Some(Ok(l)) => (l, None),
-        Some(Err(e)) if !label.is_empty() => (String::new(), Some(e.to_string())),
-        _ => (label.to_string(), None),
-    };
-    let label = label.as_str();
-    let lbl = (!label.is_empty()).then_some(label);
-    let linux = match f.and_then(|f| paste::mkfs_argv(f, cluster, lbl, "/dev/sdX1")) {
-        Some(argv) => format!("sudo {}", crate::format::quote::join(&argv)),
-        None => format!("(fsfit does not know how to make {fs_name})"),
-    };
-    let formats = f.map(|f| f.info().formats);
-    // cmd.exe: a label with spaces goes in double quotes.
-    let win_label = if label.contains(' ') {
-        format!("\"{label}\"")
-    } else {
-        label.to_string()
-    };
-    let windows = match formats.and_then(|x| x.windows.map(|w| (w, x.windows_note))) {
-        Some((w, note)) => {
-            let mut s = format!("format X: /FS:{w} /A:{} /Q /V:{win_label}", short(cluster));
-            if let Some(note) = note {
-                s.push_str(&format!("   ({note})"));
-            }
-            s
-        }
-        None => format!("Windows cannot format {fs_name}"),
-    };
-    let macos = match formats.and_then(|x| x.macos) {
-        Some(t) => t
-            .replace("{cluster}", &cluster.to_string())
-            .replace("{sectors}", &(cluster / 512).max(1).to_string())
-            .replace("{label}", &quote(label)),
-        None => format!("macOS cannot format {fs_name}"),
-    };
-    Commands {
-        linux,
-        label_problem,
-        linux_steps: f.map_or_else(Vec::new, |f| paste::linux_steps(f, cluster, lbl)),
-        fsfit: f.map_or_else(String::new, |f| paste::fsfit_line(f, cluster, lbl)),
-        windows,
-        macos,
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::plan::{layout_of, Use};
 
-    /// The commands as they were before the registry held them.
+    fn lines(fs: &str, cluster: u64, label: &str) -> (String, String, String) {
+        let u = Use {
+            mbr_for: vec!["car"],
+            sd_for: vec![],
+            cards: vec![],
+            sd_drive: false,
+        };
+        let (l, _) = layout_of(fs, cluster, 16 << 30, &u, label).unwrap();
+        let p = l.doc();
+        (
+            crate::format::paste::mkfs_line(&l),
+            p.commands.windows,
+            p.commands.macos,
+        )
+    }
+
+    /// Each system's line, from the registry and the one plan.
     #[test]
     fn format_commands_per_system() {
-        let c = commands("exfat", 32768, "DATA");
-        assert_eq!(c.linux, "sudo mkfs.exfat -c 32768 -L DATA /dev/sdX1");
-        assert_eq!(c.windows, "format X: /FS:exFAT /A:32K /Q /V:DATA");
+        let (linux, windows, macos) = lines("exfat", 32768, "DATA");
         assert_eq!(
-            c.macos,
+            linux,
+            "sudo mkfs.exfat -c 32768 -b 2097152 -L DATA /dev/sdX1"
+        );
+        assert_eq!(windows, "format X: /FS:exFAT /A:32K /Q /V:DATA");
+        assert_eq!(
+            macos,
             "sudo newfs_exfat -b 32768 -v DATA /dev/diskNsM   \
              (diskutil eraseVolume ExFAT DATA diskNsM picks its own cluster)"
         );
-        let c = commands("fat32", 4096, "DATA");
-        assert_eq!(c.linux, "sudo mkfs.fat -F 32 -s 8 -n DATA /dev/sdX1");
+        let (linux, windows, macos) = lines("fat32", 4096, "DATA");
+        assert!(
+            linux.starts_with("sudo mkfs.fat -F 32 -s 8 -a -R "),
+            "{linux}"
+        );
+        assert!(linux.ends_with(" -h 8192 -n DATA /dev/sdX1"), "{linux}");
         assert_eq!(
-            c.windows,
+            windows,
             "format X: /FS:FAT32 /A:4K /Q /V:DATA   \
              (Windows' format refuses FAT32 over 32 GB: use Linux or a third-party tool)"
         );
-        assert_eq!(c.macos, "sudo newfs_msdos -F 32 -c 8 -v DATA /dev/diskNsM");
-        let c = commands("fat12", 512, "X");
-        assert_eq!(c.windows, "format X: /FS:FAT /A:512 /Q /V:X");
-        assert_eq!(c.macos, "sudo newfs_msdos -F 12 -c 1 -v X /dev/diskNsM");
-        let c = commands("udf", 2048, "DATA");
+        assert_eq!(macos, "sudo newfs_msdos -F 32 -c 8 -v DATA /dev/diskNsM");
+        let (linux, windows, macos) = lines("udf", 2048, "DATA");
         assert_eq!(
-            c.linux,
-            "sudo mkudffs --media-type=hd --blocksize=2048 --label=DATA /dev/sdX1"
+            linux,
+            "sudo mkudffs --media-type=hd --blocksize=2048 --bootarea=erase --label=DATA /dev/sdX"
         );
-        assert_eq!(c.windows, "format X: /FS:UDF /A:2K /Q /V:DATA");
-        assert_eq!(c.macos, "macOS cannot format udf");
-        let c = commands("f2fs", 4096, "DATA");
-        assert_eq!(c.linux, "sudo mkfs.f2fs -l DATA /dev/sdX1");
-        assert_eq!(c.windows, "Windows cannot format f2fs");
-        let c = commands("ntfs", 4096, "DATA");
-        assert_eq!(c.linux, "sudo mkntfs -Q -c 4096 -L DATA /dev/sdX1");
-        assert_eq!(c.windows, "format X: /FS:NTFS /A:4K /Q /V:DATA");
-        assert_eq!(c.macos, "macOS cannot format ntfs");
-        let c = commands("nosuchfs", 4096, "DATA");
-        assert_eq!(c.linux, "(fsfit does not know how to make nosuchfs)");
+        assert_eq!(windows, "format X: /FS:UDF /A:2K /Q /V:DATA");
+        assert_eq!(macos, "macOS cannot format udf");
+        let (linux, windows, _) = lines("f2fs", 4096, "DATA");
+        assert_eq!(linux, "sudo mkfs.f2fs -l DATA /dev/sdX1");
+        assert_eq!(windows, "Windows cannot format f2fs");
+        let (linux, windows, macos) = lines("ntfs", 4096, "DATA");
+        assert_eq!(linux, "sudo mkntfs -Q -c 4096 -p 8192 -L DATA /dev/sdX1");
+        assert_eq!(windows, "format X: /FS:NTFS /A:4K /Q /V:DATA");
+        assert_eq!(macos, "macOS cannot format ntfs");
+        assert!(layout_of("nosuchfs", 4096, 1 << 30, &Use::of(&[], None), "DATA").is_err());
     }
 }

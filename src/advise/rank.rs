@@ -44,6 +44,7 @@ fn candidate(c: &ConfigReport, tree: &TreeCounts) -> Candidate {
         mb_per_s_by_round: Vec::new(),
         crash: None,
         reasons: Vec::new(),
+        plan: None,
     }
 }
 
@@ -161,7 +162,18 @@ fn speeds(good: &mut [Candidate], tree: &TreeCounts, opts: &Options, volume: u64
     for c in good.iter_mut() {
         if let (true, Some((p, _))) = (opts.measured.is_empty(), &opts.drive) {
             let offset = crate::bench::results::DEFAULT_PARTITION_OFFSET;
-            let mbps = crate::flash::synth::tree_write_mb_s(tree, c.cluster_bytes, p, offset);
+            let traced = opts.simulation.as_ref().filter(|s| s.method == "traced");
+            let mbps = match traced {
+                // Traced figures compare across filesystems; a config left
+                // untraced gets none rather than a synthetic one that would
+                // not compare with them.
+                Some(s) => s.figure(&c.fs, c.cluster_bytes),
+                None => crate::flash::synth::tree_write_mb_s(tree, c.cluster_bytes, p, offset),
+            };
+            if traced.is_some() && mbps.is_none() {
+                c.speed = SpeedKind::Unmeasured;
+                continue;
+            }
             c.speed = SpeedKind::Simulated;
             c.profile = Some(p.name.clone());
             c.simulated_mb_per_s = mbps.map(|m| (m * 1000.0).round() / 1000.0);
@@ -232,6 +244,9 @@ struct Order {
     floor_applies: bool,
     measured: bool,
     max: f64,
+    /// The SD specification's cluster was put first (a camera's card), not
+    /// the ranking's pick: its space is not the reason for it.
+    spec_first: bool,
 }
 
 impl Order {
@@ -247,6 +262,7 @@ impl Order {
             floor_applies,
             measured,
             max: opts.max_overhead,
+            spec_first: false,
         }
     }
 
@@ -260,19 +276,24 @@ impl Order {
 pub fn advise(usage: &UsageReport, opts: &Options) -> Advice {
     let tree = &usage.tree;
     let (mut good, rejected) = filter(usage, opts);
-    let order = Order::new(&good, opts);
+    let mut order = Order::new(&good, opts);
     score(&mut good, &order, opts.crash);
     let tie = tie_break(&mut good, &order, usage.volume_bytes);
+    let displaced = super::plan::spec_first(&mut good, &opts.systems, usage.volume_bytes);
+    order.spec_first = displaced.is_some();
     let fill = fill(&mut good, tree, opts.fill);
-    let (why, tradeoffs) = explain(&good, usage, opts, &order, fill, tie);
+    let (mut why, tradeoffs) = explain(&good, usage, opts, &order, fill, tie);
+    let (systems, volume) = (&opts.systems, usage.volume_bytes);
+    why.extend(super::plan::spec_why(
+        &good,
+        displaced.as_ref(),
+        systems,
+        volume,
+        fill,
+    ));
     let assumptions = assumptions(usage, opts, order.measured, fill);
     let (measured, max) = (order.measured, order.max);
-    let choice = good.first().cloned();
-    let runner_up = good.get(1).cloned();
-    let commands = choice
-        .as_ref()
-        .map(|c| super::commands(&c.fs, c.cluster_bytes, "DATA"));
-    Advice {
+    let mut a = Advice {
         schema: SCHEMA,
         fsfit: env!("CARGO_PKG_VERSION").to_string(),
         date: crate::units::now_utc(),
@@ -287,25 +308,32 @@ pub fn advise(usage: &UsageReport, opts: &Options) -> Advice {
         fill_bytes: fill,
         tree: tree.clone(),
         speed_measured: measured && good.iter().any(|c| c.speed == SpeedKind::Measured),
-        choice,
+        mount_policy: opts.mount_policy.clone(),
+        simulation: opts.simulation.clone(),
+        choice: None,
         tradeoff: tradeoffs.first().cloned(),
-        runner_up,
+        runner_up: None,
         why,
         tradeoffs,
         assumptions,
-        ranking: ranking_rule(max, measured),
+        ranking: ranking_rule(max, measured)
+            .into_iter()
+            .chain(super::plan::spec_rule(&opts.systems, usage.volume_bytes))
+            .collect(),
         notes: opts
             .systems
             .iter()
             .flat_map(|s| s.notes(usage.volume_bytes))
             .collect(),
-        commands,
+        commands: None,
         candidates: good,
         rejected,
         budget: None,
         measurements: opts.measured.to_vec(),
         usage: usage.clone(),
-    }
+    };
+    super::plan::attach(&mut a, opts);
+    a
 }
 
 /// Filter: the configs the systems use and that store the tree, with their
@@ -417,7 +445,7 @@ fn explain(
     let mut why = Vec::new();
     let mut tradeoffs = Vec::new();
     if let Some(c) = good.first() {
-        why_lines(&mut why, c, usage, opts, fill, o.floor_applies);
+        why_lines(&mut why, c, usage, opts, fill, o);
         why.extend(tie);
         for other in [
             good.get(1),
@@ -432,8 +460,62 @@ fn explain(
                 tradeoffs.push(t);
             }
         }
+        tradeoffs.extend(per_fs_cost(good, c, &usage.tree, opts));
     }
     (why, tradeoffs)
+}
+
+/// With traced figures: per other filesystem (its best-ranked traced
+/// config), what the choice costs in time to copy the tree on the profile.
+fn per_fs_cost(
+    good: &[Candidate],
+    c: &Candidate,
+    tree: &TreeCounts,
+    opts: &Options,
+) -> Vec<String> {
+    let Some(sim) = opts.simulation.as_ref().filter(|s| s.method == "traced") else {
+        return Vec::new();
+    };
+    let secs = |x: &Candidate| {
+        x.simulated_mb_per_s
+            .filter(|m| *m > 0.0)
+            .map(|m| tree.apparent_bytes as f64 / 1e6 / m)
+    };
+    let Some(mine) = secs(c) else {
+        return Vec::new();
+    };
+    let mut seen = vec![c.fs.as_str()];
+    let mut out = Vec::new();
+    for o in good.iter().filter(|o| secs(o).is_some()) {
+        if seen.contains(&o.fs.as_str()) {
+            continue;
+        }
+        seen.push(&o.fs);
+        let theirs = secs(o).unwrap_or(mine);
+        let (ratio, word) = if theirs >= mine {
+            (theirs / mine, "faster")
+        } else {
+            (mine / theirs, "slower")
+        };
+        out.push(format!(
+            "{} vs {}: your files copy in {} against {} on {} ({ratio:.1}x {word}, traced)",
+            c.name(),
+            o.name(),
+            seconds(mine),
+            seconds(theirs),
+            sim.profile
+        ));
+    }
+    out
+}
+
+/// "8.4 s", "3 min 20 s".
+fn seconds(s: f64) -> String {
+    if s < 120.0 {
+        format!("{s:.1} s")
+    } else {
+        format!("{} min {:.0} s", (s / 60.0).floor(), s % 60.0)
+    }
 }
 
 /// Which figures are assumed, and from where.
@@ -441,10 +523,23 @@ fn assumptions(usage: &UsageReport, opts: &Options, measured: bool, fill: u64) -
     let tree = &usage.tree;
     let mut assumptions = Vec::new();
     if let (false, Some((p, how))) = (measured, &opts.drive) {
+        let method = match &opts.simulation {
+            Some(s) if s.method == "traced" => {
+                let n = s.sample.as_ref().map_or(0, |x| x.files);
+                format!("{n} of your files (a sample stratified by size) copied onto each candidate with its real driver under {} mounts, the block trace replayed", s.mount_policy)
+            }
+            _ => "your files copied onto a fresh volume, one after another (synthetic: each file whole, then one metadata block)".to_string(),
+        };
         assumptions.push(format!(
-            "write speed is simulated, not measured: your files copied onto a fresh volume, one after another, through flash profile {how}: {}; a profile is a class of device, not your drive",
+            "write speed is simulated, not measured: {method} through flash profile {how}: {}; a profile is a class of device, not your drive",
             p.summary
         ));
+        if let Some(s) = &opts.simulation {
+            if s.method != "traced" {
+                assumptions.push(s.why.clone());
+            }
+            assumptions.extend(s.not_traced.iter().cloned());
+        }
     } else if !measured {
         assumptions.push(format!(
             "write speed against cluster size is assumed, not measured: {} (clusters above the mkfs default are assumed no faster than it)",
@@ -478,10 +573,10 @@ fn why_lines(
     usage: &UsageReport,
     opts: &Options,
     fill: u64,
-    floor_applies: bool,
+    o: &Order,
 ) {
     why_systems(why, c, usage.volume_bytes, &opts.systems);
-    why_space(why, c, usage, opts.max_overhead, fill, floor_applies);
+    why_space(why, c, usage, fill, o);
     why.push(why_speed(c, &opts.measured_on));
     if let Some(f) = fs::by_name(&c.fs) {
         why.push(format!("{}: {}", c.fs, f.info().robustness));
@@ -515,10 +610,9 @@ fn why_systems(why: &mut Vec<String>, c: &Candidate, volume: u64, systems: &[&sy
             .collect();
         if !out.is_empty() {
             why.push(format!(
-                "not {}: {} ({}) does not take {} ({})",
+                "not {}: {} does not take {} ({})",
                 out.join(" or "),
                 s.name,
-                s.what,
                 if out.len() == 1 { "it" } else { "them" },
                 s.source
             ));
@@ -528,14 +622,8 @@ fn why_systems(why: &mut Vec<String>, c: &Candidate, volume: u64, systems: &[&sy
 
 /// What the tree takes on it, what it cannot store, and why a config over
 /// the limit or below the flash floor.
-fn why_space(
-    why: &mut Vec<String>,
-    c: &Candidate,
-    usage: &UsageReport,
-    max: f64,
-    fill: u64,
-    floor_applies: bool,
-) {
+fn why_space(why: &mut Vec<String>, c: &Candidate, usage: &UsageReport, fill: u64, o: &Order) {
+    let (max, floor_applies) = (o.max, o.floor_applies);
     why.push(format!(
         "your {} ({}) {} {} on it: {:+.1} % overhead (limit {max} %); at {} of data like yours that is {} wasted",
         crate::units::count(usage.tree.files, "file"),
@@ -552,7 +640,7 @@ fn why_space(
             crate::units::count(c.problems, "finding")
         ));
     }
-    if c.overhead_pct > max {
+    if c.overhead_pct > max && !o.spec_first {
         if floor_applies && c.cluster_bytes >= prior::FLASH_MIN_CLUSTER {
             why.push(format!(
                 "nothing of {} or more stays within {max} % overhead; this one takes the least space without going below {} (smaller clusters only with a stated reason: they write slower on flash)",
@@ -565,7 +653,7 @@ fn why_space(
             ));
         }
     }
-    if c.cluster_bytes < prior::FLASH_MIN_CLUSTER && !floor_applies {
+    if c.cluster_bytes < prior::FLASH_MIN_CLUSTER && !floor_applies && !o.spec_first {
         why.push(if c.speed == SpeedKind::Measured {
             format!(
                 "below {} because it measured fastest of the configs within the overhead limit on this target",

@@ -27,6 +27,13 @@ pub struct ByCapacity {
     pub fs: &'static [&'static str],
 }
 
+/// The kind of drive a system takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Medium {
+    SdCard,
+    UsbStick,
+}
+
 /// A system `--for` can name.
 pub struct System {
     pub name: &'static str,
@@ -40,8 +47,16 @@ pub struct System {
     pub plays_only: bool,
     /// Cameras: which filesystem the card's class takes, by capacity.
     pub by_capacity: &'static [ByCapacity],
+    /// The drives it takes, the usual one first (the flash profile advise
+    /// simulates when no --drive is given follows it).
+    pub media: &'static [Medium],
+    /// It formats its cards as the SD specification lays them out (and
+    /// expects that layout on a card it is given).
+    pub sd_layout: bool,
     /// The partition table and type it needs, when it needs one.
     pub partition: Option<&'static str>,
+    /// It reads only an MBR (DOS) partition table, not GPT.
+    pub needs_mbr: bool,
     /// Largest volume many of them read, with the fact.
     pub max_volume: Option<(u64, &'static str)>,
     /// Other limits (files per folder, folder depth, order of play).
@@ -88,7 +103,10 @@ pub const SYSTEMS: &[System] = &[
         read_only: &[],
         plays_only: false,
         by_capacity: &[],
+        media: &[Medium::UsbStick, Medium::SdCard],
+        sd_layout: false,
         partition: None,
+        needs_mbr: false,
         max_volume: None,
         limits: &[],
         source: "Microsoft, 'File systems supported by Windows': FAT, exFAT, NTFS, UDF (2.01 writable since Vista); no ext4/btrfs/XFS/F2FS driver",
@@ -100,7 +118,10 @@ pub const SYSTEMS: &[System] = &[
         read_only: &[NTFS, UDF],
         plays_only: false,
         by_capacity: &[],
+        media: &[Medium::UsbStick, Medium::SdCard],
+        sd_layout: false,
         partition: None,
+        needs_mbr: false,
         max_volume: None,
         limits: &["Finder copies add a ._NAME AppleDouble file beside every file with extended attributes on FAT and exFAT, a whole cluster each: --appledouble counts them"],
         source: "Apple, Disk Utility 'File system formats available': MS-DOS (FAT) and ExFAT read/write; NTFS read-only; UDF read (writing only on optical media)",
@@ -114,7 +135,10 @@ pub const SYSTEMS: &[System] = &[
         read_only: &[],
         plays_only: false,
         by_capacity: &[],
+        media: &[Medium::UsbStick, Medium::SdCard],
+        sd_layout: false,
         partition: None,
+        needs_mbr: false,
         max_volume: None,
         limits: &[],
         source: "Linux kernel: vfat, exfat (5.7+), ntfs3 (5.15+), ext4, udf, btrfs, xfs, f2fs drivers",
@@ -126,19 +150,25 @@ pub const SYSTEMS: &[System] = &[
         read_only: &[],
         plays_only: false,
         by_capacity: &[],
+        media: &[Medium::SdCard, Medium::UsbStick],
+        sd_layout: false,
         partition: None,
+        needs_mbr: false,
         max_volume: None,
         limits: &["NTFS and ext4 only on some builds: not counted"],
         source: "Android source, vold (PublicVolume): removable storage is vfat, or exFAT where the device ships the exfat driver (every SDXC-capable one); NTFS/ext4 only on some vendors' builds",
     },
     System {
         name: "camera",
-        what: "cameras (SD cards)",
+        what: "cameras",
         read_write: &[],
         read_only: &[],
         plays_only: false,
         by_capacity: SD_CLASSES,
+        media: &[Medium::SdCard],
+        sd_layout: true,
         partition: Some("MBR (DOS) partition table with one partition, as the SD File System Specification lays a card out; or format the card in the camera"),
+        needs_mbr: true,
         max_volume: None,
         limits: &["cameras write folders and names of the DCF standard (DCIM/100ABCDE/ABCD0001.JPG): format the card in the camera when you can"],
         source: "SD Association, SD Specifications Part 2 'File System Specification': SDSC (up to 2 GB) FAT12 up to 64 MB, else FAT16; SDHC (over 2 GB, up to 32 GB) FAT32; SDXC (over 32 GB) exFAT. Cameras format and expect these",
@@ -150,7 +180,10 @@ pub const SYSTEMS: &[System] = &[
         read_only: &[],
         plays_only: true,
         by_capacity: &[],
+        media: &[Medium::UsbStick],
+        sd_layout: false,
         partition: Some("MBR (DOS) partition table, the first partition is the one played"),
+        needs_mbr: true,
         max_volume: None,
         limits: &["NTFS plays on many recent models (Samsung, LG, Sony list it read-only) but not on every TV: not counted"],
         source: "TV makers' USB playback specifications (Samsung 'Read before playing photo, video or music files', LG and Sony manuals): FAT16, FAT32 and exFAT; NTFS on some models only",
@@ -162,7 +195,10 @@ pub const SYSTEMS: &[System] = &[
         read_only: &[],
         plays_only: true,
         by_capacity: &[],
+        media: &[Medium::UsbStick],
+        sd_layout: false,
         partition: Some("MBR (DOS) partition table with one primary partition of type 0x0C (FAT32 LBA): many head units do not read GPT"),
+        needs_mbr: true,
         max_volume: Some((32_000_000_000, "many head units read USB drives only up to 32 GB")),
         limits: &[
             "head units limit folders and files: e.g. Toyota/Lexus manuals list 8 folder levels, 3000 folders, 255 files per folder, 9999 files",
@@ -178,7 +214,10 @@ pub const SYSTEMS: &[System] = &[
         read_only: &[],
         plays_only: true,
         by_capacity: &[],
+        media: &[Medium::UsbStick],
+        sd_layout: false,
         partition: Some("MBR (DOS) partition table with one primary partition: many head units do not read GPT"),
+        needs_mbr: true,
         max_volume: None,
         limits: &[
             "head units limit folders and files: e.g. Toyota/Lexus manuals list 8 folder levels, 3000 folders, 255 files per folder, 9999 files",
@@ -187,12 +226,15 @@ pub const SYSTEMS: &[System] = &[
     },
     System {
         name: "switch",
-        what: "Nintendo Switch (microSD)",
+        what: "Nintendo Switch",
         read_write: &[FAT32, EXFAT],
         read_only: &[],
         plays_only: false,
         by_capacity: &[],
+        media: &[Medium::SdCard],
+        sd_layout: false,
         partition: Some("MBR (DOS) partition table; the console formats the card itself"),
+        needs_mbr: true,
         max_volume: None,
         limits: &["exFAT needs the console's exFAT system update"],
         source: "Nintendo support, 'microSD cards compatible with Nintendo Switch': FAT32, and exFAT (SDXC) after a system update",
@@ -204,7 +246,10 @@ pub const SYSTEMS: &[System] = &[
         read_only: &[],
         plays_only: false,
         by_capacity: &[],
+        media: &[Medium::UsbStick],
+        sd_layout: false,
         partition: Some("MBR (DOS) partition table"),
+        needs_mbr: true,
         max_volume: None,
         limits: &["extended storage for games is formatted by the console in its own format: this is for media and backups"],
         source: "PlayStation support, 'USB storage devices for PS4/PS5': media and backups on exFAT or FAT32",
@@ -216,7 +261,10 @@ pub const SYSTEMS: &[System] = &[
         read_only: &[],
         plays_only: true,
         by_capacity: &[],
+        media: &[Medium::UsbStick],
+        sd_layout: false,
         partition: None,
+        needs_mbr: false,
         max_volume: None,
         limits: &["external storage for games is formatted by the console: this is for media"],
         source: "Xbox support, 'Media Player on Xbox' USB drives: NTFS and exFAT",
@@ -228,7 +276,10 @@ pub const SYSTEMS: &[System] = &[
         read_only: &[],
         plays_only: false,
         by_capacity: &[],
+        media: &[Medium::SdCard, Medium::UsbStick],
+        sd_layout: false,
         partition: Some("MBR (DOS) partition table"),
+        needs_mbr: true,
         max_volume: None,
         limits: &["name the console (switch, playstation, xbox) for its own facts"],
         source: "what Switch and PlayStation both take: FAT32 and exFAT (Nintendo and PlayStation support pages)",
@@ -305,6 +356,38 @@ impl System {
         v.extend(self.limits.iter().map(|l| format!("{}: {l}", self.name)));
         v
     }
+}
+
+/// Whether the drive is an SD card: every named system takes cards and one
+/// of them takes mostly cards. Returns those that take mostly cards.
+pub fn card_users(systems: &[&System]) -> Vec<&'static str> {
+    let all_take = !systems.is_empty() && systems.iter().all(|s| s.media.contains(&Medium::SdCard));
+    if !all_take {
+        return Vec::new();
+    }
+    systems
+        .iter()
+        .filter(|s| s.media.first() == Some(&Medium::SdCard))
+        .map(|s| s.name)
+        .collect()
+}
+
+/// The named systems that read only an MBR partition table.
+pub fn mbr_users(systems: &[&System]) -> Vec<&'static str> {
+    systems
+        .iter()
+        .filter(|s| s.needs_mbr)
+        .map(|s| s.name)
+        .collect()
+}
+
+/// The named systems that expect the SD specification's layout.
+pub fn sd_layout_users(systems: &[&System]) -> Vec<&'static str> {
+    systems
+        .iter()
+        .filter(|s| s.sd_layout)
+        .map(|s| s.name)
+        .collect()
 }
 
 pub fn by_name(name: &str) -> Option<&'static System> {
@@ -412,6 +495,32 @@ mod tests {
             "{notes}"
         );
         assert!(!car.notes(16_000_000_000).join("\n").contains("up to 32 GB"));
+    }
+
+    #[test]
+    fn cars_take_sticks_and_cameras_and_the_switch_cards() {
+        let of = |names: &[&str]| -> Vec<&'static System> {
+            names.iter().map(|n| by_name(n).unwrap()).collect()
+        };
+        assert!(card_users(&of(&["car"])).is_empty());
+        assert!(card_users(&of(&["tv"])).is_empty());
+        assert_eq!(card_users(&of(&["camera"])), ["camera"]);
+        assert_eq!(card_users(&of(&["switch"])), ["switch"]);
+        assert_eq!(card_users(&of(&["camera", "windows"])), ["camera"]);
+        assert!(card_users(&of(&["camera", "car"])).is_empty());
+        assert!(card_users(&[]).is_empty());
+        assert_eq!(mbr_users(&of(&["linux", "car"])), ["car"]);
+        assert!(mbr_users(&of(&["windows", "macos"])).is_empty());
+        assert_eq!(sd_layout_users(&of(&["camera", "windows"])), ["camera"]);
+        for s in SYSTEMS {
+            assert!(!s.media.is_empty(), "{}", s.name);
+            assert_eq!(
+                s.needs_mbr,
+                s.partition.is_some_and(|p| p.contains("MBR")),
+                "{}",
+                s.name
+            );
+        }
     }
 
     #[test]

@@ -85,6 +85,10 @@ pub const MEDIUM_WRITE: Kind = kind("medium-write", MbPerS, Write);
 pub const MEDIUM_READ: Kind = kind("medium-read", MbPerS, Read);
 pub const LARGE_WRITE: Kind = kind("large-write", MbPerS, Write);
 pub const LARGE_READ: Kind = kind("large-read", MbPerS, Read);
+pub const FIVE_WRITE: Kind = kind("five-write", MbPerS, Write);
+pub const FIVE_READ: Kind = kind("five-read", MbPerS, Read);
+pub const TENMB_WRITE: Kind = kind("tenmb-write", MbPerS, Write);
+pub const TENMB_READ: Kind = kind("tenmb-read", MbPerS, Read);
 pub const TREE_WRITE: Kind = kind("tree-write", MbPerS, Write);
 pub const SCAN: Kind = kind("scan", FilesPerS, Scan);
 /// Reads every file's contents in order to hash them: a read.
@@ -106,6 +110,10 @@ pub const KINDS: &[Kind] = &[
     MEDIUM_READ,
     LARGE_WRITE,
     LARGE_READ,
+    FIVE_WRITE,
+    FIVE_READ,
+    TENMB_WRITE,
+    TENMB_READ,
     TREE_WRITE,
     SCAN,
     DUPSEARCH,

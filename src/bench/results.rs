@@ -147,7 +147,12 @@ pub struct Skipped {
     pub reason: String,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+/// Results written before mount policies existed were mounted the server way.
+fn server_policy() -> String {
+    "server".to_string()
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct ConfigResult {
     pub fs: String,
     pub cluster_bytes: u64,
@@ -159,6 +164,13 @@ pub struct ConfigResult {
     pub mkfs: String,
     #[serde(default)]
     pub mount_options: String,
+    /// The `--mount-policy` the options come from (`server`, `desktop`,
+    /// `windows-write-through`; `as-mounted` for `--dir`).
+    #[serde(default = "server_policy")]
+    pub mount_policy: String,
+    /// What the policy only approximates here, or a driver ignores.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mount_policy_note: Option<String>,
     /// Why this config stopped early, if it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,

@@ -44,6 +44,8 @@ pub struct Options {
     pub command: Vec<String>,
     /// `--flash`: trace every run and replay it through these profiles.
     pub flash: Option<super::flash::FlashOptions>,
+    /// `--mount-policy`: the options every config is mounted with.
+    pub mount_policy: fs::policy::MountPolicy,
 }
 
 const DEFAULT_IMAGE: u64 = 4 << 30;
@@ -54,6 +56,8 @@ struct Planned {
     cluster: u64,
     driver: Driver,
     label: String,
+    /// What the mount policy only approximates with this driver.
+    policy_note: Option<String>,
 }
 
 /// Bytes the target must hold for these workloads at this scale.
@@ -129,11 +133,13 @@ fn plan(opts: &Options, volume: u64) -> (Vec<Planned>, Vec<Skipped>) {
                     )));
                     continue;
                 }
+                let applied = fs::policy::apply(f, opts.mount_policy, &driver);
                 planned.push(Planned {
                     fs: f,
                     cluster,
-                    driver,
+                    driver: applied.driver,
                     label,
+                    policy_note: applied.note,
                 });
             }
             Err(e) => skipped.push(skip(e.to_string())),
@@ -568,6 +574,8 @@ impl ConfigRun<'_> {
                 Driver::Kernel { opts, .. } => opts.clone(),
                 Driver::Fuse { args, .. } => args.join(" "),
             },
+            mount_policy: self.opts.mount_policy.name().to_string(),
+            mount_policy_note: p.policy_note.clone(),
             error: None,
             workloads: Vec::new(),
         };
@@ -947,6 +955,8 @@ fn run_dir(
         format_seconds: 0.0,
         mkfs: String::new(),
         mount_options: String::new(),
+        mount_policy: "as-mounted".to_string(),
+        mount_policy_note: None,
         error: None,
         workloads: Vec::new(),
     };

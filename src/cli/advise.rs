@@ -54,7 +54,8 @@ pub struct AdviseArgs {
     #[arg(long, requires = "image")]
     pub overwrite_image: bool,
 
-    /// Time for measuring with --device or --image: 90s, 10m, 1h [default: 10m].
+    /// Time for measuring with --device or --image, or for copying a sample
+    /// of your files under trace for --flash: 90s, 10m, 1h [default: 10m].
     #[arg(long, value_name = "TIME", value_parser = budget)]
     pub budget: Option<std::time::Duration>,
 
@@ -78,6 +79,12 @@ pub struct AdviseArgs {
     /// class, the volume size decides; car: FAT only, car-exfat: exFAT too).
     #[arg(long = "for", value_name = "SYSTEM,...", value_delimiter = ',', ignore_case = true, value_parser = systems())]
     pub systems: Vec<String>,
+
+    /// How the candidates are mounted when measured: server, desktop or
+    /// windows-write-through (an approximation of Windows' quick removal)
+    /// [default: the one --for implies, and said].
+    #[arg(long, value_enum, value_name = "POLICY")]
+    pub mount_policy: Option<crate::fs::policy::MountPolicy>,
 
     // With --device or --image the volume is the target's size.
     #[command(flatten)]

@@ -59,6 +59,19 @@ pub struct BenchArgs {
     #[arg(long, value_enum, default_value = "auto")]
     pub driver: crate::fs::drivers::Choice,
 
+    /// How volumes are mounted: server (the kernel's defaults), desktop
+    /// (udisks2's options, as a Linux desktop mounts a stick) or
+    /// windows-write-through (synchronous writes: an approximation of
+    /// Windows' quick-removal policy).
+    #[arg(
+        long,
+        value_enum,
+        value_name = "POLICY",
+        default_value = "server",
+        conflicts_with = "dir"
+    )]
+    pub mount_policy: crate::fs::policy::MountPolicy,
+
     /// Workloads to run, comma-separated [default: all; see --list].
     #[arg(long, value_name = "NAME,...", value_delimiter = ',', value_parser = bench_workloads())]
     pub workloads: Vec<String>,

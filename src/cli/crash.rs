@@ -27,6 +27,13 @@ pub struct CrashArgs {
     #[arg(long, value_name = "OPTS", default_value = "")]
     pub mount_options: String,
 
+    /// How volumes are mounted: server (the kernel's defaults), desktop
+    /// (udisks2's options, as a Linux desktop mounts a stick) or
+    /// windows-write-through (synchronous writes: an approximation of
+    /// Windows' quick-removal policy).
+    #[arg(long, value_enum, value_name = "POLICY", default_value = "server")]
+    pub mount_policy: crate::fs::policy::MountPolicy,
+
     /// Workloads, comma-separated [default: all].
     #[arg(long, value_name = "NAME,...", value_delimiter = ',', value_parser = crash_workloads())]
     pub workloads: Vec<String>,

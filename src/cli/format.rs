@@ -6,8 +6,8 @@ use std::path::PathBuf;
 
 /// `fsfit format --help`'s text above the options.
 pub const LONG_ABOUT: &str = "Erases TARGET and makes one filesystem on it as the advice says: \
-wipes old signatures (wipefs), writes one partition (sfdisk; MBR by default, GPT with --table \
-gpt, none for UDF) starting on the alignment (4 MiB, or the SD boundary unit with --align \
+wipes old signatures (wipefs), writes one partition (sfdisk; MBR by default up to 2 TiB, GPT above \
+or with --table gpt, none for UDF) starting on the alignment (4 MiB, or the SD boundary unit with --align \
 auto or --sd) with the type each system expects, aligns the data area too (FAT reserved \
 sectors, exFAT boundary), runs mkfs with a checked label, then checks the result with fsfit \
 info, the filesystem's checker (read-only) and blkid. The plan, with the exact commands, is \
@@ -37,7 +37,7 @@ pub struct FormatArgs {
     #[arg(long, value_name = "L")]
     pub label: Option<String>,
 
-    /// Partition table [default: mbr; none for UDF].
+    /// Partition table [default: mbr up to 2 TiB, gpt above; none for UDF].
     #[arg(long, value_enum)]
     pub table: Option<FormatTable>,
 

@@ -51,6 +51,8 @@ pub struct Options {
     pub drive: Option<String>,
     /// `--format DEV`: format the choice on it (with --yes-erase).
     pub format: Option<(PathBuf, Option<String>, bool)>,
+    /// `--mount-policy`, else the one `--for` implies.
+    pub mount_policy: advise::Policy,
 }
 
 /// The `--for` systems, each known by name.
@@ -96,7 +98,16 @@ impl Options {
                 "fsfit advise --device/--image formats and mounts volumes: run it as root (sudo)",
             ));
         }
+        let mount_policy = match a.mount_policy {
+            Some(p) => advise::Policy::new(p, "--mount-policy".to_string()),
+            None => {
+                let names: Vec<&str> = systems.iter().map(|s| s.name).collect();
+                let (p, why) = crate::fs::policy::MountPolicy::implied_by(&names);
+                advise::Policy::new(p, why)
+            }
+        };
         Ok(Options {
+            mount_policy,
             walk,
             volume,
             volume_assumed: target.is_none() && a.volume.volume.is_none(),
@@ -195,9 +206,9 @@ fn check(a: &AdviseArgs) -> Result<()> {
     if a.max_overhead.is_nan() || a.max_overhead < 0.0 {
         return Err(Error::input("--max-overhead: give a percentage, 0 or more"));
     }
-    if a.budget.is_some() && a.device.is_none() && a.image.is_none() {
+    if a.budget.is_some() && a.device.is_none() && a.image.is_none() && a.drive.is_none() {
         return Err(Error::input(
-            "--budget is the time for measuring on --device or --image: give one of them, or leave --budget out",
+            "--budget is the time for measuring on --device or --image, or for tracing on --flash: give one of them, or leave --budget out",
         ));
     }
     if a.fill == Some(0) {
@@ -291,8 +302,8 @@ fn drive(o: &Options) -> Result<Option<(crate::flash::Profile, String)>> {
         let how = format!("{name} (--flash)");
         return Ok(Some((p, how)));
     }
-    let systems: Vec<&str> = o.systems.iter().map(|s| s.name).collect();
-    let (name, how) = crate::flash::synth::default_drive(o.volume, &systems);
+    let cards = advise::systems::card_users(&o.systems);
+    let (name, how) = crate::flash::synth::default_drive(o.volume, &cards);
     Ok(Some((crate::flash::profile(name)?, how)))
 }
 
@@ -314,11 +325,11 @@ pub fn run(o: &Options, quiet: bool) -> Result<()> {
         measured_on: o.measured_on.clone(),
         crash: &o.crash,
         drive: drive(o)?,
+        mount_policy: o.mount_policy.clone(),
+        simulation: None,
+        label: o.label.clone(),
     };
-    let mut advice = recommend(o, &r, opts, quiet)?;
-    if let Some(c) = &advice.choice {
-        advice.commands = Some(advise::commands(&c.fs, c.cluster_bytes, &o.label));
-    }
+    let advice = recommend(o, &r, opts, quiet)?;
     let json = report::json::advise(&advice);
     match o.json.as_deref() {
         Some(p) if p.as_os_str() == "-" => super::print(&json)?,
@@ -334,7 +345,7 @@ pub fn run(o: &Options, quiet: bool) -> Result<()> {
         ));
     };
     match &o.format {
-        Some(f) => format_choice(f, &choice.fs, choice.cluster_bytes, &o.label),
+        Some(f) => format_choice(f, o, choice),
         None => Ok(()),
     }
 }
@@ -354,21 +365,70 @@ fn recommend(
         budget: o.budget,
         quiet,
         command: std::env::args().collect(),
+        mount_policy: o.mount_policy.policy,
     });
     if measure.is_some() {
         super::cancel_on_ctrl_c(advise::measure::stop_by_user);
     }
+    let opts = advise::Options {
+        simulation: simulate(o, r, &opts, quiet)?,
+        ..opts
+    };
     advise::recommend(r, opts, measure.as_ref())
+}
+
+/// With a profile and nothing measured: copy a sample of the tree onto the
+/// candidates that can still win, traced, where this host can (root, a
+/// block trace, files rather than a listing); else the synthetic copy, and
+/// why.
+#[cfg(target_os = "linux")]
+fn simulate(
+    o: &Options,
+    r: &crate::usage::UsageReport,
+    opts: &advise::Options,
+    quiet: bool,
+) -> Result<Option<advise::Simulation>> {
+    let Some((profile, _)) = &opts.drive else {
+        return Ok(None);
+    };
+    if let Some(why) = advise::traced::unavailable(o.walk.manifest.is_some()) {
+        return Ok(Some(advise::Simulation::synthetic(
+            &profile.name,
+            &o.mount_policy,
+            format!("synthetic copy (each file written whole, then one metadata block): the traced copy of your files was not possible, {why}"),
+        )));
+    }
+    let ranked = advise::advise(r, opts).candidates;
+    let configs = advise::traced::pick(&ranked, o.max_overhead);
+    super::cancel_on_ctrl_c(advise::measure::stop_by_user);
+    let t = advise::traced::Tracing {
+        paths: &o.walk.paths,
+        tree: &r.tree,
+        profile,
+        policy: o.mount_policy.policy,
+        volume: o.volume,
+        budget: o.budget,
+        quiet,
+    };
+    advise::traced::run(&t, &configs).map(Some)
 }
 
 /// Rank: nothing is measured here (no target off Linux).
 #[cfg(not(target_os = "linux"))]
 fn recommend(
-    _o: &Options,
+    o: &Options,
     r: &crate::usage::UsageReport,
     opts: advise::Options,
     _quiet: bool,
 ) -> Result<advise::Advice> {
+    let simulation = opts.drive.as_ref().map(|(p, _)| {
+        advise::Simulation::synthetic(
+            &p.name,
+            &o.mount_policy,
+            "synthetic copy (each file written whole, then one metadata block): the traced copy of your files needs Linux".into(),
+        )
+    });
+    let opts = advise::Options { simulation, ..opts };
     Ok(advise::advise(r, &opts))
 }
 
@@ -386,35 +446,46 @@ fn format_target(a: &AdviseArgs) -> Result<Option<(PathBuf, Option<String>, bool
 
 /// `--format DEV`: refused before any work off Linux (target_of).
 #[cfg(not(target_os = "linux"))]
-fn format_choice(_: &(PathBuf, Option<String>, bool), _: &str, _: u64, _: &str) -> Result<()> {
+fn format_choice(
+    _: &(PathBuf, Option<String>, bool),
+    _: &Options,
+    _: &advise::Candidate,
+) -> Result<()> {
     Err(Error::input("--format runs on Linux only"))
 }
 
-/// `--format DEV`: the choice, through `fsfit format`'s own code.
+/// `--format DEV`: the choice's plan, run by `fsfit format`'s own code on
+/// the drive: the plan's table, SD layout or alignment, filesystem,
+/// cluster and label (one the filesystem cannot store is left off, as the
+/// printed commands do).
 #[cfg(target_os = "linux")]
 fn format_choice(
     (dev, yes_erase, allow_fixed): &(PathBuf, Option<String>, bool),
-    fs: &str,
-    cluster: u64,
-    label: &str,
+    o: &Options,
+    c: &advise::Candidate,
 ) -> Result<()> {
-    let f =
-        crate::fs::by_name(fs).ok_or_else(|| Error::work(format!("unknown filesystem {fs}")))?;
-    // A label the filesystem cannot store is left off, as the printed commands do.
-    let label = crate::format::label::check(f, label).ok();
+    use crate::format::{Align, Table};
+    let drive = drive(o)?;
+    let u = advise::plan::Use::of(&o.systems, drive.as_ref().map(|d| &d.0));
+    let (l, _) = advise::plan::layout_of(&c.fs, c.cluster_bytes, o.volume, &u, &o.label)?;
     super::print(&format!(
         "\nFormatting {} with {} ({} clusters):\n",
         dev.display(),
-        f.info().title,
-        cluster
+        l.fs.info().title,
+        l.cluster
     ))?;
+    let table = if l.mbr_boot_area { Table::Mbr } else { l.table };
     super::format::run(&crate::format::Request {
         target: dev.clone(),
-        fs: Some((f, Some(cluster))),
-        label,
-        table: None,
-        align: crate::format::Align::Default,
-        sd: false,
+        fs: Some((l.fs, Some(l.cluster))),
+        label: l.label.clone(),
+        table: Some(table),
+        align: if l.sd {
+            Align::Default
+        } else {
+            Align::Bytes(l.align)
+        },
+        sd: l.sd,
         check_capacity: false,
         yes_erase: yes_erase.clone(),
         allow_fixed: *allow_fixed,

@@ -68,6 +68,7 @@ impl Options {
                 baseline: a.baseline.clone(),
                 command: std::env::args().collect(),
                 flash: flash(a)?,
+                mount_policy: a.mount_policy,
             },
             list_profiles: a.list_profiles,
             list: a.list,

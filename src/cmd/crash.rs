@@ -40,6 +40,7 @@ fn options(a: &CrashArgs, quiet: bool) -> Result<crash::Options> {
         specs,
         driver: a.driver,
         mount_options: a.mount_options.clone(),
+        mount_policy: a.mount_policy,
         workloads,
         states: a.states.unwrap_or(if a.quick { 2 } else { 4 }) as usize,
         min_states: a.min_states.unwrap_or(40) as usize,

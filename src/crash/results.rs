@@ -34,12 +34,23 @@ pub struct Worst {
     pub replay: String,
 }
 
+/// Results written before mount policies existed were mounted the server way.
+fn server_policy() -> String {
+    "server".to_string()
+}
+
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct CrashResult {
     pub fs: String,
     pub cluster_bytes: u64,
     pub driver: String,
     pub mount_options: String,
+    /// The `--mount-policy` whose options `mount_options` starts with.
+    #[serde(default = "server_policy")]
+    pub mount_policy: String,
+    /// What the policy only approximates here, or a driver ignores.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mount_policy_note: Option<String>,
     pub checker: Option<String>,
     pub workload: String,
     pub writes: u64,

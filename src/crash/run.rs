@@ -28,6 +28,8 @@ pub struct Options {
     pub specs: Vec<FsSpec>,
     pub driver: Choice,
     pub mount_options: String,
+    /// `--mount-policy`: its options go before `mount_options`.
+    pub mount_policy: crate::fs::policy::MountPolicy,
     pub workloads: Vec<&'static dyn workloads::Workload>,
     /// Random states per flush epoch.
     pub states: usize,
@@ -72,27 +74,6 @@ fn defers_writes(fs: &dyn Filesystem, d: &Driver) -> bool {
     matches!(d, Driver::Fuse { .. }) && fs.info().drivers.fuse.is_some_and(|f| f.defers_writes)
 }
 
-/// The run's driver with the user's mount options.
-fn with_options(d: &Driver, opts: &str) -> Driver {
-    if opts.is_empty() {
-        return d.clone();
-    }
-    match d {
-        Driver::Kernel { fstype, .. } => Driver::Kernel {
-            fstype: fstype.clone(),
-            opts: opts.to_string(),
-        },
-        Driver::Fuse { program, args } => {
-            let mut a = args.clone();
-            a.extend(["-o".to_string(), opts.to_string()]);
-            Driver::Fuse {
-                program: program.clone(),
-                args: a,
-            }
-        }
-    }
-}
-
 pub fn run(o: &Options) -> Result<Report> {
     std::fs::create_dir_all(&o.run_dir)
         .map_err(|e| Error::work(format!("cannot create {}: {e}", o.run_dir.display())))?;
@@ -110,6 +91,13 @@ pub fn run(o: &Options) -> Result<Report> {
             }
         };
         let size = image_bytes(fs);
+        let policy = crate::fs::policy::apply(fs, o.mount_policy, &driver);
+        let mount_options = [policy.options.as_str(), o.mount_options.as_str()]
+            .iter()
+            .filter(|s| !s.is_empty())
+            .copied()
+            .collect::<Vec<_>>()
+            .join(",");
         for cluster in &spec.clusters {
             let cluster = cluster.unwrap_or_else(|| fs.default_cluster(size));
             for (wi, w) in o.workloads.iter().enumerate() {
@@ -119,6 +107,8 @@ pub fn run(o: &Options) -> Result<Report> {
                     cluster,
                     driver: &driver,
                     label: &label,
+                    mount_options: &mount_options,
+                    policy_note: policy.note.as_deref(),
                     size,
                     workload: *w,
                     seed: o.seed ^ ((wi as u64) << 32) ^ cluster,
@@ -181,6 +171,10 @@ struct Config<'a> {
     driver: &'a Driver,
     /// The driver as the results name it.
     label: &'a str,
+    /// The mount policy's options, then `--mount-options`.
+    mount_options: &'a str,
+    /// What the mount policy only approximates with this driver.
+    policy_note: Option<&'a str>,
     /// The volume's size.
     size: u64,
     workload: &'a dyn workloads::Workload,
@@ -194,10 +188,10 @@ fn config_dir(o: &Options, c: &Config) -> PathBuf {
         c.fs.name(),
         c.cluster,
         if c.driver.is_fuse() { "fuse" } else { "kernel" },
-        if o.mount_options.is_empty() {
+        if c.mount_options.is_empty() {
             String::new()
         } else {
-            format!("-{}", o.mount_options.replace([',', '=', '/'], "_"))
+            format!("-{}", c.mount_options.replace([',', '=', '/', '$'], "_"))
         },
         c.workload.name()
     );
@@ -213,7 +207,9 @@ fn run_config(o: &Options, c: &Config, pool: &mut Vec<Slot>) -> Result<CrashResu
         fs: fs.name().into(),
         cluster_bytes: c.cluster,
         driver: c.label.into(),
-        mount_options: o.mount_options.clone(),
+        mount_options: c.mount_options.to_string(),
+        mount_policy: o.mount_policy.name().to_string(),
+        mount_policy_note: c.policy_note.map(str::to_string),
         checker: fs
             .info()
             .checker
@@ -319,7 +315,10 @@ fn record(c: &Config, dir: &Path, o: &Options, res: &mut CrashResult) -> Result<
     {
         let lo = LoopDev::attach(&rec.image_path())?;
         res.recorder_dio = dio_of(&lo);
-        let mut m = mount::mount(&lo.dev, &with_options(c.driver, &o.mount_options))?;
+        let mut m = mount::mount(
+            &lo.dev,
+            &crate::fs::policy::with_options(c.driver, c.mount_options),
+        )?;
         // Dropped before m and lo: their cleanup, whatever ends this block,
         // is watched (recorder.rs, CLEANUP_LIMIT).
         let _watch = rec.arm_on_drop();

@@ -69,6 +69,10 @@ pub struct Profile {
     pub name: String,
     pub family: Family,
     pub summary: String,
+    /// An SD card (behind a reader or in a slot): a drive to lay out on
+    /// its boundary unit, as the SD specification does.
+    #[serde(default)]
+    pub sd_card: bool,
     pub params: Params,
     /// Parameter name -> the public measurement it comes from.
     pub sources: BTreeMap<String, String>,
@@ -148,6 +152,7 @@ impl Profile {
             "name": self.name,
             "family": self.family,
             "summary": self.summary,
+            "sd_card": self.sd_card,
             "params": self.params,
             "sources": sources,
         })
@@ -157,6 +162,15 @@ impl Profile {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Whether a profile is an SD card is said once, in the data, and
+    /// agrees with its summary.
+    #[test]
+    fn sd_cards_are_marked() {
+        for p in profiles() {
+            assert_eq!(p.sd_card, p.summary.contains("SD card"), "{}", p.name);
+        }
+    }
 
     #[test]
     fn every_parameter_has_a_source_and_sane_values() {

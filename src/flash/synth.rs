@@ -64,14 +64,19 @@ pub fn tree_write_mb_s(
     (secs > 0.0).then(|| bytes as f64 / 1e6 / secs)
 }
 
-/// The profile `advise` simulates when `--flash` is not given: from what
-/// the volume will be used for and its size. Returns the name and why.
-pub fn default_drive(volume: u64, systems: &[&str]) -> (&'static str, String) {
-    let card = systems
-        .iter()
-        .any(|s| matches!(*s, "camera" | "car" | "android" | "console"));
-    let (name, why) = if card {
-        ("microsd-a1", "--for names a device that takes SD cards")
+/// The profile `advise` simulates when `--flash` is not given: from the
+/// kind of drive the systems named take and the volume's size. `cards`
+/// names the systems that make it an SD card (advise reads each system's
+/// media; none: a USB stick or SSD). Returns the name and why.
+pub fn default_drive(volume: u64, cards: &[&str]) -> (&'static str, String) {
+    let card_why;
+    let (name, why) = if !cards.is_empty() {
+        card_why = format!(
+            "{} {} SD cards",
+            cards.join(", "),
+            if cards.len() == 1 { "takes" } else { "take" }
+        );
+        ("microsd-a1", card_why.as_str())
     } else if volume > 512 << 30 {
         (
             "nvme-usb-sn570",
@@ -126,9 +131,11 @@ mod tests {
     #[test]
     fn the_default_drive_follows_size_and_use() {
         assert_eq!(default_drive(32_000_000_000, &[]).0, "usb2-stick");
-        assert_eq!(default_drive(128_000_000_000, &["windows"]).0, "usb3-stick");
+        assert_eq!(default_drive(128_000_000_000, &[]).0, "usb3-stick");
         assert_eq!(default_drive(1_000_000_000_000, &[]).0, "nvme-usb-sn570");
-        assert_eq!(default_drive(32_000_000_000, &["car"]).0, "microsd-a1");
+        let (name, why) = default_drive(32_000_000_000, &["camera"]);
+        assert_eq!(name, "microsd-a1");
+        assert!(why.contains("camera takes SD cards"), "{why}");
         for (v, s) in [(1u64 << 30, vec![]), (1 << 40, vec!["camera"])] {
             let (name, why) = default_drive(v, &s);
             assert!(profile(name).is_ok() && why.contains("--flash"));

@@ -1,6 +1,7 @@
-//! `fsfit format`: prepare a drive as the advice says. One partition (MBR by
-//! default, GPT on request, none for UDF) starting on the alignment (4 MiB,
-//! or the SD boundary unit), the data area aligned too, the partition type
+//! `fsfit format`: prepare a drive as the advice says, the one plan
+//! layout.rs decides for advise too. One partition (MBR by default up to
+//! 2 TiB, GPT above or on request, none for UDF) starting on the alignment
+//! (4 MiB, or the SD boundary unit), the data area aligned too, the partition type
 //! each system expects, a checked label, mkfs through the filesystem
 //! registry (this module never spells a filesystem's name), then a
 //! verification with fsfit info, the checker and blkid.
@@ -14,6 +15,7 @@ use crate::{Error, Result};
 #[cfg(target_os = "linux")]
 pub mod capacity;
 pub mod label;
+pub mod layout;
 pub mod paste;
 #[cfg(target_os = "linux")]
 pub mod plan;
@@ -97,23 +99,20 @@ pub struct Report {
     pub label: Option<String>,
     pub data_offset_bytes: Option<u64>,
     pub alignment_bytes: u64,
+    /// The SD specification's layout for the capacity (filesystem, cluster
+    /// and boundary unit).
+    pub sd_layout: bool,
     pub commands: Vec<Vec<String>>,
     /// What sfdisk read on its stdin.
     pub sfdisk_script: Option<String>,
     pub verified: verify::Verified,
     pub dry_run: bool,
     pub notes: Vec<String>,
+    /// The plan as `fsfit advise` shows it (its commands for any drive).
+    pub plan: layout::DrivePlan,
 }
 
-/// The user the new volume belongs to: the one behind sudo, else the caller.
-#[cfg(target_os = "linux")]
-pub fn owner() -> (u32, u32) {
-    let env = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<u32>().ok());
-    match (env("SUDO_UID"), env("SUDO_GID")) {
-        (Some(u), Some(g)) => (u, g),
-        _ => unsafe { (libc::getuid(), libc::getgid()) },
-    }
-}
+pub use layout::owner;
 
 /// Work out the plan, print it, do it, verify it. The report comes back
 /// also when a check disagrees (the caller exits non-zero then). `say`
@@ -160,7 +159,7 @@ pub fn run(r: &Request, say: fn(&str) -> crate::Result<()>) -> crate::Result<Rep
     }
     say(&summary)?;
     report.verified = found.verified;
-    report.data_offset_bytes = found.data_offset.or(plan.data_offset);
+    report.data_offset_bytes = found.data_offset.or(plan.layout.data_offset);
     Ok(report)
 }
 
@@ -201,26 +200,29 @@ fn as_input(e: Error) -> Error {
 
 #[cfg(target_os = "linux")]
 fn report(r: &Request, t: &target::Target, plan: &plan::Plan) -> Report {
+    let l = &plan.layout;
     Report {
         schema: SCHEMA,
         target: r.target.to_string_lossy().into_owned(),
         kind: t.kind.to_string(),
         device: t.dev.clone(),
         capacity_bytes: t.capacity,
-        table: plan.table_name().to_string(),
-        partition_start_bytes: plan.start,
-        partition_size_bytes: plan.size,
-        partition_type: plan.part_type.clone(),
-        fs: plan.fs.name().to_string(),
-        cluster_bytes: plan.cluster,
-        label: plan.label.clone(),
-        data_offset_bytes: plan.data_offset,
-        alignment_bytes: plan.align,
+        table: l.table_name().to_string(),
+        partition_start_bytes: l.start,
+        partition_size_bytes: l.size,
+        partition_type: l.part_type.clone(),
+        fs: l.fs.name().to_string(),
+        cluster_bytes: l.cluster,
+        label: l.label.clone(),
+        data_offset_bytes: l.data_offset,
+        alignment_bytes: l.align,
+        sd_layout: l.sd_layout,
         commands: plan.steps.iter().map(|s| s.argv.clone()).collect(),
         sfdisk_script: plan.steps.iter().find_map(|s| s.stdin.clone()),
         verified: verify::Verified::default(),
         dry_run: r.dry_run,
-        notes: plan.notes.clone(),
+        notes: l.notes.clone(),
+        plan: l.doc(),
     }
 }
 
@@ -266,7 +268,7 @@ fn execute(
             ))
         })?;
         if s.stdin.is_some() {
-            target::wait_partition(dev, &plan.volume_dev, plan.start)?;
+            target::wait_partition(dev, &plan.volume_dev, plan.layout.start)?;
         }
     }
     Ok(())

@@ -3,23 +3,41 @@
 //! argument shell-quoted (a label is always one argument and runs
 //! nothing), and `sudo fsfit format ...` as the one-line alternative.
 
+use super::layout::{self, Layout, SECTOR};
 use super::quote::{join, quote};
-use crate::fs::{self, Filesystem};
+use super::Table;
+use crate::fs;
+use crate::units::short;
 
 /// The placeholder device people replace after `lsblk`.
 pub const DEV: &str = "/dev/sdX";
 
-/// The mkfs line without the options that silence the tool's own "this
-/// holds a filesystem" question (`-F`/`-f` standing alone: not mkfs.fat's
-/// `-F 32`) and without -q.
-pub fn mkfs_argv(
-    f: &dyn Filesystem,
-    cluster: u64,
-    label: Option<&str>,
-    part: &str,
-) -> Option<Vec<String>> {
-    let argv = f.mkfs(cluster)?;
-    let mut out: Vec<String> = Vec::new();
+/// `sudo ARGV`, quoted.
+fn sudo(argv: &[String]) -> String {
+    format!("sudo {}", join(argv))
+}
+
+/// The partition device people type: `/dev/sdX1`, or the drive itself
+/// for a filesystem that goes on the whole device.
+fn part_dev(l: &Layout) -> String {
+    if l.table == Table::None && l.start == 0 {
+        DEV.to_string()
+    } else {
+        format!("{DEV}1")
+    }
+}
+
+/// The plan's mkfs line, `sudo` first, on the partition.
+pub fn mkfs_line(l: &Layout) -> String {
+    let mut argv = strip_forcing(&l.mkfs);
+    argv.push(part_dev(l));
+    sudo(&argv)
+}
+
+/// mkfs's argv without the options that silence its own "this holds a
+/// filesystem" question and without -q, as in [`mkfs_argv`].
+fn strip_forcing(argv: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
     for (i, a) in argv.iter().enumerate() {
         let flag_alone = argv.get(i + 1).is_none_or(|n| n.starts_with('-'));
         if a == "-q" || ((a == "-F" || a == "-f") && flag_alone) {
@@ -27,27 +45,38 @@ pub fn mkfs_argv(
         }
         out.push(a.clone());
     }
-    if let Some(l) = label {
-        out.extend(fs::label_args(f.info(), l));
-    }
-    out.push(part.to_string());
-    Some(out)
+    out
 }
 
-/// `sudo ARGV`, quoted.
-fn sudo(argv: &[String]) -> String {
-    format!("sudo {}", join(argv))
+/// sfdisk's line for the plan's one partition: its start and type, its
+/// size only where the plan shortened it (else the rest of the drive).
+fn table_line(l: &Layout) -> Option<String> {
+    let (label, ty) = match (l.table, &l.part_type) {
+        (Table::Mbr, Some(_)) => ("dos", format!("{:x}", l.fs.partition_type().mbr)),
+        (Table::Gpt, Some(t)) => ("gpt", t.clone()),
+        _ => return None,
+    };
+    let mut script = format!("start={}", l.start / SECTOR);
+    if l.size < l.full_size {
+        script += &format!(", size={}", l.size / SECTOR);
+    }
+    script += &format!(", type={ty}");
+    let ty = match l.table {
+        Table::Mbr => format!(", type {}", l.part_type.as_deref().unwrap_or("")),
+        _ => String::new(),
+    };
+    Some(format!(
+        "printf '%s\\n' {} | {}   # one {} partition from {}{ty}",
+        quote(&script),
+        sudo(&fs::argv(&["sfdisk", "--label", label, DEV])),
+        l.table_name().to_uppercase(),
+        short(l.start),
+    ))
 }
 
 /// Every line, in order, with a `#` comment saying what it does.
-pub fn linux_steps(f: &dyn Filesystem, cluster: u64, label: Option<&str>) -> Vec<String> {
-    let pt = f.partition_type();
-    let whole = pt.whole_device;
-    let part = if whole {
-        DEV.to_string()
-    } else {
-        format!("{DEV}1")
-    };
+pub fn linux_steps(l: &Layout) -> Vec<String> {
+    let part = part_dev(l);
     let mut v = vec![
         "lsblk -o NAME,SIZE,MODEL,TRAN   # find the drive; use its name for /dev/sdX below"
             .to_string(),
@@ -59,19 +88,9 @@ pub fn linux_steps(f: &dyn Filesystem, cluster: u64, label: Option<&str>) -> Vec
             sudo(&fs::argv(&["wipefs", "-a", DEV]))
         ),
     ];
-    if !whole {
-        let script = format!("start=8192, type={:x}", pt.mbr);
-        v.push(format!(
-            "printf '%s\\n' {} | {}   # one partition from 4 MiB, type 0x{:02x}",
-            quote(&script),
-            sudo(&fs::argv(&["sfdisk", "--label", "dos", DEV])),
-            pt.mbr
-        ));
-    }
-    if let Some(m) = mkfs_argv(f, cluster, label, &part) {
-        v.push(sudo(&m));
-    }
-    if let Some(c) = f.info().checker {
+    v.extend(table_line(l));
+    v.push(mkfs_line(l));
+    if let Some(c) = l.fs.info().checker {
         let mut argv = fs::argv(&[c.program]);
         argv.extend(fs::argv(c.check_args));
         argv.push(part);
@@ -81,14 +100,75 @@ pub fn linux_steps(f: &dyn Filesystem, cluster: u64, label: Option<&str>) -> Vec
 }
 
 /// The same in one line: `sudo fsfit format` plans, aligns and verifies.
-pub fn fsfit_line(f: &dyn Filesystem, cluster: u64, label: Option<&str>) -> String {
+/// It names what format would not decide alone: `--sd`, an alignment other
+/// than its 4 MiB, a table other than its default for the size.
+pub fn fsfit_line(l: &Layout) -> String {
     let mut argv = fs::argv(&["fsfit", "format", DEV, "--fs"]);
-    argv.push(format!("{}:{cluster}", f.name()));
-    if let Some(l) = label {
-        argv.extend(["--label".to_string(), l.to_string()]);
+    argv.push(format!("{}:{}", l.fs.name(), l.cluster));
+    if let Some(lb) = &l.label {
+        argv.extend(["--label".to_string(), lb.clone()]);
+    }
+    if l.sd {
+        argv.push("--sd".into());
+    } else if l.align != 4 << 20 {
+        argv.extend(["--align".to_string(), short(l.align)]);
+    }
+    let capacity = l.start + l.full_size;
+    let (default, _) = layout::default_table(capacity, l.fs.partition_type(), None);
+    if l.table_name() != default.name() {
+        argv.extend(["--table".to_string(), l.table_name().to_string()]);
     }
     argv.extend(fs::argv(&["--yes-erase", DEV]));
     sudo(&argv)
+}
+
+/// Where Windows and macOS cannot lay a card out as the SD specification
+/// does, the tool that can.
+const SD_FORMATTER: &str =
+    "the SD Association's SD Memory Card Formatter lays the card out as the SD specification does";
+
+/// Windows' `format` line (cmd.exe: a label with spaces in double quotes).
+pub fn windows_line(l: &Layout) -> String {
+    let info = l.fs.info();
+    let Some(w) = info.formats.windows else {
+        return format!("Windows cannot format {}", l.fs.name());
+    };
+    let label = l.label.as_deref().unwrap_or("");
+    let label = if label.contains(' ') {
+        format!("\"{label}\"")
+    } else {
+        label.to_string()
+    };
+    let mut s = format!("format X: /FS:{w} /A:{} /Q /V:{label}", short(l.cluster));
+    let notes: Vec<&str> = info
+        .formats
+        .windows_note
+        .into_iter()
+        .chain(l.sd_layout.then_some(SD_FORMATTER))
+        .collect();
+    if !notes.is_empty() {
+        s.push_str(&format!("   ({})", notes.join("; ")));
+    }
+    s
+}
+
+/// macOS's command, from the registry's template.
+pub fn macos_line(l: &Layout) -> String {
+    let Some(t) = l.fs.info().formats.macos else {
+        return format!("macOS cannot format {}", l.fs.name());
+    };
+    let mut s = t
+        .replace("{cluster}", &l.cluster.to_string())
+        .replace("{sectors}", &(l.cluster / 512).max(1).to_string())
+        .replace("{label}", &quote(l.label.as_deref().unwrap_or("")));
+    if l.sd_layout {
+        // One parenthesis of notes: the template may end in its own.
+        match s.strip_suffix(')') {
+            Some(t) => s = format!("{t}; {SD_FORMATTER})"),
+            None => s.push_str(&format!("   ({SD_FORMATTER})")),
+        }
+    }
+    s
 }
 
 #[cfg(test)]
@@ -98,13 +178,32 @@ mod tests {
     #[test]
     fn forcing_flags_go_but_fat_types_stay() {
         let fat = fs::by_name("fat32").unwrap();
-        let m = mkfs_argv(fat, 32768, Some("A B"), "/dev/sdX1").unwrap();
-        assert_eq!(join(&m), "mkfs.fat -F 32 -s 64 -n 'A B' /dev/sdX1");
+        let m = strip_forcing(&fat.mkfs(32768).unwrap());
+        assert_eq!(join(&m), "mkfs.fat -F 32 -s 64");
         let e = fs::by_name("ext4").unwrap();
-        let m = mkfs_argv(e, 4096, Some("x; rm -rf ~"), "/dev/sdX1").unwrap();
         assert_eq!(
-            join(&m),
-            "mkfs.ext4 -b 4096 -m 0 -L 'x; rm -rf ~' /dev/sdX1"
+            join(&strip_forcing(&e.mkfs(4096).unwrap())),
+            "mkfs.ext4 -b 4096 -m 0"
         );
+        let l = layout::decide(&layout::Want {
+            capacity: 16 << 30,
+            fs: Some((e, Some(4096))),
+            label: Some("x; rm -rf ~".into()),
+            table: None,
+            align: None,
+            sd: false,
+            mbr_for: Some(&[]),
+            partition_offset: None,
+            dev: DEV,
+            owner: (1000, 1000),
+        })
+        .unwrap();
+        assert_eq!(
+            mkfs_line(&l),
+            "sudo mkfs.ext4 -b 4096 -m 0 -E root_owner=1000:1000 -L 'x; rm -rf ~' /dev/sdX1"
+        );
+        let steps = linux_steps(&l).join("\n");
+        assert!(steps.contains("'start=8192, type=0FC63DAF-8483-4772-8E79-3D69D8477DE4' | sudo sfdisk --label gpt /dev/sdX"), "{steps}");
+        assert!(fsfit_line(&l).contains("--table gpt"), "{}", fsfit_line(&l));
     }
 }

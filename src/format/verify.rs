@@ -66,35 +66,42 @@ fn info(plan: &Plan, dev: &str) -> Result<(String, Option<u64>)> {
     };
     let v = crate::info::probe_path_with(Path::new(&plan.volume_dev), 0, &opts)?;
     let mut bad = Vec::new();
-    if v.fs != plan.fs.name() {
-        bad.push(format!("filesystem {} (planned {})", v.fs, plan.fs.name()));
-    }
-    if v.cluster_bytes != plan.cluster {
+    if v.fs != plan.layout.fs.name() {
         bad.push(format!(
-            "cluster {} (planned {})",
-            v.cluster_bytes, plan.cluster
+            "filesystem {} (planned {})",
+            v.fs,
+            plan.layout.fs.name()
         ));
     }
-    if v.label.as_deref().map(str::trim_end) != plan.label.as_deref() {
-        bad.push(format!("label {:?} (planned {:?})", v.label, plan.label));
+    if v.cluster_bytes != plan.layout.cluster {
+        bad.push(format!(
+            "cluster {} (planned {})",
+            v.cluster_bytes, plan.layout.cluster
+        ));
     }
-    let data = v.data_offset_bytes.map(|d| d + plan.start);
-    if let (Some(want), Some(got)) = (plan.data_offset, data) {
-        if want != got || got % plan.align != 0 {
+    if v.label.as_deref().map(str::trim_end) != plan.layout.label.as_deref() {
+        bad.push(format!(
+            "label {:?} (planned {:?})",
+            v.label, plan.layout.label
+        ));
+    }
+    let data = v.data_offset_bytes.map(|d| d + plan.layout.start);
+    if let (Some(want), Some(got)) = (plan.layout.data_offset, data) {
+        if want != got || got % plan.layout.align != 0 {
             bad.push(format!(
                 "data area at {got} (planned {want}, aligned to {})",
-                plan.align
+                plan.layout.align
             ));
         }
     }
-    if plan.table != Table::None {
+    if plan.layout.table != Table::None {
         let f = std::fs::File::open(dev).map_err(|e| Error::work(format!("{dev}: {e}")))?;
         let parts = crate::info::partitions(&mut crate::info::file_reader(&f, 0))?;
         match parts.first() {
-            Some(p) if p.start_bytes == plan.start && p.size_bytes == plan.size => {}
+            Some(p) if p.start_bytes == plan.layout.start && p.size_bytes == plan.layout.size => {}
             Some(p) => bad.push(format!(
                 "partition at {} of {} bytes (planned {} of {})",
-                p.start_bytes, p.size_bytes, plan.start, plan.size
+                p.start_bytes, p.size_bytes, plan.layout.start, plan.layout.size
             )),
             None => bad.push("no partition table".into()),
         }
@@ -108,8 +115,11 @@ fn info(plan: &Plan, dev: &str) -> Result<(String, Option<u64>)> {
 }
 
 fn checker(plan: &Plan) -> Result<String> {
-    let Some(c) = plan.fs.info().checker else {
-        return Ok(format!("{} has no checker on Linux", plan.fs.info().title));
+    let Some(c) = plan.layout.fs.info().checker else {
+        return Ok(format!(
+            "{} has no checker on Linux",
+            plan.layout.fs.info().title
+        ));
     };
     let out = std::process::Command::new(c.program)
         .args(c.check_args)
@@ -147,11 +157,11 @@ fn blkid(plan: &Plan) -> Result<String> {
     let b = blkid_probe(&plan.volume_dev)?;
     let get = |k: &str| b.get(k).map(String::as_str).unwrap_or("");
     let mut bad = Vec::new();
-    if get("TYPE") != plan.fs.blkid_type() {
+    if get("TYPE") != plan.layout.fs.blkid_type() {
         bad.push(format!(
             "TYPE {:?} (planned {})",
             get("TYPE"),
-            plan.fs.blkid_type()
+            plan.layout.fs.blkid_type()
         ));
     }
     // The label raw (-o value), not shell-escaped as -o export gives it.
@@ -161,18 +171,18 @@ fn blkid(plan: &Plan) -> Result<String> {
     )?;
     let raw = String::from_utf8_lossy(&out.stdout);
     let label = raw.strip_suffix('\n').unwrap_or(&raw).to_string();
-    if plan.label.as_deref().unwrap_or("") != label {
-        bad.push(format!("LABEL {label:?} (planned {:?})", plan.label));
+    if plan.layout.label.as_deref().unwrap_or("") != label {
+        bad.push(format!("LABEL {label:?} (planned {:?})", plan.layout.label));
     }
-    if plan.table != Table::None {
+    if plan.layout.table != Table::None {
         let off: u64 = get("PART_ENTRY_OFFSET").parse().unwrap_or(0);
-        if off * 512 != plan.start {
+        if off * 512 != plan.layout.start {
             bad.push(format!(
                 "partition offset {off} sectors (planned {})",
-                plan.start / 512
+                plan.layout.start / 512
             ));
         }
-        let want = plan.part_type.clone().unwrap_or_default();
+        let want = plan.layout.part_type.clone().unwrap_or_default();
         let got = get("PART_ENTRY_TYPE");
         if !same_type(&want, got) {
             bad.push(format!("partition type {got} (planned {want})"));

@@ -14,6 +14,7 @@ pub mod ext4;
 pub mod f2fs;
 pub mod fat;
 pub mod ntfs;
+pub mod policy;
 pub mod probe;
 pub mod sd;
 pub mod skeleton;
@@ -183,6 +184,20 @@ pub struct FuseDriver {
     /// loses everything, unlike the kernel driver users have, so crash runs
     /// use it only when asked.
     pub defers_writes: bool,
+    /// Why it does not write through under `-o sync` (the
+    /// windows-write-through policy), if it does not; None: it honours it.
+    pub sync_ignored: Option<&'static str>,
+}
+
+/// The options udisks2 (a Linux desktop's automounter) adds for this
+/// filesystem: its `<fs>_defaults` in data/builtin_mount_options.conf
+/// (storaged-project/udisks), `$UID`/`$GID` filled in when mounting.
+#[derive(Clone, Copy, Debug)]
+pub struct DesktopOptions {
+    /// Under the kernel driver.
+    pub kernel: &'static [&'static str],
+    /// What of them the FUSE driver takes.
+    pub fuse: &'static [&'static str],
 }
 
 /// How to format it on Windows and macOS (Linux: [`Filesystem::mkfs`] plus
@@ -214,6 +229,8 @@ pub struct FsInfo {
     /// Mount options worth comparing in bench and crash runs (`sync`,
     /// `dirsync`, `data=journal`, ...).
     pub mount_options: &'static [&'static str],
+    /// The `desktop` mount policy's options (src/fs/policy.rs).
+    pub desktop_options: DesktopOptions,
     /// Mounting several copies of one volume at once (crash checks its
     /// states in parallel): the extra kernel mount options that takes (XFS:
     /// `nouuid`), or None when the kernel refuses a second copy (btrfs: one

@@ -3,6 +3,7 @@
 //! fragmentation for a mounted path).
 
 use crate::info::{partitions, probe_with, FragReport, Partition, ProbeOptions, VolumeInfo};
+use crate::units::{iec, short};
 use crate::{Error, Result};
 use serde::Serialize;
 use std::path::Path;
@@ -22,6 +23,49 @@ pub struct PartitionInfo {
     pub data_offset_bytes: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub data_alignment_bytes: Option<u64>,
+    /// The alignment its layout promises, and whether it keeps it.
+    pub alignment_promise: Promise,
+}
+
+/// What a partition's start (and data area) is judged against: the SD
+/// boundary unit where the volume is the SD specification's layout for
+/// the disk's capacity (filesystem and cluster as its table has them),
+/// else 1 MiB, as partitioning tools align (4 MiB suits more flash).
+#[derive(Debug, Clone, Serialize)]
+pub struct Promise {
+    /// `sd-boundary-unit` or `1MiB`.
+    pub kind: &'static str,
+    pub alignment_bytes: u64,
+    pub aligned: bool,
+    pub meaning: String,
+}
+
+const MIB: u64 = 1 << 20;
+
+/// The promise of a partition starting `start` bytes into a disk of
+/// `disk` bytes, holding `v`, its data area at `data` from the disk's start.
+pub fn promise(disk: u64, start: u64, v: Option<&VolumeInfo>, data: Option<u64>) -> Promise {
+    let sd = crate::fs::sd::row(disk)
+        .ok()
+        .filter(|r| v.is_some_and(|v| v.fs == r.fs && v.cluster_bytes == r.cluster));
+    match sd {
+        Some(r) => Promise {
+            kind: "sd-boundary-unit",
+            alignment_bytes: r.bu,
+            aligned: start % r.bu == 0 && data.is_none_or(|d| d % r.bu == 0),
+            meaning: format!(
+                "the SD specification's layout for a {} card: the partition and the data area on its {} boundary unit",
+                iec(disk),
+                short(r.bu)
+            ),
+        },
+        None => Promise {
+            kind: "1MiB",
+            alignment_bytes: MIB,
+            aligned: start % MIB == 0,
+            meaning: "1 MiB, as partitioning tools align (4 MiB suits more flash erase blocks)".into(),
+        },
+    }
 }
 
 /// The largest power of two, up to 64 MiB (the largest SD boundary unit),
@@ -130,6 +174,7 @@ fn partition_start(dev: &Path) -> Option<u64> {
 type Probed = (Option<VolumeInfo>, Option<String>, Vec<PartitionInfo>);
 
 fn probe_file(path: &Path, size: u64, opts: &ProbeOptions) -> Result<Probed> {
+    let disk = layout_size(path, size);
     let f = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
     let mut read = crate::info::file_reader(&f, 0);
     let parts = partitions(&mut read)
@@ -168,15 +213,30 @@ fn probe_file(path: &Path, size: u64, opts: &ProbeOptions) -> Result<Probed> {
             }
         };
         let (data_offset_bytes, data_alignment_bytes) = data_area(p.start_bytes, volume.as_ref());
+        let alignment_promise = promise(disk, p.start_bytes, volume.as_ref(), data_offset_bytes);
         out.push(PartitionInfo {
             partition: p,
             volume,
             error,
             data_offset_bytes,
             data_alignment_bytes,
+            alignment_promise,
         });
     }
     Ok((None, None, out))
+}
+
+/// The size the drive was laid out for: an image fsfit made records it
+/// before the marker at its end (the file is that much longer).
+fn layout_size(path: &Path, size: u64) -> u64 {
+    #[cfg(target_os = "linux")]
+    if let Ok(f) = std::fs::File::open(path) {
+        if let Some(v) = crate::device::image::read_marker(&f, size) {
+            return v;
+        }
+    }
+    let _ = path;
+    size
 }
 
 /// FAT's hidden sectors (BPB_HiddSec) must say where the partition starts:

@@ -622,3 +622,31 @@ fn fat_without_kernel_vfat_needs_asking_for_fusefat() {
         "{why}"
     );
 }
+
+/// `--mount-policy`: each result says the policy and the options it added
+/// (`sync` for the Windows approximation, with the note that says so).
+#[test]
+fn crash_records_the_mount_policy() {
+    if !can_mount() || !can_fuse() || !have(&["mkfs.ext4", "e2fsck"]) {
+        return;
+    }
+    let r = Run::new();
+    let v = r.json(&[
+        "--fs",
+        "ext4:4K",
+        "--quick",
+        "--workloads",
+        "save",
+        "--mount-policy",
+        "windows-write-through",
+    ]);
+    for res in v["results"].as_array().unwrap() {
+        assert_eq!(res["mount_policy"], "windows-write-through", "{res}");
+        assert_eq!(res["mount_options"], "sync", "{res}");
+        assert!(res["mount_policy_note"]
+            .as_str()
+            .unwrap()
+            .contains("approximates"));
+        assert!(res["error"].is_null(), "{res}");
+    }
+}

@@ -320,9 +320,16 @@ fn advise_flash_ranks_by_the_speed_simulated_on_the_profile() {
     let (v, code) = advise_json(&[path, "--volume", "16G", "--flash", "sd-2011-1au"]);
     assert_eq!(code, Some(0));
     let all = v["candidates"].as_array().unwrap();
-    assert!(all.len() > 3);
-    for c in all {
-        assert_eq!(c["speed"], "simulated", "{c}");
+    // As root the sample of the tree is copied under trace onto the
+    // candidates that can still win; the others carry no figure rather
+    // than a synthetic one that would not compare with theirs.
+    let traced = v["simulation"]["method"] == "traced";
+    let simulated: Vec<&Value> = all.iter().filter(|c| c["speed"] == "simulated").collect();
+    assert!(simulated.len() > 3, "{}", v["simulation"]);
+    assert!(all
+        .iter()
+        .all(|c| c["speed"] == "simulated" || (traced && c["speed"] == "unmeasured")));
+    for c in simulated {
         assert_eq!(c["profile"], "sd-2011-1au", "{c}");
         let mb = c["simulated_mb_per_s"].as_f64().unwrap();
         assert!(mb > 0.0 && mb <= 10.0, "a card of Pw 10 MB/s: {mb}");

@@ -314,8 +314,35 @@ fn sd_layouts_follow_the_spec_table() {
                 .contains(&format!("\"{}\"", bu / 2)));
         }
         check_volume(&img, &v, fs, Some("CARD"));
+        info_says_aligned_to_the_bu(&img, bu);
         std::fs::remove_file(&img).unwrap();
     }
+}
+
+/// `fsfit info` judges an SD layout against its boundary unit (64K on a
+/// 2 GB card, below 1 MiB; 16M on a 64 GB one): aligned, in the JSON and
+/// in the text.
+fn info_says_aligned_to_the_bu(img: &Path, bu: u64) {
+    let out = fsfit().arg("info").arg(img).arg("--json").output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let p = &v["partitions"][0]["alignment_promise"];
+    assert_eq!(p["kind"], "sd-boundary-unit", "{}: {p}", img.display());
+    assert_eq!(p["alignment_bytes"], bu, "{p}");
+    assert_eq!(p["aligned"], true, "{p}");
+    let out = fsfit().arg("info").arg(img).output().unwrap();
+    let t = text(&out);
+    let short = if bu >= MIB {
+        format!("{}M", bu / MIB)
+    } else {
+        format!("{}K", bu >> 10)
+    };
+    assert!(t.contains(&format!("SD BU {short}")), "{t}");
+    assert!(
+        t.contains(&format!("aligned to its SD boundary unit ({short}) yes")),
+        "{t}"
+    );
+    assert!(!t.contains(" NO"), "{t}");
 }
 
 #[test]

@@ -541,7 +541,7 @@ fn crash_quick_on_kernel_exfat_and_ntfs3() {
 }
 
 /// One result of a bench run in the lab: its filesystem and workloads,
-/// after checking that the kernel driver ran all 17 without an error.
+/// after checking that the kernel driver ran all 21 without an error.
 fn kernel_workloads(r: &Value) -> (&str, &Vec<Value>) {
     let fs = r["fs"].as_str().unwrap();
     let kind = if fs == "fat32" { "vfat" } else { fs };
@@ -552,7 +552,7 @@ fn kernel_workloads(r: &Value) -> (&str, &Vec<Value>) {
     );
     assert!(r["error"].is_null(), "{fs}: {}", r["error"]);
     let ws = r["workloads"].as_array().unwrap();
-    assert_eq!(ws.len(), 17, "{fs}: {} workloads", ws.len());
+    assert_eq!(ws.len(), 21, "{fs}: {} workloads", ws.len());
     (fs, ws)
 }
 

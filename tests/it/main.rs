@@ -46,6 +46,10 @@ mod manifest;
 mod ntfs;
 mod outputs;
 #[cfg(target_os = "linux")]
+mod plan;
+#[cfg(target_os = "linux")]
+mod policy;
+#[cfg(target_os = "linux")]
 mod refusals;
 #[cfg(target_os = "linux")]
 mod release;

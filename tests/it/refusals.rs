@@ -127,12 +127,12 @@ const CASES: &[(&str, &[&str], &str)] = &[
             "--workloads",
             "nosuch",
         ],
-        "unknown crash workload",
+        "invalid value 'nosuch'",
     ),
     (
         "emulate: an unknown profile",
         &["emulate", "nosuch", "IMG", "--size", "1G"],
-        "unknown flash profile",
+        "invalid value 'nosuch'",
     ),
     (
         "emulate: a size not in sectors",

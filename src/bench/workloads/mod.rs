@@ -6,10 +6,12 @@
 use crate::Result;
 mod data;
 mod files;
+mod five;
 mod fragmented;
 mod scan;
 mod sets;
 mod single;
+mod tenmb;
 mod tree;
 
 /// What each workload is lives in bench/kinds.rs, which every system builds.
@@ -94,6 +96,8 @@ pub fn all() -> Vec<&'static dyn Workload> {
     let mut v: Vec<&'static dyn Workload> = Vec::new();
     v.extend(single::ALL);
     v.extend(sets::ALL);
+    v.extend(five::ALL);
+    v.extend(tenmb::ALL);
     v.extend(tree::ALL);
     v.extend(scan::ALL);
     v.extend(fragmented::ALL);

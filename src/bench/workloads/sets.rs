@@ -60,7 +60,7 @@ pub struct Set {
     pub layout: fn(f64) -> Vec<FileSpec>,
 }
 
-fn in_folders(sizes: Vec<u64>, per_folder: u64, id_base: u64) -> Vec<FileSpec> {
+pub(super) fn in_folders(sizes: Vec<u64>, per_folder: u64, id_base: u64) -> Vec<FileSpec> {
     sizes
         .into_iter()
         .enumerate()

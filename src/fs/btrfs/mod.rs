@@ -242,6 +242,12 @@ pub const INFO: FsInfo = FsInfo {
     },
     // flushoncommit: data is written before the commit that names it.
     mount_options: &["sync", "flushoncommit"],
+    // udisks2 data/builtin_mount_options.conf has no `btrfs_defaults`: a
+    // desktop adds only the options every mount gets.
+    desktop_options: super::DesktopOptions {
+        kernel: &[],
+        fuse: &[],
+    },
     // The kernel keeps one device per fsid: copies mount one at a time.
     copies_mount: None,
     label_flag: "-L",

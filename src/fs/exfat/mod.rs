@@ -405,9 +405,23 @@ pub const INFO: FsInfo = FsInfo {
             args: &[],
             slow: false,
             defers_writes: false,
+            // exfat-fuse 1.3 drops `-o sync` before mounting: findmnt shows
+            // no `sync` on its mounts.
+            sync_ignored: Some("exfat-fuse 1.3 drops -o sync"),
         }),
     },
     mount_options: &["sync", "dirsync"],
+    // udisks2 data/builtin_mount_options.conf `exfat_defaults`; exfat-fuse
+    // 1.3 takes uid and gid, and accepts but ignores the others.
+    desktop_options: super::DesktopOptions {
+        kernel: &[
+            "uid=$UID",
+            "gid=$GID",
+            "iocharset=utf8",
+            "errors=remount-ro",
+        ],
+        fuse: &["uid=$UID", "gid=$GID"],
+    },
     copies_mount: Some(""),
     label_flag: "-L",
     formats: Formats {

@@ -1067,6 +1067,11 @@ pub const INFO: FsInfo = FsInfo {
         fuse: None,
     },
     mount_options: &["sync", "dirsync", "data=journal", "data=writeback"],
+    // udisks2 data/builtin_mount_options.conf `ext4_defaults`.
+    desktop_options: super::DesktopOptions {
+        kernel: &["errors=remount-ro"],
+        fuse: &[],
+    },
     copies_mount: Some(""),
     label_flag: "-L",
     formats: Formats {

@@ -421,6 +421,12 @@ pub const INFO: FsInfo = FsInfo {
     },
     // fsync_mode=strict: fsync also writes the node chain (POSIX order).
     mount_options: &["sync", "fsync_mode=strict"],
+    // udisks2 data/builtin_mount_options.conf has no `f2fs_defaults`: a
+    // desktop adds only the options every mount gets.
+    desktop_options: super::DesktopOptions {
+        kernel: &[],
+        fuse: &[],
+    },
     copies_mount: Some(""),
     label_flag: "-l",
     formats: Formats {

@@ -143,10 +143,26 @@ const FAT_INFO: FsInfo = FsInfo {
             args: &["-o", "rw+"],
             slow: true,
             defers_writes: true,
+            // fusefat keeps every change in memory until unmount, whatever
+            // the mount flags say.
+            sync_ignored: Some("fusefat writes nothing until unmount"),
         }),
     },
     // flush: vfat writes back early when the last file handle closes.
     mount_options: &["sync", "flush", "dirsync"],
+    // udisks2 data/builtin_mount_options.conf `vfat_defaults`; fusefat
+    // takes none of them (it has no uid/charset options).
+    desktop_options: super::DesktopOptions {
+        kernel: &[
+            "uid=$UID",
+            "gid=$GID",
+            "shortname=mixed",
+            "utf8=1",
+            "showexec",
+            "flush",
+        ],
+        fuse: &[],
+    },
     copies_mount: Some(""),
     label_flag: "-n",
     formats: Formats {

@@ -609,9 +609,18 @@ pub const INFO: FsInfo = FsInfo {
             args: &[],
             slow: false,
             defers_writes: false,
+            // ntfs-3g passes `sync` on to the mount: findmnt shows it.
+            sync_ignored: None,
         }),
     },
     mount_options: &["sync"],
+    // udisks2 data/builtin_mount_options.conf: `ntfs3_defaults` for the
+    // kernel's ntfs3, `ntfs_defaults` for ntfs-3g (which udisks2 mounts as
+    // type ntfs when ntfs3 is missing).
+    desktop_options: super::DesktopOptions {
+        kernel: &["uid=$UID", "gid=$GID"],
+        fuse: &["uid=$UID", "gid=$GID", "windows_names"],
+    },
     copies_mount: Some(""),
     label_flag: "-L",
     formats: Formats {

@@ -48,6 +48,12 @@ pub const INFO: FsInfo = FsInfo {
     },
     // Options worth comparing in bench and crash runs; `sync` always.
     mount_options: &["sync", "dirsync"],
+    // udisks2 data/builtin_mount_options.conf has no `skeletonfs_defaults`: a
+    // desktop adds only the options every mount gets.
+    desktop_options: super::DesktopOptions {
+        kernel: &[],
+        fuse: &[],
+    },
     // Mounting copies of one volume at once: extra options, or None if the
     // kernel refuses a second copy.
     copies_mount: Some(""),

@@ -265,6 +265,11 @@ pub const INFO: FsInfo = FsInfo {
         fuse: None,
     },
     mount_options: &["sync"],
+    // udisks2 data/builtin_mount_options.conf `udf_defaults`.
+    desktop_options: super::DesktopOptions {
+        kernel: &["uid=$UID", "gid=$GID", "iocharset=utf8"],
+        fuse: &[],
+    },
     copies_mount: Some(""),
     label_flag: "--label=",
     formats: Formats {

@@ -359,6 +359,12 @@ pub const INFO: FsInfo = FsInfo {
     },
     // wsync: namespace changes are synchronous (like dirsync).
     mount_options: &["sync", "wsync"],
+    // udisks2 data/builtin_mount_options.conf has no `xfs_defaults`: a
+    // desktop adds only the options every mount gets.
+    desktop_options: super::DesktopOptions {
+        kernel: &[],
+        fuse: &[],
+    },
     // Copies share one UUID, which XFS refuses to mount twice unless nouuid.
     copies_mount: Some("nouuid"),
     label_flag: "-L",

@@ -982,10 +982,9 @@ mod tests {
             cluster_bytes: cl,
             driver: String::new(),
             format_seconds: 0.1,
-            mkfs: String::new(),
-            mount_options: String::new(),
-            error: None,
+            mount_policy: "server".into(),
             workloads: ws,
+            ..Default::default()
         };
         let report = |results| BenchReport {
             schema: crate::bench::results::SCHEMA.into(),

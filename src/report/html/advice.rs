@@ -5,6 +5,7 @@
 
 use crate::advise::BudgetReport;
 use crate::bench::results::BenchReport;
+use crate::format::layout::DrivePlan;
 use crate::report::charts::esc;
 use crate::units::{iec, short};
 use crate::usage::UsageReport;
@@ -49,6 +50,16 @@ pub struct AdviseDoc {
     pub measurements: Vec<BenchReport>,
     #[serde(default)]
     pub usage: Option<UsageReport>,
+    /// The mount policy measured or traced under (absent in older files).
+    #[serde(default)]
+    pub mount_policy: Option<PolicyDoc>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+pub struct PolicyDoc {
+    pub meaning: String,
+    #[serde(default)]
+    pub why: String,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -73,6 +84,9 @@ pub struct CandidateDoc {
     pub wasted_at_fill_bytes: u64,
     #[serde(default)]
     pub reasons: Vec<String>,
+    /// The drive prepared for it (older files have none).
+    #[serde(default)]
+    pub plan: Option<DrivePlan>,
 }
 
 fn list(s: &mut String, title: &str, items: &[String]) {
@@ -112,6 +126,14 @@ pub fn section(id: &str, label: &str, source: &str, d: &AdviseDoc) -> String {
             );
         }
         None => s.push_str("<p>No filesystem fits these constraints.</p>\n"),
+    }
+    if let Some(p) = &d.mount_policy {
+        let _ = writeln!(
+            s,
+            "<p class=\"note\">Mount policy {} ({}).</p>",
+            esc(&p.meaning),
+            esc(&p.why)
+        );
     }
     list(&mut s, "Why", &d.why);
     list(&mut s, "Trade-offs", &d.tradeoffs);
@@ -184,8 +206,12 @@ fn candidates(s: &mut String, d: &AdviseDoc) {
     s.push_str("</tbody></table>\n");
 }
 
-/// The format commands as the JSON has them, one row per system.
+/// The choice's plan and its commands; a file from before plans: the
+/// format commands as the JSON has them, one row per system.
 fn commands(s: &mut String, d: &AdviseDoc) {
+    if let Some(p) = d.choice.as_ref().and_then(|c| c.plan.as_ref()) {
+        return plan(s, p);
+    }
     let Some(serde_json::Value::Object(m)) = &d.commands else {
         return;
     };
@@ -208,6 +234,32 @@ fn commands(s: &mut String, d: &AdviseDoc) {
                 .map(|l| esc(l))
                 .collect::<Vec<_>>()
                 .join("<br>")
+        );
+    }
+    s.push_str("</tbody></table>\n");
+}
+
+/// The plan: what the drive will hold, why, and each system's commands.
+fn plan(s: &mut String, p: &DrivePlan) {
+    let _ = writeln!(
+        s,
+        "<h3>Format it</h3>\n<p class=\"note\">This erases the drive: check the device name twice.</p>\n<p>{}</p>",
+        esc(&p.summary().join("; "))
+    );
+    list(s, "Why this layout", &p.why);
+    let c = &p.commands;
+    s.push_str("<table><tbody>\n");
+    for (system, lines) in [
+        ("Linux", c.linux.clone()),
+        ("fsfit", vec![c.fsfit.clone()]),
+        ("Windows", vec![c.windows.clone()]),
+        ("macOS", vec![c.macos.clone()]),
+    ] {
+        let lines: Vec<String> = lines.iter().map(|l| esc(l)).collect();
+        let _ = writeln!(
+            s,
+            "<tr><th>{system}</th><td><code>{}</code></td></tr>",
+            lines.join("<br>")
         );
     }
     s.push_str("</tbody></table>\n");

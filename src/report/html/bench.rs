@@ -82,7 +82,7 @@ fn env_rows(s: &mut String, r: &Named<BenchReport>) {
 /// Every config of the run: driver, mkfs, mount options, format time and
 /// whether it ran.
 fn config_table(s: &mut String, d: &BenchReport) {
-    s.push_str("<table>\n<thead><tr><th>Config</th><th>Driver</th><th>mkfs command (tool version)</th><th>Mount options</th><th class=\"n\">Format time</th><th>Status</th></tr></thead>\n<tbody>\n");
+    s.push_str("<table>\n<thead><tr><th>Config</th><th>Driver</th><th>mkfs command (tool version)</th><th>Mount policy and options</th><th class=\"n\">Format time</th><th>Status</th></tr></thead>\n<tbody>\n");
     for c in &d.results {
         let _ = writeln!(
             s,
@@ -90,7 +90,11 @@ fn config_table(s: &mut String, d: &BenchReport) {
             esc(&config_name(c)),
             esc(&c.driver),
             esc(&c.mkfs),
-            esc(if c.mount_options.is_empty() { "(defaults)" } else { &c.mount_options }),
+            esc(&crate::fs::policy::shown(
+                &c.mount_policy,
+                &c.mount_options,
+                c.mount_policy_note.as_deref()
+            ).join("; ")),
             c.format_seconds,
             match &c.error {
                 Some(e) => format!("<span class=\"bad\">failed: {}</span>", esc(e)),

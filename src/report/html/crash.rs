@@ -228,10 +228,14 @@ fn config_block(o: &mut Out, id: &str, name: &str, results: &[&CrashResult]) {
     };
     let _ = writeln!(
         o.html,
-        "<h3 id=\"{id}\">{}</h3>\n<p class=\"note\">Driver <code>{}</code>, mount options <code>{}</code>, {checker}, {} image{}.</p>",
+        "<h3 id=\"{id}\">{}</h3>\n<p class=\"note\">Driver <code>{}</code>, {}, {checker}, {} image{}.</p>",
         esc(name),
         esc(&first.driver),
-        esc(if first.mount_options.is_empty() { "(defaults)" } else { &first.mount_options }),
+        esc(&crate::fs::policy::shown(
+            &first.mount_policy,
+            &first.mount_options,
+            first.mount_policy_note.as_deref()
+        ).join("; ")),
         esc(&iec(first.image_bytes)),
         if first.image_bytes == 0 { " (size not recorded)" } else { "" }
     );

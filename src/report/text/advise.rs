@@ -2,6 +2,7 @@
 
 use super::count;
 use crate::advise::{Advice, BudgetReport, Candidate, Commands};
+use crate::format::layout::DrivePlan;
 use crate::units::{iec, short};
 use std::fmt::Write;
 
@@ -44,8 +45,8 @@ pub fn text(a: &Advice) -> String {
             if let Some(b) = &a.budget {
                 budget(&mut o, b);
             }
-            if let Some(cmd) = &a.commands {
-                commands(&mut o, cmd);
+            if let (Some(cmd), Some(p)) = (&a.commands, &c.plan) {
+                commands(&mut o, cmd, p);
             }
             let _ = writeln!(o, "\nHow the candidates are ranked:");
             list(&mut o, &a.ranking);
@@ -80,6 +81,8 @@ fn header(o: &mut String, a: &Advice) {
             ""
         }
     );
+    let p = &a.mount_policy;
+    let _ = writeln!(o, "Mount policy {}\n  ({})", p.meaning, p.why);
 }
 
 fn list(o: &mut String, items: &[String]) {
@@ -116,22 +119,26 @@ fn budget(o: &mut String, b: &BudgetReport) {
     }
 }
 
-/// How to format it on each system.
-fn commands(o: &mut String, cmd: &Commands) {
+/// The choice's plan, and how to carry it out on each system.
+fn commands(o: &mut String, cmd: &Commands, p: &DrivePlan) {
     let _ = writeln!(
         o,
-        "\nFormat it (this erases the partition; check the device name twice):"
+        "\nFormat it (this erases the drive; check the device name twice):"
     );
+    let [table, volume] = p.summary();
+    let _ = writeln!(o, "  Plan: {table}\n        {volume}");
+    list(o, &p.why);
     if let Some(p) = &cmd.label_problem {
         let _ = writeln!(o, "  (no label: {p})");
     }
+    let c = &p.commands;
     let _ = writeln!(o, "  Linux:");
-    for l in &cmd.linux_steps {
+    for l in &c.linux {
         let _ = writeln!(o, "    {l}");
     }
-    let _ = writeln!(o, "   or in one line: {}", cmd.fsfit);
-    let _ = writeln!(o, "  Windows: {}", cmd.windows);
-    let _ = writeln!(o, "  macOS:   {}", cmd.macos);
+    let _ = writeln!(o, "   or in one line: {}", c.fsfit);
+    let _ = writeln!(o, "  Windows: {}", c.windows);
+    let _ = writeln!(o, "  macOS:   {}", c.macos);
 }
 
 /// The first dozen candidates, one line each with how their speed is known.

@@ -117,6 +117,14 @@ fn target(r: &BenchReport) -> String {
                 .map(|e| format!("  ERROR: {e}"))
                 .unwrap_or_default()
         );
+        let policy = crate::fs::policy::shown(
+            &c.mount_policy,
+            &c.mount_options,
+            c.mount_policy_note.as_deref(),
+        );
+        for (i, line) in policy.iter().enumerate() {
+            let _ = writeln!(o, "{}{line}", if i == 0 { "    " } else { "      " });
+        }
     }
     o
 }

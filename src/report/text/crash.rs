@@ -53,6 +53,7 @@ pub fn render(rep: &Report) -> String {
     for s in &rep.skipped {
         out.push_str(&format!("skipped {}: {}\n", s.fs, s.reason));
     }
+    out.push_str(&policies(rep));
     out.push_str(&worst(rep));
     out.push_str(LEGEND);
     out
@@ -65,7 +66,11 @@ fn row(rep: &Report, r: &CrashResult) -> Vec<String> {
         r.fs.clone(),
         crate::units::iec(r.cluster_bytes),
         driver,
-        if r.mount_options.is_empty() {
+        // A policy's options are long (udisks2's uid=,gid=,...): the cell
+        // names it, the lines under the table spell them out.
+        if !r.mount_policy.is_empty() && r.mount_policy != "server" {
+            r.mount_policy.clone()
+        } else if r.mount_options.is_empty() {
             "-".into()
         } else {
             r.mount_options.clone()
@@ -97,6 +102,28 @@ fn row(rep: &Report, r: &CrashResult) -> Vec<String> {
 }
 
 /// The device model (and the lab), what it means, and a blank line.
+/// Each filesystem's mount policy and options, once, where a policy other
+/// than the server default was used.
+fn policies(rep: &Report) -> String {
+    let mut lines: Vec<String> = Vec::new();
+    for r in rep
+        .results
+        .iter()
+        .filter(|r| !matches!(r.mount_policy.as_str(), "" | "server"))
+    {
+        let shown = crate::fs::policy::shown(
+            &r.mount_policy,
+            &r.mount_options,
+            r.mount_policy_note.as_deref(),
+        );
+        let l = format!("{}: {}\n", r.fs, shown.join("\n    "));
+        if !lines.contains(&l) {
+            lines.push(l);
+        }
+    }
+    lines.concat()
+}
+
 fn title(rep: &Report) -> String {
     let lab = match &rep.lab {
         Some(l) => format!(" - LAB RUN ({l}): the lab kernel's driver, not this host's speed"),

@@ -100,13 +100,7 @@ fn table(o: &mut String, r: &InfoReport) {
             v.and_then(|v| v.uuid.clone()).unwrap_or_default(),
             pp.start_bytes.to_string(),
             iec(pp.size_bytes),
-            if pp.aligned_4m {
-                "4 MiB".into()
-            } else if pp.aligned_1m {
-                "1 MiB".into()
-            } else {
-                "NO".into()
-            },
+            aligned_cell(p),
         ]);
     }
     let widths: Vec<usize> = (0..7)
@@ -124,20 +118,48 @@ fn table(o: &mut String, r: &InfoReport) {
     }
 }
 
+/// The ALIGNED column: the SD boundary unit where the layout is the SD
+/// specification's, else the largest of 4 MiB and 1 MiB it keeps.
+fn aligned_cell(p: &crate::info::inspect::PartitionInfo) -> String {
+    let (pp, pr) = (&p.partition, &p.alignment_promise);
+    match (pr.kind, pr.aligned) {
+        ("sd-boundary-unit", true) => format!("SD BU {}", short(pr.alignment_bytes)),
+        ("sd-boundary-unit", false) => format!("NO (SD BU {})", short(pr.alignment_bytes)),
+        _ if pp.aligned_4m => "4 MiB".into(),
+        _ if pp.aligned_1m => "1 MiB".into(),
+        _ => "NO".into(),
+    }
+}
+
 /// Each partition: where it starts, its alignment, its data area, its volume.
 fn partition_lines(o: &mut String, r: &InfoReport) {
     for p in &r.partitions {
         let pp = &p.partition;
+        // Judged against what the layout promises: an SD card's boundary
+        // unit may be smaller than 1 MiB (64K on a 2 GB card) or larger.
+        let pr = &p.alignment_promise;
+        let aligned = if pr.kind == "sd-boundary-unit" {
+            format!(
+                "aligned to its SD boundary unit ({}) {}\n    ({})",
+                short(pr.alignment_bytes),
+                yes(pr.aligned),
+                pr.meaning
+            )
+        } else {
+            format!(
+                "aligned to 1 MiB {}, to 4 MiB {}",
+                yes(pp.aligned_1m),
+                yes(pp.aligned_4m)
+            )
+        };
         let _ = writeln!(
             o,
-            "  partition {} ({}): starts at {} ({}), {}; aligned to 1 MiB {}, to 4 MiB {}",
+            "  partition {} ({}): starts at {} ({}), {}; {aligned}",
             pp.index,
             pp.kind,
             pp.start_bytes,
             iec(pp.start_bytes),
             iec(pp.size_bytes),
-            yes(pp.aligned_1m),
-            yes(pp.aligned_4m)
         );
         if let (Some(d), Some(a)) = (p.data_offset_bytes, p.data_alignment_bytes) {
             let _ = writeln!(

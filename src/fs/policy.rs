@@ -1,0 +1,245 @@
+//! Mount policies (`--mount-policy`): the options a volume is mounted with
+//! where people actually use it. `server` is fsfit's own default (no extra
+//! options); `desktop` is what a Linux desktop's automounter, udisks2, adds;
+//! `windows-write-through` approximates Windows' "quick removal" policy for
+//! removable drives (every write goes through to the device before the call
+//! returns) with the Linux drivers' synchronous mounts. Each filesystem's
+//! own options live in its registry entry ([`super::DesktopOptions`],
+//! [`super::FuseDriver::sync_ignored`]); this file only combines them.
+
+use super::Filesystem;
+use crate::device::driver::Driver;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum MountPolicy {
+    /// No extra options: the kernel's defaults, as a server mounts.
+    #[default]
+    Server,
+    /// udisks2's options for the filesystem, as a Linux desktop mounts a stick.
+    Desktop,
+    /// Synchronous writes, approximating Windows' quick-removal policy.
+    WindowsWriteThrough,
+}
+
+/// udisks2 (src/udiskslinuxmountoptions.c, `calculate_mount_options`)
+/// starts every mount's options with these; `uhelper=udisks2` is left out
+/// only for erofs and zonefs, which fsfit does not make.
+const UDISKS_COMMON: &[&str] = &["nodev", "nosuid", "uhelper=udisks2"];
+/// What of them a FUSE driver takes: `uhelper=` is for mount(8)'s own
+/// bookkeeping, which a FUSE program run directly does not do.
+const UDISKS_COMMON_FUSE: &[&str] = &["nodev", "nosuid"];
+
+impl MountPolicy {
+    /// The name on the command line and in JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            MountPolicy::Server => "server",
+            MountPolicy::Desktop => "desktop",
+            MountPolicy::WindowsWriteThrough => "windows-write-through",
+        }
+    }
+
+    /// One line for people: what the policy is, and that the Windows one
+    /// is only an approximation.
+    pub fn describe(self) -> &'static str {
+        match self {
+            MountPolicy::Server => "server: the kernel's default mount options",
+            MountPolicy::Desktop => {
+                "desktop: the options udisks2, a Linux desktop's automounter, uses"
+            }
+            MountPolicy::WindowsWriteThrough => {
+                "windows-write-through: sync writes, approximating Windows' quick removal"
+            }
+        }
+    }
+
+    /// The policy `advise --for` implies: drives used only with Windows
+    /// are written through; a Linux desktop automounts; anything else
+    /// (no systems named, or several kinds) keeps the server default.
+    pub fn implied_by(systems: &[&str]) -> (MountPolicy, String) {
+        let only = |name: &str| !systems.is_empty() && systems.iter().all(|s| *s == name);
+        if only("windows") {
+            (
+                MountPolicy::WindowsWriteThrough,
+                "--for names only Windows, whose default for removable drives is quick \
+                 removal (write-through)"
+                    .to_string(),
+            )
+        } else if only("linux") {
+            (
+                MountPolicy::Desktop,
+                "--for names only Linux, where a desktop automounts the drive (udisks2)"
+                    .to_string(),
+            )
+        } else {
+            (
+                MountPolicy::Server,
+                "no --for that implies another (only windows, or only linux)".to_string(),
+            )
+        }
+    }
+}
+
+/// The driver with the policy's options added, and what the results record.
+#[derive(Clone, Debug)]
+pub struct Applied {
+    pub driver: Driver,
+    /// The options the policy added, comma-separated ("" for server).
+    pub options: String,
+    /// Where the driver does not do what the policy asks (a FUSE driver
+    /// that ignores `sync`), and for the Windows policy, that it is an
+    /// approximation.
+    pub note: Option<String>,
+}
+
+/// `$UID`/`$GID` as udisks2 fills them: the user who asked for the mount
+/// (the one behind sudo, else this process's).
+fn ids() -> (String, String) {
+    let env = |k: &str| std::env::var(k).ok().filter(|v| v.parse::<u32>().is_ok());
+    // SAFETY: getuid/getgid cannot fail and touch no memory.
+    #[cfg(unix)]
+    let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
+    // Mounts are Linux's; elsewhere the options are only shown.
+    #[cfg(not(unix))]
+    let (uid, gid) = (0, 0);
+    (
+        env("SUDO_UID").unwrap_or_else(|| uid.to_string()),
+        env("SUDO_GID").unwrap_or_else(|| gid.to_string()),
+    )
+}
+
+/// The options `policy` adds for `fs` under a kernel or FUSE driver.
+pub fn options(fs: &dyn Filesystem, policy: MountPolicy, fuse: bool) -> Vec<String> {
+    let (uid, gid) = ids();
+    let fill = |o: &&str| o.replace("$UID", &uid).replace("$GID", &gid);
+    let d = &fs.info().desktop_options;
+    match (policy, fuse) {
+        (MountPolicy::Server, _) => Vec::new(),
+        (MountPolicy::Desktop, false) => UDISKS_COMMON.iter().chain(d.kernel).map(fill).collect(),
+        (MountPolicy::Desktop, true) => UDISKS_COMMON_FUSE.iter().chain(d.fuse).map(fill).collect(),
+        (MountPolicy::WindowsWriteThrough, _) => vec!["sync".to_string()],
+    }
+}
+
+/// `driver` (as [`super::drivers::choose`] picked it) mounted under `policy`.
+pub fn apply(fs: &dyn Filesystem, policy: MountPolicy, driver: &Driver) -> Applied {
+    let added = options(fs, policy, driver.is_fuse()).join(",");
+    let ignored = match driver {
+        Driver::Fuse { .. } if policy == MountPolicy::WindowsWriteThrough => {
+            fs.info().drivers.fuse.and_then(|f| f.sync_ignored)
+        }
+        _ => None,
+    };
+    let note = match (policy, ignored) {
+        (MountPolicy::WindowsWriteThrough, Some(why)) => Some(format!(
+            "approximates write-through, but this driver ignores sync: {why}"
+        )),
+        (MountPolicy::WindowsWriteThrough, None) => {
+            Some("approximates Windows' write-through by synchronous writes".to_string())
+        }
+        _ => None,
+    };
+    Applied {
+        driver: with_options(driver, &added),
+        options: added,
+        note,
+    }
+}
+
+/// How every view names a result's policy: the policy, then the options
+/// the mount used and what the policy only approximates, one item a line
+/// (text indents them under the config; HTML joins them).
+pub fn shown(name: &str, options: &str, note: Option<&str>) -> Vec<String> {
+    let mut v = vec![format!("mount policy {name}")];
+    if !options.is_empty() {
+        v.push(format!("-o {}", options.trim_start_matches("-o ")));
+    }
+    v.extend(note.map(str::to_string));
+    v
+}
+
+/// `d` with `opts` (comma-separated) added to what it mounts with.
+pub fn with_options(d: &Driver, opts: &str) -> Driver {
+    if opts.is_empty() {
+        return d.clone();
+    }
+    match d {
+        Driver::Kernel { fstype, opts: old } => Driver::Kernel {
+            fstype: fstype.clone(),
+            opts: if old.is_empty() {
+                opts.to_string()
+            } else {
+                format!("{old},{opts}")
+            },
+        },
+        Driver::Fuse { program, args } => {
+            let mut a = args.clone();
+            a.extend(["-o".to_string(), opts.to_string()]);
+            Driver::Fuse {
+                program: program.clone(),
+                args: a,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn desktop_options_are_udisks2s_and_windows_is_sync() {
+        let fat = crate::fs::by_name("fat32").unwrap();
+        let k = options(fat, MountPolicy::Desktop, false).join(",");
+        assert!(k.starts_with("nodev,nosuid,uhelper=udisks2,uid="), "{k}");
+        assert!(k.ends_with("shortname=mixed,utf8=1,showexec,flush"), "{k}");
+        assert!(!k.contains('$'), "{k}");
+        let ext4 = crate::fs::by_name("ext4").unwrap();
+        assert_eq!(
+            options(ext4, MountPolicy::Desktop, false).join(","),
+            "nodev,nosuid,uhelper=udisks2,errors=remount-ro"
+        );
+        assert!(options(ext4, MountPolicy::Server, false).is_empty());
+        for f in crate::fs::all() {
+            assert_eq!(
+                options(*f, MountPolicy::WindowsWriteThrough, true),
+                ["sync"]
+            );
+        }
+    }
+
+    #[test]
+    fn applying_adds_to_the_driver_and_says_what_is_approximate() {
+        let exfat = crate::fs::by_name("exfat").unwrap();
+        let fuse = Driver::Fuse {
+            program: "mount.exfat-fuse".into(),
+            args: vec![],
+        };
+        let a = apply(exfat, MountPolicy::WindowsWriteThrough, &fuse);
+        assert!(matches!(&a.driver, Driver::Fuse { args, .. } if args == &["-o", "sync"]));
+        assert!(a.note.unwrap().contains("ignores sync"));
+        let kernel = Driver::Kernel {
+            fstype: "exfat".into(),
+            opts: String::new(),
+        };
+        let a = apply(exfat, MountPolicy::WindowsWriteThrough, &kernel);
+        assert!(matches!(&a.driver, Driver::Kernel { opts, .. } if opts == "sync"));
+        assert!(a.note.unwrap().contains("approximates"));
+        let a = apply(exfat, MountPolicy::Server, &kernel);
+        assert!(a.options.is_empty() && a.note.is_none());
+    }
+
+    #[test]
+    fn for_implies_a_policy() {
+        assert_eq!(
+            MountPolicy::implied_by(&["windows"]).0,
+            MountPolicy::WindowsWriteThrough
+        );
+        assert_eq!(MountPolicy::implied_by(&["linux"]).0, MountPolicy::Desktop);
+        assert_eq!(
+            MountPolicy::implied_by(&["windows", "macos"]).0,
+            MountPolicy::Server
+        );
+        assert_eq!(MountPolicy::implied_by(&[]).0, MountPolicy::Server);
+    }
+}
