@@ -1,28 +1,36 @@
 //! `fsfit bench`: format, mount and measure filesystem × cluster-size
 //! configs on an image, a device or a mounted directory.
 //!
-//! The runs are Linux only; results.rs, kinds.rs and stats.rs (what the
-//! reports read) build on every system (#22 item 7).
+//! Formatting runs are Linux only; `--dir` also runs on Windows (windows.rs),
+//! through the same workloads and measuring loop (measure.rs). results.rs,
+//! kinds.rs and stats.rs (what the reports read) build on every system.
 
 #[cfg(target_os = "linux")]
 pub mod cache;
-#[cfg(target_os = "linux")]
+#[cfg(any(target_os = "linux", windows))]
 pub mod counters;
 #[cfg(target_os = "linux")]
 pub mod flash;
 pub mod kinds;
+#[cfg(any(target_os = "linux", windows))]
+pub mod measure;
 pub mod results;
 #[cfg(target_os = "linux")]
 mod runner;
 #[cfg(target_os = "linux")]
-pub(crate) use runner::lab;
+pub(crate) use measure::lab;
 pub mod stats;
-#[cfg(target_os = "linux")]
+#[cfg(windows)]
+pub mod windows;
+#[cfg(any(target_os = "linux", windows))]
 pub mod workloads;
 
 /// The runner's entry points, for cmd/bench and advise's measuring rounds.
 #[cfg(target_os = "linux")]
 pub use runner::{run, space_needed, Options};
+/// On Windows: `--dir` only.
+#[cfg(windows)]
+pub use windows::{run, Options};
 
 /// The scale `--quick` picks: the two-config run ext4 + exFAT (FUSE) takes
 /// under three minutes on a 2-core machine (see BENCHMARKS.md).

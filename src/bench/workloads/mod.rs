@@ -11,6 +11,8 @@ mod scan;
 mod sets;
 mod single;
 mod tree;
+#[cfg(windows)]
+mod windows;
 
 /// Moved to bench/kinds.rs (data every system builds, #22 item 7).
 pub use super::kinds::{unit_of, Phase, Unit};
@@ -40,7 +42,8 @@ impl Ctx<'_> {
         crate::cancel::check()
     }
 
-    /// Make everything written durable: syncfs on the volume.
+    /// Make everything written durable: syncfs on the volume (on Windows,
+    /// FlushFileBuffers: see workloads/windows.rs).
     pub fn syncfs(&mut self) -> Result<()> {
         files::syncfs(self.root)?;
         self.ops += 1;
