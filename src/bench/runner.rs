@@ -4,9 +4,7 @@
 
 use super::counters;
 use super::flash::Sim;
-use super::measure::{
-    free_space, host, progress, report_text, run_workloads, Cold, Runs, Site,
-};
+use super::measure::{free_space, host, progress, report_text, run_workloads, Cold, Runs, Site};
 use super::results::*;
 use super::workloads::{Data, Workload};
 use crate::cancel;

@@ -54,7 +54,9 @@ fn volume_of(dir: &Path) -> (String, String, u64) {
     if ok == 0 {
         return (String::new(), String::new(), 0);
     }
-    let text = |b: &[u16]| String::from_utf16_lossy(&b[..b.iter().position(|&c| c == 0).unwrap_or(b.len())]);
+    let text = |b: &[u16]| {
+        String::from_utf16_lossy(&b[..b.iter().position(|&c| c == 0).unwrap_or(b.len())])
+    };
     let mut fs = [0u16; 64];
     let (mut serial, mut maxlen, mut flags) = (0u32, 0u32, 0u32);
     let named = unsafe {
@@ -71,7 +73,8 @@ fn volume_of(dir: &Path) -> (String, String, u64) {
     } != 0;
     let (mut spc, mut bps, mut nfree, mut ntotal) = (0u32, 0u32, 0u32, 0u32);
     let sized =
-        unsafe { GetDiskFreeSpaceW(root.as_ptr(), &mut spc, &mut bps, &mut nfree, &mut ntotal) } != 0;
+        unsafe { GetDiskFreeSpaceW(root.as_ptr(), &mut spc, &mut bps, &mut nfree, &mut ntotal) }
+            != 0;
     (
         text(&root),
         if named { text(&fs) } else { String::new() },
@@ -88,7 +91,8 @@ pub fn run(o: &Options) -> Result<BenchReport> {
         min_seconds: o.min_seconds,
         repeat: o.repeat,
     };
-    let md = std::fs::metadata(&o.dir).map_err(|e| Error::work(format!("{}: {e}", o.dir.display())))?;
+    let md =
+        std::fs::metadata(&o.dir).map_err(|e| Error::work(format!("{}: {e}", o.dir.display())))?;
     if !md.is_dir() {
         return Err(Error::work(format!("{}: not a directory", o.dir.display())));
     }

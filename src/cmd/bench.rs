@@ -88,7 +88,9 @@ fn bench_options(a: &BenchArgs, quiet: bool, scale: f64) -> Result<bench::Option
         ))
     };
     if a.flash.is_some() {
-        return Err(linux_only("--flash (a block trace of the drive fsfit formats)"));
+        return Err(linux_only(
+            "--flash (a block trace of the drive fsfit formats)",
+        ));
     }
     if let Some(b) = &a.baseline {
         return Err(Error::input(format!(

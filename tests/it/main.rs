@@ -35,3 +35,5 @@ mod sizes;
 mod text;
 mod udf_f2fs;
 mod usage_checks;
+#[cfg(target_os = "linux")]
+mod wine_drive;

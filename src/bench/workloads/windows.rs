@@ -23,7 +23,10 @@ const ALIGN: usize = 4096;
 /// `path` opened for unbuffered reading, and the sector-aligned part of
 /// `buf` to read it with (a whole number of `ALIGN` blocks). A buffer too
 /// small to hold one aligned block is read through the cache.
-pub fn open_unbuffered<'b>(path: &Path, buf: &'b mut [u8]) -> std::io::Result<(File, &'b mut [u8])> {
+pub fn open_unbuffered<'b>(
+    path: &Path,
+    buf: &'b mut [u8],
+) -> std::io::Result<(File, &'b mut [u8])> {
     let skew = buf.as_ptr().align_offset(ALIGN);
     let usable = buf.len().saturating_sub(skew) / ALIGN * ALIGN;
     if skew == usize::MAX || usable == 0 {
