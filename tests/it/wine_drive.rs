@@ -228,3 +228,36 @@ fn bench_dir_writes_results_that_report_renders_and_removes_its_folder() {
     let page = std::fs::read_to_string(&html).unwrap();
     assert!(page.contains("single-read"));
 }
+
+#[test]
+fn ctrl_c_stops_bench_dir_writes_what_it_measured_and_removes_its_folder() {
+    let Some(w) = wine() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let stick = dir.path().join("stick");
+    std::fs::create_dir(&stick).unwrap();
+    let results = dir.path().join("partial.json");
+    let mut c = Command::new("wine");
+    w.env(&mut c)
+        .arg(&w.exe)
+        .args(["bench", "-q", "--dir", &wine_path(&stick), "--scale", "1"])
+        .args(["--workloads", "small-write,small-read", "--json"])
+        .arg(wine_path(&results))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped());
+    let child = c.spawn().unwrap();
+    // Stopped once it is writing in its folder.
+    let t0 = std::time::Instant::now();
+    while std::fs::read_dir(&stick).unwrap().count() == 0 {
+        assert!(t0.elapsed().as_secs() < 60, "never started");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // wine turns SIGINT into the console's Ctrl-C event.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    let v: Value = serde_json::from_slice(&std::fs::read(&results).unwrap()).unwrap();
+    assert_eq!(v["error"], "interrupted", "{v}");
+    assert_eq!(std::fs::read_dir(&stick).unwrap().count(), 0, "folder left");
+}
