@@ -35,5 +35,6 @@ mod sizes;
 mod text;
 mod udf_f2fs;
 mod usage_checks;
+mod windows_models;
 #[cfg(target_os = "linux")]
 mod wine_drive;
