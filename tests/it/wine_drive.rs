@@ -261,3 +261,20 @@ fn ctrl_c_stops_bench_dir_writes_what_it_measured_and_removes_its_folder() {
     assert_eq!(v["error"], "interrupted", "{v}");
     assert_eq!(std::fs::read_dir(&stick).unwrap().count(), 0, "folder left");
 }
+
+#[test]
+fn usage_on_windows_models_windows_own_drivers_by_default() {
+    let Some(w) = wine() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    common::write_file(&dir.path().join("a/notes.txt"), 3000);
+    let tree = wine_path(dir.path());
+    let v = json(
+        &w.fsfit(&[
+            "usage", "--json", "--quiet", &tree, "--fs", "ntfs:4K", "--fs", "ext4:4K",
+        ]),
+        "fsfit.exe usage",
+    );
+    assert_eq!(common::config(&v, "ntfs", 4096)["driver"], "windows:ntfs");
+    assert_eq!(common::config(&v, "ntfs", 4096)["exact"], false);
+    assert_eq!(common::config(&v, "ext4", 4096)["driver"], "kernel:ext4");
+}
