@@ -17,6 +17,7 @@ pub mod measure;
 pub mod results;
 #[cfg(target_os = "linux")]
 mod runner;
+pub mod settle;
 #[cfg(target_os = "linux")]
 pub(crate) use measure::lab;
 pub mod stats;

@@ -35,6 +35,9 @@ pub struct Options {
     /// long (0: sized by --scale alone).
     pub min_seconds: f64,
     pub repeat: u32,
+    /// More runs than `repeat` while a figure's spread has not settled
+    /// (`--quick`); None: exactly `repeat`.
+    pub settle: Option<super::settle::Settle>,
     pub quiet: bool,
     /// "fs:cluster" or "fs"; default the first config.
     pub baseline: Option<String>,
@@ -51,6 +54,7 @@ impl Options {
             scale: self.scale,
             min_seconds: self.min_seconds,
             repeat: self.repeat,
+            settle: self.settle,
         }
     }
 }

@@ -21,6 +21,8 @@ pub struct Options {
     pub scale: f64,
     pub min_seconds: f64,
     pub repeat: u32,
+    /// More runs while a figure's spread has not settled (`--quick`).
+    pub settle: Option<super::settle::Settle>,
     pub quiet: bool,
     pub command: Vec<String>,
 }
@@ -90,6 +92,7 @@ pub fn run(o: &Options) -> Result<BenchReport> {
         scale: o.scale,
         min_seconds: o.min_seconds,
         repeat: o.repeat,
+        settle: o.settle,
     };
     let md =
         std::fs::metadata(&o.dir).map_err(|e| Error::work(format!("{}: {e}", o.dir.display())))?;

@@ -70,6 +70,7 @@ fn bench_options(a: &BenchArgs, quiet: bool, scale: f64) -> Result<bench::Option
         scale,
         min_seconds: min_seconds(a),
         repeat: a.repeat,
+        settle: settle(a),
         quiet,
         baseline: a.baseline.clone(),
         command: std::env::args().collect(),
@@ -108,9 +109,17 @@ fn bench_options(a: &BenchArgs, quiet: bool, scale: f64) -> Result<bench::Option
         scale,
         min_seconds: min_seconds(a),
         repeat: a.repeat,
+        settle: settle(a),
         quiet,
         command: std::env::args().collect(),
     })
+}
+
+/// More runs while a figure's spread has not settled (`--quick`). With
+/// --flash the figures are simulated: their spread is the model's, not the
+/// machine's.
+fn settle(a: &BenchArgs) -> Option<bench::settle::Settle> {
+    (a.quick && a.flash.is_none()).then_some(bench::settle::QUICK)
 }
 
 /// `--min-time`, or what `--quick` implies. With --flash the table shows

@@ -1,0 +1,108 @@
+//! `fsfit advise`: the tree, the systems and the volume to choose for; how to measure.
+
+use super::{budget, size, TreeArgs, VolumeArgs};
+use clap::Args;
+use std::path::PathBuf;
+
+/// `fsfit advise --help`'s text above the options.
+pub const LONG_ABOUT: &str = "Walks PATH (as `fsfit usage` does), keeps the filesystem x cluster \
+configs that every system named by --for can use (car: FAT on MBR; camera: by SD card class) \
+and that store the tree, and ranks them: robustness first (journaled or copy-on-write, then \
+NTFS, exFAT, FAT), then within --max-overhead, then write speed against wasted space. Speed \
+is measured on the drive itself with --device (or --image), inside --budget: a short pass \
+on every config that can still win, longer passes on the faster half; or read from --bench \
+results; else assumed from an explicit prior (flash writes clusters under 4K slower), and \
+the output says which figures are measured and which assumed. Prints the choice, the \
+runner-up, why, the trade-offs in numbers, and the commands to format it on Linux, Windows \
+and macOS.\n\n\
+  fsfit advise ~/Photos --for windows,macos --volume 64GB\n\
+  sudo fsfit advise ~/Photos --for windows,macos --device /dev/sdb --yes-erase /dev/sdb --budget 10m\n\
+  sudo fsfit advise ~/Music --for car --image /tmp/try.img --size 8G --json advice.json\n\
+  fsfit advise ~/Music --for car --bench stick.json";
+
+#[derive(Args, Debug)]
+pub struct AdviseArgs {
+    #[command(flatten)]
+    pub tree: TreeArgs,
+
+    /// Measure the candidates on this drive: EVERYTHING ON IT IS ERASED.
+    #[arg(long, value_name = "DEV", conflicts_with_all = ["image", "bench", "volume"])]
+    pub device: Option<String>,
+
+    /// Confirms --device (or --format): must name the same device.
+    #[arg(long, value_name = "DEV")]
+    pub yes_erase: Option<String>,
+
+    /// Allow a non-removable (internal) disk with --device or --format.
+    #[arg(long)]
+    pub allow_fixed: bool,
+
+    /// Format this drive with the choice (as `fsfit format` does: aligned
+    /// partition, checked label, verified): EVERYTHING ON IT IS ERASED.
+    #[arg(long, value_name = "DEV")]
+    pub format: Option<PathBuf>,
+
+    /// Measure the candidates on this image file (created sparse if missing).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["bench", "volume"])]
+    pub image: Option<PathBuf>,
+
+    /// Size of the --image [default: its size, or 4G for a new one].
+    #[arg(long, value_name = "SIZE", requires = "image", value_parser = size)]
+    pub size: Option<u64>,
+
+    /// Format the --image even if fsfit did not make it (as bench's flag).
+    #[arg(long, requires = "image")]
+    pub overwrite_image: bool,
+
+    /// Time for measuring with --device or --image: 90s, 10m, 1h [default: 10m].
+    #[arg(long, value_name = "TIME", value_parser = budget)]
+    pub budget: Option<std::time::Duration>,
+
+    /// Results of `fsfit bench --json` on the drive, to rank by speed.
+    #[arg(long, value_name = "FILE.json")]
+    pub bench: Option<PathBuf>,
+
+    /// Without a measurement, rank by the speed simulated on this flash
+    /// profile (see fsfit bench --list-profiles) [default: chosen from
+    /// --volume and --for, and said].
+    #[arg(long, value_name = "PROFILE", conflicts_with_all = ["device", "image", "bench"])]
+    pub drive: Option<String>,
+
+    /// Results of `fsfit crash --json` (repeatable): configs whose crash
+    /// states damaged durable or older files rank after clean ones.
+    #[arg(long, value_name = "FILE.json")]
+    pub crash: Vec<PathBuf>,
+
+    /// Systems that must use the drive: windows, macos, linux, android,
+    /// camera (by SD class: the volume size decides), tv, car (FAT only),
+    /// car-exfat, switch, playstation, xbox, console (comma-separated).
+    #[arg(long = "for", value_name = "SYSTEM,...", value_delimiter = ',')]
+    pub systems: Vec<String>,
+
+    // With --device or --image the volume is the target's size.
+    #[command(flatten)]
+    pub volume: VolumeArgs,
+
+    /// How much data like PATH the volume will hold, to weigh waste against
+    /// speed [default: as much as fills it].
+    #[arg(long, value_name = "SIZE", value_parser = size)]
+    pub fill: Option<u64>,
+
+    /// Most space overhead (size on disk over apparent size) to accept, in %.
+    #[arg(long, value_name = "PCT", default_value = "10")]
+    pub max_overhead: f64,
+
+    /// Count the `._NAME` file macOS's Finder adds beside every file on
+    /// FAT and exFAT (as usage --appledouble).
+    #[arg(long)]
+    pub appledouble: bool,
+
+    /// Label used in the printed format commands.
+    #[arg(long, default_value = "DATA")]
+    pub label: String,
+
+    /// Write the fsfit.advise/1 JSON (with its measurements) to FILE,
+    /// atomically; `-` prints it instead of the text.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+}

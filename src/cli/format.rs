@@ -1,0 +1,85 @@
+//! `fsfit format`: the drive or image to prepare and how.
+
+use super::size;
+use clap::Args;
+use std::path::PathBuf;
+
+/// `fsfit format --help`'s text above the options.
+pub const LONG_ABOUT: &str = "Erases TARGET and makes one filesystem on it as the advice says: \
+wipes old signatures (wipefs), writes one partition (sfdisk; MBR by default, GPT with --table \
+gpt, none for UDF) starting on the alignment (4 MiB, or the SD boundary unit with --align \
+auto or --sd) with the type each system expects, aligns the data area too (FAT reserved \
+sectors, exFAT boundary), runs mkfs with a checked label, then checks the result with fsfit \
+info, the filesystem's checker (read-only) and blkid. The plan, with the exact commands, is \
+printed first. TARGET is a block device (confirm with --yes-erase TARGET; mounted, system and \
+fixed disks are refused) or an image file (new, empty or made by fsfit). --check-capacity \
+first checks that the drive stores what it claims (counterfeit sticks wrap around), writing \
+test blocks over it.\n\n\
+  sudo fsfit format /dev/sdb --fs exfat --label STICK --yes-erase /dev/sdb\n\
+  sudo fsfit format /dev/mmcblk0 --sd --yes-erase /dev/mmcblk0\n\
+  sudo fsfit format card.img --size 16G --sd --json card.json\n\
+  fsfit format /dev/sdb --fs ext4 --dry-run      the plan only\n\n\
+Exit status: 0 formatted and verified, 1 failed or a check disagrees, 2 bad arguments or \
+refused, 130 interrupted (the message says which step).";
+
+#[derive(Args, Debug)]
+pub struct FormatArgs {
+    /// A block device or an image file. EVERYTHING ON IT IS ERASED.
+    #[arg(value_name = "TARGET")]
+    pub target: PathBuf,
+
+    /// Filesystem and cluster: exfat, exfat:128K, fat32:32K, ext4, ...
+    /// [default with --sd: the SD specification's for the capacity].
+    #[arg(long, value_name = "FS[:CLUSTER]")]
+    pub fs: Option<String>,
+
+    /// Volume label, checked against the filesystem's rules.
+    #[arg(long, value_name = "L")]
+    pub label: Option<String>,
+
+    /// Partition table [default: mbr; none for UDF].
+    #[arg(long, value_enum)]
+    pub table: Option<FormatTable>,
+
+    /// Alignment of the partition start and the data area: a size (4M,
+    /// 16M) or auto (the SD boundary unit for the capacity) [default: 4M].
+    #[arg(long, value_name = "SIZE|auto")]
+    pub align: Option<String>,
+
+    /// The SD Association's layout for the capacity (filesystem, cluster,
+    /// boundary unit).
+    #[arg(long)]
+    pub sd: bool,
+
+    /// Check that the drive stores what it claims before formatting
+    /// (writes over the whole drive).
+    #[arg(long)]
+    pub check_capacity: bool,
+
+    /// Confirms a block device TARGET: must name the same device.
+    #[arg(long, value_name = "TARGET")]
+    pub yes_erase: Option<String>,
+
+    /// Allow a non-removable (internal) disk.
+    #[arg(long)]
+    pub allow_fixed: bool,
+
+    /// Size of a new image file.
+    #[arg(long, value_name = "SIZE", value_parser = size)]
+    pub size: Option<u64>,
+
+    /// Print the plan and stop: nothing is written.
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Write the fsfit.format/1 JSON to FILE, atomically.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FormatTable {
+    Mbr,
+    Gpt,
+    None,
+}

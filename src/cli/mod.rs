@@ -1,0 +1,110 @@
+//! Command-line definitions (clap) and nothing else: values are parsed here
+//! (sizes, filesystem specs), checked against each other in src/cmd/. One
+//! file per subcommand, as in src/cmd/, holds its arguments and its long
+//! help; what several commands share is in shared.rs.
+
+mod advise;
+mod bench;
+mod completions;
+mod crash;
+mod emulate;
+mod format;
+mod info;
+mod man;
+mod probe;
+mod report;
+mod shared;
+mod usage;
+
+pub use advise::AdviseArgs;
+pub use bench::BenchArgs;
+pub use crash::{CrashArgs, DeviceModel};
+pub use emulate::EmulateArgs;
+pub use format::{FormatArgs, FormatTable};
+pub use info::InfoArgs;
+pub use man::ManArgs;
+pub use probe::ProbeArgs;
+pub use report::ReportArgs;
+pub use shared::{budget, fs_spec, size, volume_size, TreeArgs, VolumeArgs};
+pub use usage::{UsageArgs, UsageDriver};
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "fsfit",
+    version,
+    about = "Which filesystem and cluster size should this drive get, for my data?",
+    long_about = "fsfit answers with measurements, not folklore.\n\n\
+  fsfit advise ~/Music --for car --volume 32GB       which filesystem and cluster, with reasons\n\
+  fsfit advise ~/Photos --for windows,macos --volume /dev/sdb   the size read from the drive\n\
+  fsfit usage ~/Photos            size on disk of your data on every filesystem x cluster size\n\
+  fsfit usage --fs exfat:4K,128K  just two exFAT configs\n\
+  fsfit usage --volume 64GB --json   machine-readable, for a 64 GB (decimal) stick\n\
+  fsfit info /dev/sdb             what is on a drive now\n\
+  fsfit bench --quick             measure real drivers on a temporary image\n\n\
+Man pages: fsfit man --dir /usr/local/share/man/man1, then man fsfit-advise",
+    propagate_version = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub cmd: Command,
+
+    /// No progress display on stderr (warnings and errors still show).
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Exact size on disk of a real tree on every filesystem x cluster size.
+    #[command(long_about = usage::LONG_ABOUT)]
+    #[command(display_order = 2)]
+    Usage(UsageArgs),
+    /// Format, mount and measure filesystem x cluster-size configs.
+    #[command(long_about = bench::LONG_ABOUT)]
+    #[command(display_order = 4)]
+    Bench(BenchArgs),
+    /// Unmount and detach what a killed fsfit run left behind (state in /run/fsfit).
+    #[command(display_order = 7)]
+    Cleanup,
+    /// Recommend a filesystem and cluster size for your data, with reasons.
+    #[command(long_about = advise::LONG_ABOUT)]
+    #[command(display_order = 1)]
+    Advise(AdviseArgs),
+    /// What is on a drive now: filesystem, cluster size, label, free space,
+    /// partition alignment; fragmentation of a mounted path.
+    #[command(long_about = info::LONG_ABOUT)]
+    #[command(display_order = 3)]
+    Info(InfoArgs),
+    /// Charts and a self-contained HTML page from bench, usage, advise and crash results.
+    #[command(long_about = report::LONG_ABOUT)]
+    #[command(display_order = 5)]
+    Report(ReportArgs),
+    /// What survives pulling the drive out mid-write, per filesystem and driver.
+    #[command(long_about = crash::LONG_ABOUT)]
+    #[command(display_order = 6)]
+    Crash(CrashArgs),
+    /// Prepare a drive: partition table, alignment, SD layout, mkfs, verification.
+    #[command(long_about = format::LONG_ABOUT)]
+    Format(FormatArgs),
+    /// Estimate a stick's or card's flash geometry (AU and page size) by
+    /// reading only: safe on a drive that holds data.
+    #[command(long_about = probe::LONG_ABOUT)]
+    Probe(ProbeArgs),
+    /// Serve an image file as a slow flash device (a profile's model), under
+    /// a loop device, until Ctrl-C.
+    #[command(long_about = emulate::LONG_ABOUT)]
+    Emulate(EmulateArgs),
+    /// Print a shell completion script: bash, zsh, fish, elvish or powershell.
+    #[command(long_about = completions::LONG_ABOUT)]
+    #[command(display_order = 8)]
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print or install the man pages (roff): fsfit(1) and one per subcommand.
+    #[command(long_about = man::LONG_ABOUT)]
+    #[command(display_order = 9)]
+    Man(ManArgs),
+}

@@ -1,0 +1,99 @@
+//! `fsfit usage`: size on disk of a tree on every filesystem x cluster size.
+
+use super::{fs_spec, TreeArgs, VolumeArgs};
+use crate::fs::FsSpec;
+use clap::Args;
+use std::path::PathBuf;
+
+/// `fsfit usage --help`'s text above the options.
+pub const LONG_ABOUT: &str = "Walks PATH once and computes, for each filesystem and cluster size, \
+how much of a fresh volume's free space a copy of the tree would take (`cp -r`), \
+how much of it is slack (unused cluster tails) and metadata, whether it fits, \
+and which files could not be stored as they are.\n\n\
+One directory's contents land in the volume's root; several paths land as \
+folders of the root. Symlinks below PATH are not followed; other mounted \
+filesystems are not entered unless --cross-mounts.\n\n\
+Exit status: 0 done, 1 failed while working, 2 bad arguments or unreadable PATH.";
+
+#[derive(Args, Debug)]
+pub struct UsageArgs {
+    #[command(flatten)]
+    pub tree: TreeArgs,
+
+    /// A filesystem, optionally with cluster sizes: `exfat`, `exfat:4K,32K`,
+    /// `fat32:default`. Repeatable. Filesystems: fat12 fat16 fat32 exfat ntfs
+    /// ext4 udf btrfs xfs f2fs. Without it: every filesystem at its default
+    /// cluster plus the sweep that matters for it.
+    #[arg(long = "fs", value_name = "FS[:CLUSTER,...]", value_parser = fs_spec)]
+    pub fs: Vec<FsSpec>,
+
+    #[command(flatten)]
+    pub volume: VolumeArgs,
+
+    /// Which driver writes the copy, where drivers lay a tree out
+    /// differently (NTFS: kernel ntfs3, FUSE ntfs-3g, windows ntfs.sys)
+    /// [default: the one this host would mount with]
+    #[arg(long, value_enum)]
+    pub driver: Option<UsageDriver>,
+
+    /// Print the fsfit.usage/1 JSON object.
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+
+    /// Print one CSV row per config.
+    #[arg(long)]
+    pub csv: bool,
+
+    /// Also descend into other filesystems mounted below PATH.
+    #[arg(long)]
+    pub cross_mounts: bool,
+
+    /// Also write an HTML report with charts of this run (see fsfit report).
+    #[arg(long, value_name = "FILE.html")]
+    pub report: Option<PathBuf>,
+
+    /// Read the tree from a listing instead of walking PATH: find's
+    /// `-printf '%y %s %T@ %P\0'`, `rclone lsjson -R`, `ncdu -o`, an S3
+    /// Inventory CSV or `path,size` CSV; gzip or not; `-` for stdin. It must
+    /// be in tree order (as find, ncdu and S3 write it, or sorted by path).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["paths", "cross_mounts"])]
+    pub manifest: Option<PathBuf>,
+
+    /// List the N folders (with what is below them) that waste the most
+    /// at the first --fs config: slack and metadata, as ncdu lists size.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=10000))]
+    pub top: Option<u64>,
+
+    /// Count the `._NAME` file macOS's Finder adds beside every file on
+    /// FAT and exFAT (its extended attributes, 4 KiB: a whole cluster each).
+    #[arg(long)]
+    pub appledouble: bool,
+
+    /// Print overhead as a matrix: a row per filesystem, a column per
+    /// cluster size, instead of a row per config.
+    #[arg(long, conflicts_with_all = ["json", "csv"])]
+    pub matrix: bool,
+
+    /// The manifest's format [default: recognised from its first lines].
+    #[arg(long, value_name = "FORMAT", requires = "manifest")]
+    pub format: Option<crate::manifest::Format>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum UsageDriver {
+    Kernel,
+    Fuse,
+    /// Windows' own drivers (NTFS, exFAT, FAT), modelled from Microsoft's
+    /// specifications; the default of the Windows build.
+    Windows,
+}
+
+impl From<UsageDriver> for crate::fs::DriverKind {
+    fn from(d: UsageDriver) -> Self {
+        match d {
+            UsageDriver::Kernel => crate::fs::DriverKind::Kernel,
+            UsageDriver::Fuse => crate::fs::DriverKind::Fuse,
+            UsageDriver::Windows => crate::fs::DriverKind::Windows,
+        }
+    }
+}
