@@ -6,6 +6,7 @@
 //! cold caches and durable writes, and the same cleanup.
 
 use super::{BudgetReport, Candidate, RoundReport};
+use crate::bench::kinds::SIZE_CLASS_WRITES;
 use crate::bench::{self, results::BenchReport, workloads::Workload};
 use crate::scan::TreeCounts;
 use crate::units::short;
@@ -51,16 +52,16 @@ pub struct Measure<'a> {
 /// The write workloads that match the tree's mix of file sizes (the size
 /// classes of [`TreeCounts::by_size`]).
 pub fn workloads_for(tree: &TreeCounts) -> Vec<&'static dyn Workload> {
-    let names = ["small-write", "medium-write", "large-write"];
+    let firsts = SIZE_CLASS_WRITES.map(|k| k[0].name);
     let mut v: Vec<&'static dyn Workload> = tree
         .by_size
         .iter()
-        .zip(names)
+        .zip(firsts)
         .filter(|(c, _)| c.bytes > 0)
         .filter_map(|(_, n)| bench::workloads::by_name(n))
         .collect();
     if v.is_empty() {
-        v.extend(bench::workloads::by_name("small-write"));
+        v.extend(bench::workloads::by_name(firsts[0]));
     }
     v
 }

@@ -49,7 +49,7 @@ pub enum SpeedKind {
     /// Others were measured, this one was not (budget, or it failed).
     Unmeasured,
     /// Nothing measured: the tree's copy simulated on a flash profile
-    /// (`--drive`, or a default), see src/flash/synth.rs.
+    /// (`--flash`, or a default), see src/flash/synth.rs.
     Simulated,
 }
 
@@ -143,7 +143,7 @@ pub struct Options<'a> {
     /// Where the measurements come from, for the reasons.
     pub measured_on: String,
     pub crash: &'a [Robustness],
-    /// Nothing measured: simulate on this flash profile (`--drive`, or the
+    /// Nothing measured: simulate on this flash profile (`--flash`, or the
     /// default for the volume), with how it was chosen.
     pub drive: Option<(crate::flash::Profile, String)>,
 }
@@ -230,28 +230,21 @@ pub fn copy_estimate(
         .results
         .iter()
         .find(|r| r.fs == fs && r.cluster_bytes == cluster && r.error.is_none())?;
-    let speed = |names: &[&str]| {
-        names.iter().find_map(|n| {
+    let speed = |kinds: &[crate::bench::kinds::Kind]| {
+        kinds.iter().find_map(|k| {
             r.workloads
                 .iter()
-                .find(|w| w.name == *n && w.error.is_none() && w.mb_per_s > 0.0)
+                .find(|w| w.name == k.name && w.error.is_none() && w.mb_per_s > 0.0)
                 .map(|w| (w.mb_per_s, w.name.clone()))
         })
     };
-    let classes: [&[&str]; 3] = [
-        &[
-            "small-write",
-            "tiny-write",
-            "tree-write",
-            "medium-write",
-            "single-write",
-        ],
-        &["medium-write", "small-write", "large-write", "single-write"],
-        &["large-write", "single-write", "medium-write"],
-    ];
     let mut secs = 0.0;
     let mut used = Vec::new();
-    for (class, names) in tree.by_size.iter().zip(classes) {
+    for (class, names) in tree
+        .by_size
+        .iter()
+        .zip(crate::bench::kinds::SIZE_CLASS_WRITES)
+    {
         if class.bytes == 0 {
             continue;
         }

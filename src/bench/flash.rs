@@ -18,7 +18,7 @@ pub struct FlashOptions {
     pub partition_offset: u64,
 }
 
-/// Moved to results.rs (advise reads it on any system, #22 item 7).
+/// Kept in results.rs, which advise reads on any system.
 pub use super::results::DEFAULT_PARTITION_OFFSET;
 
 /// Said wherever simulated figures are shown.
@@ -63,7 +63,7 @@ impl Sim {
     }
 
     /// Stop the trace of `run` and replay it on every profile.
-    pub fn finish(&mut self, t: Tracer, run: &mut Run, workload: &str) -> Result<()> {
+    pub fn finish(&mut self, t: Tracer, run: &mut Run, overlap: Overlap) -> Result<()> {
         let (mut reqs, tracer_cpu) = t
             .stop_with_cost()
             .map_err(|e| Error::work(format!("block trace: {e}")))?;
@@ -71,7 +71,6 @@ impl Sim {
         run.trace_cpu_s = Some(tracer_cpu);
         let host_cpu = (run.cpu_user_s + run.cpu_sys_s - tracer_cpu).max(0.0)
             + run.daemon_cpu_s.unwrap_or(0.0);
-        let overlap = Overlap::of_workload(workload);
         for (p, dev) in self.profiles.iter().zip(self.devices.iter_mut()) {
             let r = flash::replay(&mut **dev, &reqs);
             run.simulated.push(SimRun {
@@ -122,6 +121,8 @@ pub fn summarize(runs: &[Run], files: u64, bytes: u64) -> Vec<SimWorkload> {
             device_seconds: stats::summarize(&dev).map_or(0.0, |d| d.median),
             flash_write_amplification: mid.flash_write_amplification,
             au_copies: mid.au_copies,
+            // Against the baseline: once every config has run (relative.rs).
+            relative_pct: None,
         });
     }
     out

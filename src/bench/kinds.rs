@@ -1,7 +1,12 @@
-//! What each workload's figure counts and which phase it is, as data: the
-//! reports read results files on any system, while the workloads themselves
-//! (bench/workloads/, Linux only) run here. workloads/mod.rs's tests check
-//! this table against the workloads (#22 item 7).
+//! What each workload is, as data, in one place: its name, what its figure
+//! counts, its phase and how a flash replay overlaps the host's work with
+//! the device's. The reports read results files on any system, while the
+//! workloads themselves (bench/workloads/, Linux only) run here; each of
+//! them refers to its entry below instead of saying it again.
+
+use crate::flash::Overlap;
+use Phase::{Delete, Read, Scan, Write};
+use Unit::{FilesPerS, MbPerS};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Phase {
@@ -43,40 +48,94 @@ impl Unit {
     }
 }
 
-/// One workload's name, unit and phase.
-#[derive(Clone, Copy, Debug)]
+/// One workload's name, unit, phase and replay overlap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Kind {
     pub name: &'static str,
     pub unit: Unit,
     pub phase: Phase,
+    /// How much of the host's CPU time hides behind the device's in a
+    /// flash replay: file contents read in order overlap (readahead); a
+    /// scan's directory and inode reads block one by one, so it waits like
+    /// the writes and deletes.
+    pub overlap: Overlap,
 }
 
 const fn kind(name: &'static str, unit: Unit, phase: Phase) -> Kind {
-    Kind { name, unit, phase }
+    let overlap = match phase {
+        Phase::Read => Overlap::Readahead,
+        Phase::Write | Phase::Scan | Phase::Delete => Overlap::Wait,
+    };
+    Kind {
+        name,
+        unit,
+        phase,
+        overlap,
+    }
 }
+
+pub const SINGLE_WRITE: Kind = kind("single-write", MbPerS, Write);
+pub const SINGLE_READ: Kind = kind("single-read", MbPerS, Read);
+pub const SINGLE_DELETE: Kind = kind("single-delete", FilesPerS, Delete);
+pub const SMALL_WRITE: Kind = kind("small-write", MbPerS, Write);
+pub const SMALL_READ: Kind = kind("small-read", MbPerS, Read);
+pub const TINY_WRITE: Kind = kind("tiny-write", FilesPerS, Write);
+pub const TINY_READ: Kind = kind("tiny-read", FilesPerS, Read);
+pub const MEDIUM_WRITE: Kind = kind("medium-write", MbPerS, Write);
+pub const MEDIUM_READ: Kind = kind("medium-read", MbPerS, Read);
+pub const LARGE_WRITE: Kind = kind("large-write", MbPerS, Write);
+pub const LARGE_READ: Kind = kind("large-read", MbPerS, Read);
+pub const TREE_WRITE: Kind = kind("tree-write", MbPerS, Write);
+pub const SCAN: Kind = kind("scan", FilesPerS, Scan);
+/// Reads every file's contents in order to hash them: a read.
+pub const DUPSEARCH: Kind = kind("dupsearch", MbPerS, Read);
+pub const DELETE: Kind = kind("delete", FilesPerS, Delete);
+pub const FRAGMENTED_WRITE: Kind = kind("fragmented-write", MbPerS, Write);
+pub const FRAGMENTED_READ: Kind = kind("fragmented-read", MbPerS, Read);
 
 /// Every workload, in the order a config runs them.
 pub const KINDS: &[Kind] = &[
-    kind("single-write", Unit::MbPerS, Phase::Write),
-    kind("single-read", Unit::MbPerS, Phase::Read),
-    kind("single-delete", Unit::FilesPerS, Phase::Delete),
-    kind("small-write", Unit::MbPerS, Phase::Write),
-    kind("small-read", Unit::MbPerS, Phase::Read),
-    kind("tiny-write", Unit::FilesPerS, Phase::Write),
-    kind("tiny-read", Unit::FilesPerS, Phase::Read),
-    kind("medium-write", Unit::MbPerS, Phase::Write),
-    kind("medium-read", Unit::MbPerS, Phase::Read),
-    kind("large-write", Unit::MbPerS, Phase::Write),
-    kind("large-read", Unit::MbPerS, Phase::Read),
-    kind("tree-write", Unit::MbPerS, Phase::Write),
-    kind("scan", Unit::FilesPerS, Phase::Scan),
-    kind("dupsearch", Unit::MbPerS, Phase::Read),
-    kind("delete", Unit::FilesPerS, Phase::Delete),
-    kind("fragmented-write", Unit::MbPerS, Phase::Write),
-    kind("fragmented-read", Unit::MbPerS, Phase::Read),
+    SINGLE_WRITE,
+    SINGLE_READ,
+    SINGLE_DELETE,
+    SMALL_WRITE,
+    SMALL_READ,
+    TINY_WRITE,
+    TINY_READ,
+    MEDIUM_WRITE,
+    MEDIUM_READ,
+    LARGE_WRITE,
+    LARGE_READ,
+    TREE_WRITE,
+    SCAN,
+    DUPSEARCH,
+    DELETE,
+    FRAGMENTED_WRITE,
+    FRAGMENTED_READ,
 ];
 
-fn by_name(name: &str) -> Option<&'static Kind> {
+/// The write workloads whose speed stands for copying files of each size
+/// class advise sorts a tree into (small, medium, large), the closest match
+/// first: advise measures the first of each and, from a run without it,
+/// estimates with the next one measured.
+pub const SIZE_CLASS_WRITES: [&[Kind]; 3] = [
+    &[
+        SMALL_WRITE,
+        TINY_WRITE,
+        TREE_WRITE,
+        MEDIUM_WRITE,
+        SINGLE_WRITE,
+    ],
+    &[MEDIUM_WRITE, SMALL_WRITE, LARGE_WRITE, SINGLE_WRITE],
+    &[LARGE_WRITE, SINGLE_WRITE, MEDIUM_WRITE],
+];
+
+/// Every workload's name, in order: what `--workloads` accepts.
+pub fn names() -> Vec<&'static str> {
+    KINDS.iter().map(|k| k.name).collect()
+}
+
+pub fn by_name(name: &str) -> Option<&'static Kind> {
     KINDS.iter().find(|k| k.name == name)
 }
 

@@ -10,7 +10,6 @@ use super::results::*;
 use super::stats;
 use super::workloads::{self, Ctx, Data, Phase, Workload};
 use crate::cancel;
-use crate::units::short;
 use crate::{Error, Result};
 use std::path::Path;
 use std::time::Instant;
@@ -31,7 +30,7 @@ impl Sim {
         match *self {}
     }
 
-    fn finish(&mut self, _: (), _: &mut Run, _: &str) -> Result<()> {
+    fn finish(&mut self, _: (), _: &mut Run, _: crate::flash::Overlap) -> Result<()> {
         match *self {}
     }
 }
@@ -143,7 +142,7 @@ fn measure(
     ))
     .and_then(|(mut run, out)| {
         if let (Some(s), Some(t)) = (sim, tracer) {
-            s.finish(t, &mut run, w.name())?;
+            s.finish(t, &mut run, w.kind().overlap)?;
         }
         Ok((run, out))
     })
@@ -519,36 +518,6 @@ fn summarize(
     }
 }
 
-/// A workload's speed: bytes per second, or files per second for those
-/// that move no bytes (scan, deletes). Sized by time, two configs may run a
-/// workload at different scales, so speeds compare where times do not.
-fn rate(w: &WorkloadResult) -> f64 {
-    if w.bytes > 0 {
-        w.mb_per_s
-    } else {
-        w.files_per_s
-    }
-}
-
-/// Relative figures: each config's speed over the baseline's, in %.
-pub fn relate(results: &mut [ConfigResult], baseline: usize) {
-    let base: Vec<(String, f64)> = results[baseline]
-        .workloads
-        .iter()
-        .map(|w| (w.name.clone(), rate(w)))
-        .collect();
-    for r in results.iter_mut() {
-        for w in r.workloads.iter_mut() {
-            if let Some((_, b)) = base.iter().find(|(n, _)| *n == w.name) {
-                let x = rate(w);
-                if *b > 0.0 && x > 0.0 && w.error.is_none() {
-                    w.relative_pct = Some(((x / b) * 1000.0).round() / 10.0);
-                }
-            }
-        }
-    }
-}
-
 /// Space an unprivileged writer may still use there (f_bavail).
 #[cfg(target_os = "linux")]
 pub fn free_space(dir: &Path) -> Result<u64> {
@@ -573,12 +542,8 @@ more --repeat, or a quieter machine, would tighten them",
     }
     // The baseline named a planned config; it may have stopped before running.
     if baseline < report.results.len() {
-        report.baseline = format!(
-            "{}:{}",
-            report.results[baseline].fs,
-            short(report.results[baseline].cluster_bytes)
-        );
-        relate(&mut report.results, baseline);
+        report.baseline = report.results[baseline].label();
+        super::relative::relate(report);
     }
 }
 

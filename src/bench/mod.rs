@@ -3,7 +3,8 @@
 //!
 //! Formatting runs are Linux only; `--dir` also runs on Windows (windows.rs),
 //! through the same workloads and measuring loop (measure.rs). results.rs,
-//! kinds.rs and stats.rs (what the reports read) build on every system.
+//! kinds.rs, relative.rs and stats.rs (what the reports read) build on every
+//! system, as the reports do.
 
 #[cfg(target_os = "linux")]
 pub mod cache;
@@ -14,6 +15,7 @@ pub mod flash;
 pub mod kinds;
 #[cfg(any(target_os = "linux", windows))]
 pub mod measure;
+pub mod relative;
 pub mod results;
 #[cfg(target_os = "linux")]
 mod runner;

@@ -8,6 +8,10 @@ pub const DEFAULT_PARTITION_OFFSET: u64 = 1 << 20;
 
 pub const SCHEMA: &str = "fsfit.bench/1";
 
+/// Where `--flash` takes its block traces: the kernel's `block_rq_issue`
+/// tracepoint read through tracefs (src/flash/trace.rs), not blktrace.
+pub const TRACE_SOURCE: &str = "tracefs:block_rq_issue";
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct BenchReport {
     pub schema: String,
@@ -39,8 +43,8 @@ pub struct BenchReport {
 /// The top-level fields `--flash` adds to a bench result.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct SimInfo {
-    /// Where the block traces came from (`blktrace`: the kernel's block
-    /// tracepoints through tracefs; `recorder`: fsfit's write recorder).
+    /// Where the block traces came from ([`TRACE_SOURCE`]; files from an
+    /// older fsfit say `blktrace` for the same tracepoints).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace: Option<String>,
     /// Where the simulated volume starts on the flash.
@@ -77,6 +81,10 @@ pub struct SimWorkload {
     pub flash_write_amplification: f64,
     /// Allocation-unit copies (median run).
     pub au_copies: u64,
+    /// This figure against the baseline config's on the same profile, in
+    /// percent (above 100: faster), from bench/relative.rs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub relative_pct: Option<f64>,
 }
 
 /// One run on one flash profile.
@@ -157,6 +165,13 @@ pub struct ConfigResult {
     pub workloads: Vec<WorkloadResult>,
 }
 
+impl ConfigResult {
+    /// `exfat:32K`: how the baseline and every view name a config.
+    pub fn label(&self) -> String {
+        format!("{}:{}", self.fs, crate::units::short(self.cluster_bytes))
+    }
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct WorkloadResult {
     pub name: String,
@@ -176,8 +191,8 @@ pub struct WorkloadResult {
     pub scale: Option<f64>,
     /// `cache-suspect`, `write-not-durable`, `high-cv`, `no-device-counters`, ...
     pub flags: Vec<String>,
-    /// Median time of the baseline config over this one's, in percent
-    /// (above 100: faster than the baseline).
+    /// This config's figure over the baseline config's, in percent (above
+    /// 100: faster than the baseline), from bench/relative.rs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub relative_pct: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

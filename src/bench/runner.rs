@@ -616,7 +616,7 @@ fn setup_flash(
         crate::flash::trace::max_sectors_kb(dev)
     };
     crate::flash::trace::ensure_tracefs().map_err(|e| Error::work(format!("--flash: {e}")))?;
-    report.sim.trace = Some("blktrace".into());
+    report.sim.trace = Some(super::results::TRACE_SOURCE.into());
     report.sim.partition_offset_bytes = Some(f.partition_offset);
     report.sim.flash = Some(super::flash::info(f, kb));
     Ok(())

@@ -1,6 +1,6 @@
 //! `fsfit advise`: the tree, the systems and the volume to choose for; how to measure.
 
-use super::{budget, size, TreeArgs, VolumeArgs};
+use super::{budget, flash_profiles, size, systems, TreeArgs, VolumeArgs};
 use clap::Args;
 use std::path::PathBuf;
 
@@ -65,7 +65,8 @@ pub struct AdviseArgs {
     /// Without a measurement, rank by the speed simulated on this flash
     /// profile (see fsfit bench --list-profiles) [default: chosen from
     /// --volume and --for, and said].
-    #[arg(long, value_name = "PROFILE", conflicts_with_all = ["device", "image", "bench"])]
+    // `--drive`: this option's older name, still taken (hidden).
+    #[arg(long = "flash", value_name = "PROFILE", alias = "drive", value_parser = flash_profiles(), conflicts_with_all = ["device", "image", "bench"])]
     pub drive: Option<String>,
 
     /// Results of `fsfit crash --json` (repeatable): configs whose crash
@@ -73,10 +74,9 @@ pub struct AdviseArgs {
     #[arg(long, value_name = "FILE.json")]
     pub crash: Vec<PathBuf>,
 
-    /// Systems that must use the drive: windows, macos, linux, android,
-    /// camera (by SD class: the volume size decides), tv, car (FAT only),
-    /// car-exfat, switch, playstation, xbox, console (comma-separated).
-    #[arg(long = "for", value_name = "SYSTEM,...", value_delimiter = ',')]
+    /// Systems that must use the drive, comma-separated (camera: by SD
+    /// class, the volume size decides; car: FAT only, car-exfat: exFAT too).
+    #[arg(long = "for", value_name = "SYSTEM,...", value_delimiter = ',', ignore_case = true, value_parser = systems())]
     pub systems: Vec<String>,
 
     // With --device or --image the volume is the target's size.

@@ -1,6 +1,6 @@
 //! `fsfit bench`: format, mount and measure configs on an image, a drive or a folder.
 
-use super::{fs_spec, size};
+use super::{bench_workloads, flash_profiles, size, FsSpecParser};
 use crate::fs::FsSpec;
 use clap::Args;
 use std::path::PathBuf;
@@ -52,7 +52,7 @@ pub struct BenchArgs {
 
     /// Configs: `exfat`, `exfat:4K,32K`, repeatable [default: every filesystem
     /// this host can format and mount, plus exFAT at 4K, 32K, 128K and 1M].
-    #[arg(long = "fs", value_name = "FS[:CLUSTER,...]", value_parser = fs_spec)]
+    #[arg(long = "fs", value_name = "FS[:CLUSTER,...]", value_parser = FsSpecParser)]
     pub fs: Vec<FsSpec>,
 
     /// Which driver mounts each filesystem.
@@ -60,7 +60,7 @@ pub struct BenchArgs {
     pub driver: crate::fs::drivers::Choice,
 
     /// Workloads to run, comma-separated [default: all; see --list].
-    #[arg(long, value_name = "NAME,...", value_delimiter = ',')]
+    #[arg(long, value_name = "NAME,...", value_delimiter = ',', value_parser = bench_workloads())]
     pub workloads: Vec<String>,
 
     /// Multiply file counts and sizes (1 = the documents' sizes).
@@ -104,8 +104,8 @@ pub struct BenchArgs {
     /// (a class of stick or card each): every run's block requests are
     /// traced and replayed through the model. The table then shows the
     /// simulated figures; the host's stay in the JSON. See --list-profiles.
-    #[arg(long, value_name = "PROFILE,...", conflicts_with = "dir")]
-    pub flash: Option<String>,
+    #[arg(long, value_name = "PROFILE,...", value_delimiter = ',', value_parser = flash_profiles(), conflicts_with = "dir")]
+    pub flash: Vec<String>,
 
     /// Where the simulated volume starts on the flash: alignment matters
     /// (default 1M, where fdisk puts the first partition).

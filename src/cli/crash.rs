@@ -1,6 +1,6 @@
 //! `fsfit crash`: crash states of recorded workloads, or one of them rebuilt.
 
-use super::{fs_spec, size};
+use super::{crash_workloads, flash_profiles, size, FsSpecParser};
 use crate::fs::FsSpec;
 use clap::Args;
 use std::path::PathBuf;
@@ -11,7 +11,7 @@ pub const LONG_ABOUT: &str = "Records every write and flush a filesystem sends t
 #[derive(Args, Debug)]
 pub struct CrashArgs {
     /// Configs: `ext4`, `exfat:4K,32K`, repeatable [default: ext4].
-    #[arg(long = "fs", value_name = "FS[:CLUSTER,...]", conflicts_with = "replay", value_parser = fs_spec)]
+    #[arg(long = "fs", value_name = "FS[:CLUSTER,...]", conflicts_with = "replay", value_parser = FsSpecParser)]
     pub fs: Vec<FsSpec>,
 
     /// Which driver mounts each filesystem.
@@ -27,8 +27,8 @@ pub struct CrashArgs {
     #[arg(long, value_name = "OPTS", default_value = "")]
     pub mount_options: String,
 
-    /// Workloads, comma-separated: copy, save, append, reorganize [default: all].
-    #[arg(long, value_name = "NAME,...", value_delimiter = ',')]
+    /// Workloads, comma-separated [default: all].
+    #[arg(long, value_name = "NAME,...", value_delimiter = ',', value_parser = crash_workloads())]
     pub workloads: Vec<String>,
 
     /// Random crash states inside each flush epoch [default: 4, 2 with --quick].
@@ -51,7 +51,7 @@ pub struct CrashArgs {
     /// The flash profile (`fsfit bench --list-profiles`) whose geometry
     /// flash-gc uses (allocation unit, page) and torn tears at (pages)
     /// [default for flash-gc: usb2-stick, 4 MiB AU, 16 KiB pages].
-    #[arg(long, value_name = "PROFILE")]
+    #[arg(long, value_name = "PROFILE", value_parser = flash_profiles())]
     pub flash: Option<String>,
 
     /// The fewest crash states per filesystem and workload: more are made

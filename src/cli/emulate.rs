@@ -1,6 +1,6 @@
 //! `fsfit emulate`: the profile and image to serve as a slow flash device.
 
-use super::size;
+use super::{flash_profiles, size};
 use clap::Args;
 use std::path::PathBuf;
 
@@ -21,6 +21,7 @@ Profiles: fsfit bench --list-profiles. Exit status: 0 stopped, 1 failed, 2 bad a
 #[derive(Args, Debug)]
 pub struct EmulateArgs {
     /// The flash profile to behave like (fsfit bench --list-profiles).
+    #[arg(value_parser = flash_profiles())]
     pub profile: String,
 
     /// The image file that holds the device's bytes (made sparse if new).

@@ -25,6 +25,7 @@ pub use info::InfoArgs;
 pub use man::ManArgs;
 pub use probe::ProbeArgs;
 pub use report::ReportArgs;
+pub use shared::{bench_workloads, crash_workloads, flash_profiles, systems, FsSpecParser};
 pub use shared::{budget, fs_spec, size, volume_size, TreeArgs, VolumeArgs};
 pub use usage::{UsageArgs, UsageDriver};
 

@@ -1,5 +1,6 @@
 //! What several commands take: value parsers (sizes, budgets, filesystem
-//! specs) and the argument groups usage and advise share.
+//! specs, the names a registry lists) and the argument groups usage and
+//! advise share.
 
 use crate::fs::FsSpec;
 use clap::Args;
@@ -40,6 +41,70 @@ pub fn volume_size(s: &str) -> crate::Result<u64> {
 /// `exfat`, `exfat:4K,32K`, `fat32:default`.
 pub fn fs_spec(s: &str) -> crate::Result<FsSpec> {
     crate::fs::spec::parse_fs_spec(s)
+}
+
+/// `--fs FS[:CLUSTER,...]`: parsed by [`fs_spec`]; help and completions
+/// offer the registry's filesystem names.
+#[derive(Clone)]
+pub struct FsSpecParser;
+
+impl clap::builder::TypedValueParser for FsSpecParser {
+    type Value = FsSpec;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<FsSpec, clap::Error> {
+        let text = clap::builder::StringValueParser::new().parse_ref(cmd, arg, value)?;
+        fs_spec(&text).map_err(|e| {
+            let name = arg.map(|a| a.to_string()).unwrap_or_default();
+            clap::Error::raw(
+                clap::error::ErrorKind::ValueValidation,
+                format!("invalid value '{text}' for '{name}': {e}\n"),
+            )
+            .with_cmd(cmd)
+        })
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            crate::fs::names()
+                .into_iter()
+                .map(clap::builder::PossibleValue::new),
+        ))
+    }
+}
+
+/// `--workloads` of bench: the names bench/kinds.rs declares.
+pub fn bench_workloads() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(crate::bench::kinds::names())
+}
+
+/// `--workloads` of crash: the crash workloads' names (their code, and so
+/// their names, exist on Linux only, where crash runs).
+pub fn crash_workloads() -> clap::builder::ValueParser {
+    #[cfg(target_os = "linux")]
+    return clap::builder::PossibleValuesParser::new(crate::crash::workloads::names()).into();
+    #[cfg(not(target_os = "linux"))]
+    return clap::builder::NonEmptyStringValueParser::new().into();
+}
+
+/// `--for`: the systems advise/systems.rs knows.
+pub fn systems() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(crate::advise::systems::names())
+}
+
+/// `--flash`: the flash profiles' names (src/flash/profiles.json).
+pub fn flash_profiles() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(
+        crate::flash::profiles()
+            .into_iter()
+            .map(|p| clap::builder::PossibleValue::new(p.name)),
+    )
 }
 
 /// The tree to walk (usage, advise).

@@ -1,6 +1,6 @@
 //! `fsfit usage`: size on disk of a tree on every filesystem x cluster size.
 
-use super::{fs_spec, TreeArgs, VolumeArgs};
+use super::{FsSpecParser, TreeArgs, VolumeArgs};
 use crate::fs::FsSpec;
 use clap::Args;
 use std::path::PathBuf;
@@ -24,7 +24,7 @@ pub struct UsageArgs {
     /// `fat32:default`. Repeatable. Filesystems: fat12 fat16 fat32 exfat ntfs
     /// ext4 udf btrfs xfs f2fs. Without it: every filesystem at its default
     /// cluster plus the sweep that matters for it.
-    #[arg(long = "fs", value_name = "FS[:CLUSTER,...]", value_parser = fs_spec)]
+    #[arg(long = "fs", value_name = "FS[:CLUSTER,...]", value_parser = FsSpecParser)]
     pub fs: Vec<FsSpec>,
 
     #[command(flatten)]

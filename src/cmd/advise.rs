@@ -47,7 +47,7 @@ pub struct Options {
     pub json: Option<PathBuf>,
     /// Where measured figures come from, for the reasons.
     pub measured_on: String,
-    /// `--drive PROFILE`: simulate speeds on it when nothing is measured.
+    /// `--flash PROFILE`: simulate speeds on it when nothing is measured.
     pub drive: Option<String>,
     /// `--format DEV`: format the choice on it (with --yes-erase).
     pub format: Option<(PathBuf, Option<String>, bool)>,
@@ -281,14 +281,14 @@ fn robustness(reports: &[crate::crash::Report]) -> Vec<advise::Robustness> {
 }
 
 /// The flash profile speeds are simulated on when nothing is measured:
-/// `--drive`, else a default from the volume size and `--for`.
+/// `--flash`, else a default from the volume size and `--for`.
 fn drive(o: &Options) -> Result<Option<(crate::flash::Profile, String)>> {
     if o.bench.is_some() || o.target.is_some() {
         return Ok(None);
     }
     if let Some(name) = &o.drive {
         let p = crate::flash::profile(name)?;
-        let how = format!("{name} (--drive)");
+        let how = format!("{name} (--flash)");
         return Ok(Some((p, how)));
     }
     let systems: Vec<&str> = o.systems.iter().map(|s| s.name).collect();

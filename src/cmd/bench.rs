@@ -88,7 +88,7 @@ fn bench_options(a: &BenchArgs, quiet: bool, scale: f64) -> Result<bench::Option
              without formatting it (--dir E:\\)"
         ))
     };
-    if a.flash.is_some() {
+    if !a.flash.is_empty() {
         return Err(linux_only(
             "--flash (a block trace of the drive fsfit formats)",
         ));
@@ -119,14 +119,14 @@ fn bench_options(a: &BenchArgs, quiet: bool, scale: f64) -> Result<bench::Option
 /// --flash the figures are simulated: their spread is the model's, not the
 /// machine's.
 fn settle(a: &BenchArgs) -> Option<bench::settle::Settle> {
-    (a.quick && a.flash.is_none()).then_some(bench::settle::QUICK)
+    (a.quick && a.flash.is_empty()).then_some(bench::settle::QUICK)
 }
 
 /// `--min-time`, or what `--quick` implies. With --flash the table shows
 /// simulated runs, which last seconds on a stick at --quick's scale
 /// already: growing workloads by host time would only cost minutes.
 fn min_seconds(a: &BenchArgs) -> f64 {
-    a.min_time.unwrap_or(if a.quick && a.flash.is_none() {
+    a.min_time.unwrap_or(if a.quick && a.flash.is_empty() {
         bench::QUICK_MIN_SECONDS
     } else {
         0.0
@@ -181,9 +181,9 @@ fn target(a: &BenchArgs) -> TargetSpec {
 /// `--flash a,b` and `--partition-offset`.
 #[cfg(target_os = "linux")]
 fn flash(a: &BenchArgs) -> Result<Option<bench::flash::FlashOptions>> {
-    let Some(list) = &a.flash else {
+    if a.flash.is_empty() {
         return Ok(None);
-    };
+    }
     let partition_offset = a
         .partition_offset
         .unwrap_or(bench::flash::DEFAULT_PARTITION_OFFSET);
@@ -193,7 +193,7 @@ fn flash(a: &BenchArgs) -> Result<Option<bench::flash::FlashOptions>> {
         )));
     }
     Ok(Some(bench::flash::FlashOptions {
-        profiles: crate::flash::profile::parse_list(list)?,
+        profiles: crate::flash::profile::parse_list(&a.flash.join(","))?,
         partition_offset,
     }))
 }

@@ -16,19 +16,53 @@
 //! hold data therefore takes N_u·RU/Pm + (N_RU − N_u)·RU/Pw: exactly the SD
 //! specification's P(N_u) = (N_RU−N_u)·Pw·Pm / ((N_RU−N_u)·Pm + N_u·Pw).
 //! Writes into the FAT area cost their pages only (cards special-case it).
+//!
+//! Pages are programmed whole, so a write that covers part of a page first
+//! reads it to merge the old contents (Bergmann, LWN 428584: a write smaller
+//! than a page is a read-modify-write). That is where a partition off the
+//! page boundary pays: its 4 KiB blocks straddle two pages now and then.
 
 use super::{profile::Params, Device, Op, Request};
 
 /// One open AU.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 struct Open {
     index: u64,
     /// Linear mode: bytes from the AU's start already written.
     wp: u64,
-    /// Random mode: any order accepted; `written` counts its page bytes.
+    /// Random mode: any order accepted; `pages` marks the pages written in
+    /// this cycle, each once however often it was rewritten (what is left
+    /// to copy at close does not shrink when a page is written twice).
     random: bool,
-    written: u64,
+    pages: Vec<u64>,
     last_use: u64,
+}
+
+impl Open {
+    fn new(index: u64, tick: u64) -> Open {
+        Open {
+            index,
+            wp: 0,
+            random: false,
+            pages: Vec::new(),
+            last_use: tick,
+        }
+    }
+
+    /// Mark pages `first..last` written.
+    fn mark(&mut self, first: u64, last: u64) {
+        for p in first..last {
+            let (word, bit) = ((p / 64) as usize, p % 64);
+            if self.pages.len() <= word {
+                self.pages.resize(word + 1, 0);
+            }
+            self.pages[word] |= 1 << bit;
+        }
+    }
+
+    fn pages_written(&self) -> u64 {
+        self.pages.iter().map(|w| u64::from(w.count_ones())).sum()
+    }
 }
 
 pub struct AuDevice {
@@ -43,6 +77,7 @@ pub struct AuDevice {
     read_s: f64,
     switch_s: f64,
     read_latency_s: f64,
+    write_latency_s: f64,
     command_s: f64,
     max_transfer: u64,
     flush_s: Option<f64>,
@@ -50,6 +85,7 @@ pub struct AuDevice {
     tick: u64,
     last_au: u64,
     last_read_end: u64,
+    last_write_end: u64,
     flash_written: u64,
     au_copies: u64,
 }
@@ -69,6 +105,17 @@ pub(crate) fn page_span(off: u64, len: u64, page: u64) -> u64 {
     let first = off / page;
     let last = (off + len.max(1)).div_ceil(page);
     (last - first) * page
+}
+
+/// Of the pages `[off, off + len)` touches, how many it covers only in part
+/// (0, 1 or 2): those the card reads back to merge before programming.
+pub(crate) fn partial_pages(off: u64, len: u64, page: u64) -> u64 {
+    let end = off + len.max(1);
+    let (head, tail) = (off % page != 0, end % page != 0);
+    if off / page == (end - 1) / page {
+        return u64::from(head || tail);
+    }
+    u64::from(head) + u64::from(tail)
 }
 
 /// The SD specification's write performance for an AU whose `n_u` of
@@ -91,6 +138,7 @@ impl AuDevice {
             read_s: per_byte(p.read_mb_s),
             switch_s: p.au_switch_us * 1e-6,
             read_latency_s: p.read_latency_us * 1e-6,
+            write_latency_s: p.write_latency_us * 1e-6,
             command_s: p.command_overhead_us * 1e-6,
             max_transfer: p.max_transfer_bytes,
             flush_s: p
@@ -100,6 +148,7 @@ impl AuDevice {
             tick: 0,
             last_au: u64::MAX,
             last_read_end: u64::MAX,
+            last_write_end: u64::MAX,
             flash_written: 0,
             au_copies: 0,
         }
@@ -116,6 +165,13 @@ impl AuDevice {
 
     fn write(&mut self, req: &Request) -> f64 {
         let mut t = commands(req.len, self.max_transfer) as f64 * self.command_s;
+        // A write that does not continue the previous one waits for the
+        // controller to look up its place (cards measured with a floor under
+        // small random writes even inside open AUs; 0 on the others).
+        if req.offset != self.last_write_end {
+            t += self.write_latency_s;
+        }
+        self.last_write_end = req.offset + req.len;
         let (mut off, end) = (req.offset, req.offset + req.len.max(1));
         while off < end {
             let index = off / self.au;
@@ -126,11 +182,21 @@ impl AuDevice {
         t
     }
 
-    /// Program the pages of `[off, off + len)` inside AU `index`.
+    /// Program the pages of `[off, off + len)` inside AU `index`. A page the
+    /// write covers only in part is read first, to merge its old contents
+    /// (a page is programmed whole): a 4 KiB block that straddles two pages
+    /// costs two programs and two reads where an aligned one costs one each.
     fn program(&mut self, off: u64, len: u64) -> (f64, u64) {
+        let merged = partial_pages(off, len, self.page);
+        self.program_merging(off, len, merged)
+    }
+
+    /// As [`Self::program`], reading `merged` pages first.
+    fn program_merging(&mut self, off: u64, len: u64, merged: u64) -> (f64, u64) {
         let bytes = page_span(off, len, self.page);
         self.flash_written += bytes;
-        (bytes as f64 * self.write_s, bytes)
+        let read = (merged * self.page) as f64 * self.read_s;
+        (bytes as f64 * self.write_s + read, bytes)
     }
 
     /// Copy `bytes` inside the flash at Pm.
@@ -168,13 +234,7 @@ impl AuDevice {
                 .unwrap_or(0);
             t += self.close(lru);
         }
-        self.open.push(Open {
-            index,
-            wp: 0,
-            random: false,
-            written: 0,
-            last_use: self.tick,
-        });
+        self.open.push(Open::new(index, self.tick));
         t
     }
 
@@ -182,7 +242,7 @@ impl AuDevice {
     fn close(&mut self, i: usize) -> f64 {
         let o = self.open.swap_remove(i);
         let rest = if o.random {
-            self.au.saturating_sub(o.written)
+            self.au.saturating_sub(o.pages_written() * self.page)
         } else {
             self.au - o.wp.div_ceil(self.page) * self.page
         };
@@ -195,23 +255,29 @@ impl AuDevice {
 
     fn write_open(&mut self, slot: usize, off: u64, len: u64) -> f64 {
         self.open[slot].last_use = self.tick;
-        let o = self.open[slot];
-        if o.random {
-            let (t, bytes) = self.program(off, len);
-            self.open[slot].written = (o.written + bytes).min(self.au);
+        let (random, wp) = (self.open[slot].random, self.open[slot].wp);
+        if random {
+            let (t, _) = self.program(off, len);
+            let last = (off + len.max(1)).div_ceil(self.page);
+            self.open[slot].mark(off / self.page, last);
             return t;
         }
-        if off < o.wp {
+        if off < wp {
             return self.rewrite(slot, off, len);
         }
         // The card buffers a partly written last page: a write that
         // continues inside it does not program that page again.
-        let page_start = (o.wp / self.page) * self.page;
-        let shared = o.wp % self.page != 0 && off < page_start + self.page;
+        let page_start = (wp / self.page) * self.page;
+        let shared = wp % self.page != 0 && off < page_start + self.page;
         let gap =
-            ((off / self.page) * self.page).saturating_sub(o.wp.div_ceil(self.page) * self.page);
-        let (mut t, _) = self.program(off, len);
+            ((off / self.page) * self.page).saturating_sub(wp.div_ceil(self.page) * self.page);
+        // In order, only a first page the write starts inside is merged
+        // (its earlier part comes from the AU's old copy); a last page left
+        // partial waits in the buffer for the write that continues it.
+        let merged = u64::from(off % self.page != 0 && !shared);
+        let (mut t, _) = self.program_merging(off, len, merged);
         if shared {
+            // Still in the card's buffer: not programmed again.
             self.flash_written -= self.page;
             t -= self.page as f64 * self.write_s;
         }
@@ -229,20 +295,16 @@ impl AuDevice {
     fn rewrite(&mut self, slot: usize, off: u64, len: u64) -> f64 {
         let randoms = self.open.iter().filter(|o| o.random).count();
         if randoms < self.random_max {
+            let page = self.page;
             let o = &mut self.open[slot];
             o.random = true;
-            o.written = o.wp;
+            let written = o.wp.div_ceil(page);
+            o.mark(0, written);
             return self.write_open(slot, off, len);
         }
         let index = self.open[slot].index;
         let t = self.close(slot);
-        self.open.push(Open {
-            index,
-            wp: 0,
-            random: false,
-            written: 0,
-            last_use: self.tick,
-        });
+        self.open.push(Open::new(index, self.tick));
         let last = self.open.len() - 1;
         t + self.write_open(last, off, len)
     }

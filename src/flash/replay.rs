@@ -47,24 +47,12 @@ pub fn replay(dev: &mut dyn Device, trace: &[Request]) -> Replay {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Overlap {
     /// The workload waits for the device (writes ending in sync / fsync,
-    /// deletes, metadata): host time and device time add up.
+    /// deletes, metadata): host time and device time add up. Each bench
+    /// workload says which it allows (bench/kinds.rs).
     Wait,
     /// Readahead keeps the device busy while the host works: the longer of
     /// the two.
     Readahead,
-}
-
-impl Overlap {
-    /// The overlap a bench workload allows, from its name: file contents
-    /// read in order (readahead) overlap; a scan's directory and inode
-    /// reads block one by one, so it waits like the writes.
-    pub fn of_workload(name: &str) -> Overlap {
-        if name.ends_with("-read") || name == "dupsearch" {
-            Overlap::Readahead
-        } else {
-            Overlap::Wait
-        }
-    }
 }
 
 /// A run's simulated seconds: device time plus host CPU time as `overlap` allows.
@@ -80,10 +68,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn writes_wait_and_reads_overlap() {
-        assert_eq!(Overlap::of_workload("small-write"), Overlap::Wait);
-        assert_eq!(Overlap::of_workload("scan"), Overlap::Wait);
-        assert_eq!(Overlap::of_workload("large-read"), Overlap::Readahead);
+    fn waiting_adds_and_readahead_overlaps() {
         assert_eq!(simulated_seconds(2.0, 0.5, Overlap::Wait), 2.5);
         assert_eq!(simulated_seconds(2.0, 0.5, Overlap::Readahead), 2.0);
         assert_eq!(simulated_seconds(0.1, 0.5, Overlap::Readahead), 0.5);

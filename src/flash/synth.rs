@@ -1,4 +1,4 @@
-//! A tree copy as a block trace, for `advise --drive` (nothing was run on a
+//! A tree copy as a block trace, for `advise --flash` (nothing was run on a
 //! device): a fresh volume written in one pass, file after file, each
 //! file's clusters contiguous and sent in requests of the profile's largest
 //! transfer, each file followed by the 4 KiB metadata block that records it
@@ -64,7 +64,7 @@ pub fn tree_write_mb_s(
     (secs > 0.0).then(|| bytes as f64 / 1e6 / secs)
 }
 
-/// The profile `advise` simulates when `--drive` is not given: from what
+/// The profile `advise` simulates when `--flash` is not given: from what
 /// the volume will be used for and its size. Returns the name and why.
 pub fn default_drive(volume: u64, systems: &[&str]) -> (&'static str, String) {
     let card = systems
@@ -85,7 +85,7 @@ pub fn default_drive(volume: u64, systems: &[&str]) -> (&'static str, String) {
     } else {
         ("usb2-stick", "the most common small flash drive")
     };
-    (name, format!("{name} (no --drive given: {why}; choose one with --drive, see fsfit bench --list-profiles)"))
+    (name, format!("{name} (no --flash given: {why}; choose one with --flash, see fsfit bench --list-profiles)"))
 }
 
 #[cfg(test)]
@@ -131,7 +131,7 @@ mod tests {
         assert_eq!(default_drive(32_000_000_000, &["car"]).0, "microsd-a1");
         for (v, s) in [(1u64 << 30, vec![]), (1 << 40, vec!["camera"])] {
             let (name, why) = default_drive(v, &s);
-            assert!(profile(name).is_ok() && why.contains("--drive"));
+            assert!(profile(name).is_ok() && why.contains("--flash"));
         }
     }
 }

@@ -46,9 +46,9 @@ pub fn parse(bytes: &[u8]) -> Result<Input> {
     let one_line =
         |e: serde_json::Error| Error::input(format!("{schema} results that do not parse: {e}"));
     if schema == BENCH_SCHEMA {
-        Ok(Input::Bench(Box::new(
-            serde_json::from_value(v).map_err(one_line)?,
-        )))
+        let mut r: BenchReport = serde_json::from_value(v).map_err(one_line)?;
+        crate::bench::relative::complete_loaded(&mut r);
+        Ok(Input::Bench(Box::new(r)))
     } else if schema == crate::usage::SCHEMA {
         Ok(Input::Usage(Box::new(
             serde_json::from_value(v).map_err(one_line)?,

@@ -530,7 +530,7 @@ fn a_tiny_tree_on_a_large_volume_gets_no_cluster_below_4k_without_a_reason() {
     let assumed = v["assumptions"].to_string();
     assert!(
         assumed.contains("simulated")
-            && assumed.contains("no --drive given")
+            && assumed.contains("no --flash given")
             && assumed.contains("flash"),
         "{assumed}"
     );

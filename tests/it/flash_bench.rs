@@ -1,6 +1,7 @@
-//! `fsfit bench --flash` on real images (#18): every workload and run gains
+//! `fsfit bench --flash` on real images: every workload and run gains
 //! simulated figures per profile, from block traces of the real drivers
-//! (ext4 in the kernel, exFAT through FUSE), in the fields DESIGN.md names.
+//! (ext4 in the kernel, exFAT through FUSE), in the fields DESIGN.md names,
+//! and every view of a run shows the same relative figures.
 
 use crate::common::{can_fuse, can_mount, fsfit, have};
 use serde_json::Value;
@@ -55,7 +56,7 @@ fn bench_flash_gives_simulated_figures_per_profile_for_every_workload_and_run() 
         "--workloads",
         "single-write,small-write,small-read",
     ]);
-    assert_eq!(v["trace"], "blktrace");
+    assert_eq!(v["trace"], "tracefs:block_rq_issue");
     assert_eq!(v["partition_offset_bytes"], 1 << 20);
     assert_eq!(
         v["flash"]["max_sectors_kb"], 120,
@@ -142,6 +143,140 @@ fn bench_flash_gives_simulated_figures_per_profile_for_every_workload_and_run() 
     assert!(left.is_empty(), "ftrace instances left: {left:?}");
 }
 
+/// The `%` column of each workload row of the table under `heading`: one
+/// entry per config, in the table's order.
+fn table_pcts(table: &str, heading: &str) -> Vec<(String, Vec<String>)> {
+    let start = table
+        .find(heading)
+        .unwrap_or_else(|| panic!("no {heading:?} in\n{table}"));
+    table[start..]
+        .lines()
+        .skip_while(|l| !l.starts_with("WORKLOAD"))
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .map(|l| {
+            let mut t = l.split_whitespace();
+            let name = t.next().unwrap().to_string();
+            (
+                name,
+                t.filter(|x| x.ends_with('%')).map(String::from).collect(),
+            )
+        })
+        .collect()
+}
+
+/// The rows of the first HTML table after `heading`: workload, then each
+/// config's cell text.
+fn html_rows(html: &str, heading: &str) -> Vec<(String, Vec<String>)> {
+    let start = html
+        .find(heading)
+        .unwrap_or_else(|| panic!("no {heading:?} in the HTML"));
+    let rest = &html[start..];
+    let body = &rest[rest.find("<tbody>").unwrap()..rest.find("</tbody>").unwrap()];
+    let cells = |row: &str| -> Vec<String> {
+        row.split("<td")
+            .skip(1)
+            .map(|c| {
+                let c = &c[c.find('>').unwrap() + 1..];
+                c[..c.find("</td>").unwrap()].to_string()
+            })
+            .collect()
+    };
+    body.split("<tr>")
+        .skip(1)
+        .map(|r| {
+            let c = cells(r);
+            (c[0].clone(), c[1..].to_vec())
+        })
+        .collect()
+}
+
+/// The JSON's relative figures of workload `name`, one per config, as the
+/// views print them (`{p:.0}` then the unit's spacing).
+fn json_pcts(v: &Value, name: &str, profile: Option<&str>, sep: &str) -> Vec<String> {
+    v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let w = c["workloads"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|w| w["name"] == name)
+                .unwrap();
+            let p = match profile {
+                None => &w["relative_pct"],
+                Some(p) => w["simulated"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|s| s["profile"] == p)
+                    .map(|s| &s["relative_pct"])
+                    .unwrap(),
+            };
+            let p = p.as_f64().unwrap_or_else(|| panic!("no relative_pct: {w}"));
+            format!("{p:.0}{sep}%")
+        })
+        .collect()
+}
+
+#[test]
+fn terminal_json_and_html_show_the_same_relative_figures_simulated_first() {
+    if !can_mount() || !can_fuse() || !have(&["mkfs.ext4", "mkfs.exfat", "mount.exfat-fuse"]) {
+        return;
+    }
+    let (v, table, _, html) = flash_bench(&[
+        "--fs",
+        "ext4",
+        "--fs",
+        "exfat",
+        "--scale",
+        "0.02",
+        "--workloads",
+        "tiny-write,large-write",
+    ]);
+    for p in PROFILES {
+        // The terminal's simulated table against the JSON's figures.
+        let rows = table_pcts(&table, &format!("simulated ({p})"));
+        assert_eq!(rows.len(), 2, "{table}");
+        for (name, got) in &rows {
+            assert_eq!(
+                *got,
+                json_pcts(&v, name, Some(p), ""),
+                "{p} {name}\n{table}"
+            );
+        }
+        // The HTML's simulated relative table against the same figures.
+        let rows = html_rows(
+            &html,
+            &format!("Simulated on {p}: relative to the baseline"),
+        );
+        assert_eq!(rows.len(), 2);
+        for (name, got) in &rows {
+            assert_eq!(*got, json_pcts(&v, name, Some(p), " "), "{p} {name}");
+        }
+    }
+    // The host's own relative figures, in the HTML after the simulated ones.
+    let host = "Relative to the baseline: this machine's image, not a drive";
+    for (name, got) in html_rows(&html, host) {
+        assert_eq!(got, json_pcts(&v, &name, None, " "), "host {name}");
+    }
+    // The first chart after the environment is a simulated one.
+    let first = &html[html.find("<figure id=\"").unwrap()..];
+    assert!(
+        first.starts_with(&format!("<figure id=\"fig-bench-1-sim-{}-", PROFILES[0])),
+        "{}",
+        &first[..80]
+    );
+    let sim = html.find(&format!("Simulated on {}", PROFILES[0])).unwrap();
+    let host_at = html.find("Throughput per workload: this machine").unwrap();
+    assert!(
+        sim < host_at,
+        "the host's panels come after the simulated ones"
+    );
+}
+
 #[test]
 fn bad_flash_arguments_are_refused_with_one_line() {
     for args in [
@@ -175,14 +310,14 @@ fn advise_json(args: &[&str]) -> (Value, Option<i32>) {
 }
 
 #[test]
-fn advise_drive_ranks_by_the_speed_simulated_on_the_profile() {
+fn advise_flash_ranks_by_the_speed_simulated_on_the_profile() {
     let t = tempfile::tempdir().unwrap();
     for i in 0..200u64 {
         crate::common::write_file(&t.path().join(format!("d/f{i}")), 3000 + i * 97);
     }
     crate::common::write_file(&t.path().join("big.bin"), 20 << 20);
     let path = t.path().to_str().unwrap();
-    let (v, code) = advise_json(&[path, "--volume", "16G", "--drive", "sd-2011-1au"]);
+    let (v, code) = advise_json(&[path, "--volume", "16G", "--flash", "sd-2011-1au"]);
     assert_eq!(code, Some(0));
     let all = v["candidates"].as_array().unwrap();
     assert!(all.len() > 3);
@@ -193,13 +328,17 @@ fn advise_drive_ranks_by_the_speed_simulated_on_the_profile() {
         assert!(mb > 0.0 && mb <= 10.0, "a card of Pw 10 MB/s: {mb}");
     }
     let assumed = v["assumptions"].to_string();
-    assert!(assumed.contains("sd-2011-1au (--drive)"), "{assumed}");
-    // Without --drive the default is named, with how it was chosen.
+    assert!(assumed.contains("sd-2011-1au (--flash)"), "{assumed}");
+    // --drive, the older name, still works and hides in the help.
+    let (old, code) = advise_json(&[path, "--volume", "16G", "--drive", "sd-2011-1au"]);
+    assert_eq!(code, Some(0));
+    assert_eq!(old["choice"]["profile"], "sd-2011-1au");
+    // Without --flash the default is named, with how it was chosen.
     let (v, _) = advise_json(&[path, "--volume", "1T"]);
     assert_eq!(v["choice"]["profile"], "nvme-usb-sn570");
-    assert!(v["assumptions"].to_string().contains("no --drive given"));
-    // Measured speeds win: --drive cannot be combined with a measurement.
-    let (_, code) = advise_json(&[path, "--drive", "usb2-stick", "--bench", "x.json"]);
+    assert!(v["assumptions"].to_string().contains("no --flash given"));
+    // Measured speeds win: --flash cannot be combined with a measurement.
+    let (_, code) = advise_json(&[path, "--flash", "usb2-stick", "--bench", "x.json"]);
     assert_eq!(code, Some(2));
     let (_, code) = advise_json(&[path, "--drive", "no-such-card"]);
     assert_eq!(code, Some(2));

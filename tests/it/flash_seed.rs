@@ -1,6 +1,7 @@
-//! Seed 004 (the file shared/seeds/003_945c015160d0daec.txt: a Kingston
-//! 512 MB SD card of 2006, FAT32 with 4 KiB clusters) replayed through the
-//! `sd-2006-small-eb` profile (#18, validation b).
+//! The Kingston SD card's fragmentation test (the second half of
+//! shared/seeds/003_945c015160d0daec.txt: a Kingston 512 MB SD card of
+//! 2006, FAT32 with 4 KiB clusters) replayed through the `sd-2006-small-eb`
+//! profile.
 //!
 //! The seed's procedure on a real FAT32 image made by mkfs.fat and filled
 //! with mtools: write 124 KiB and 4 KiB files interleaved until the volume
@@ -143,7 +144,7 @@ fn mb_s(bytes: u64, seconds: f64) -> f64 {
 }
 
 #[test]
-fn seed_004_fragmented_fat32_write_is_25_to_100x_slower_on_the_2006_card() {
+fn kingston_card_fragmented_fat32_write_is_25_to_100x_slower_on_the_2006_card() {
     if !have(&["mkfs.fat", "mcopy", "mdel", "mmd", "mdir", "mshowfat"]) {
         return;
     }
@@ -185,7 +186,7 @@ fn seed_004_fragmented_fat32_write_is_25_to_100x_slower_on_the_2006_card() {
     );
     let (w, r) = (contiguous_w / fragmented_w, contiguous_r / fragmented_r);
     eprintln!(
-        "seed 004 on sd-2006-small-eb: {} fragments; write {contiguous_w:.2} vs {fragmented_w:.3} MB/s = {w:.1}x \
+        "the Kingston card test (003_945c015160d0daec.txt) on sd-2006-small-eb: {} fragments; write {contiguous_w:.2} vs {fragmented_w:.3} MB/s = {w:.1}x \
          (seed 1.67 vs 0.031 = 54x); read {contiguous_r:.2} vs {fragmented_r:.2} MB/s = {r:.2}x (seed 7.2 vs 3.3 = 2.2x); \
          {} AU copies",
         frag.len(),

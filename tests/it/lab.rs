@@ -633,7 +633,10 @@ fn bench_flash_traces_kernel_vfat_udf_f2fs_in_qemu() {
     );
     let v: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     assert_eq!(v["host"]["lab"], "qemu", "a lab run: {}", v["host"]);
-    assert_eq!(v["trace"], "blktrace", "the trace it came from");
+    assert_eq!(
+        v["trace"], "tracefs:block_rq_issue",
+        "the trace it came from"
+    );
     assert_eq!(v["flash"]["profiles"][0], "usb2-stick", "{}", v["flash"]);
     let results = v["results"].as_array().unwrap();
     let got: Vec<&str> = results.iter().map(|r| r["fs"].as_str().unwrap()).collect();

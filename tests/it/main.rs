@@ -36,6 +36,7 @@ mod sizes;
 mod text;
 mod udf_f2fs;
 mod usage_checks;
+mod validation;
 mod windows_models;
 #[cfg(target_os = "linux")]
 mod wine_drive;

@@ -5,7 +5,8 @@
 //! answers FIEMAP, so the reader can see whether it really was fragmented.
 
 use super::files::{self, BLOCK};
-use super::{Ctx, Outcome, Phase, Unit, Workload};
+use super::{Ctx, Kind, Outcome, Workload};
+use crate::bench::kinds;
 use crate::{Error, Result};
 use std::path::PathBuf;
 
@@ -121,17 +122,11 @@ pub struct FragRead;
 pub static ALL: [&'static dyn Workload; 2] = [&FragWrite, &FragRead];
 
 impl Workload for FragWrite {
-    fn name(&self) -> &'static str {
-        "fragmented-write"
-    }
-    fn unit(&self) -> Unit {
-        Unit::MbPerS
+    fn kind(&self) -> &'static Kind {
+        &kinds::FRAGMENTED_WRITE
     }
     fn family(&self) -> &'static str {
         "frag"
-    }
-    fn phase(&self) -> Phase {
-        Phase::Write
     }
     fn describe(&self, scale: f64) -> String {
         format!(
@@ -163,17 +158,11 @@ impl Workload for FragWrite {
 }
 
 impl Workload for FragRead {
-    fn name(&self) -> &'static str {
-        "fragmented-read"
-    }
-    fn unit(&self) -> Unit {
-        Unit::MbPerS
+    fn kind(&self) -> &'static Kind {
+        &kinds::FRAGMENTED_READ
     }
     fn family(&self) -> &'static str {
         "frag"
-    }
-    fn phase(&self) -> Phase {
-        Phase::Read
     }
     fn describe(&self, _scale: f64) -> String {
         "read that fragmented file back, cold".into()

@@ -1,7 +1,7 @@
 //! The workloads, one file each (a write and its read-back share a file), all
 //! behind [`Workload`]. Adding a workload means adding a file here and a line
-//! to [`all`], and its name, unit and phase to bench/kinds.rs (a test
-//! checks they agree).
+//! to [`all`], and its kind (name, unit, phase) to bench/kinds.rs, which the
+//! workload returns; a test checks both list them in the same order.
 
 use crate::Result;
 mod data;
@@ -14,8 +14,8 @@ mod tree;
 #[cfg(windows)]
 mod windows;
 
-/// Moved to bench/kinds.rs (data every system builds, #22 item 7).
-pub use super::kinds::{unit_of, Phase, Unit};
+/// What each workload is lives in bench/kinds.rs, which every system builds.
+pub use super::kinds::{unit_of, Kind, Phase, Unit};
 pub use data::Data;
 
 use std::path::{Path, PathBuf};
@@ -61,13 +61,21 @@ pub struct Outcome {
 }
 
 pub trait Workload: Sync {
-    fn name(&self) -> &'static str;
+    /// Its entry in bench/kinds.rs: name, unit, phase, replay overlap.
+    fn kind(&self) -> &'static Kind;
+    fn name(&self) -> &'static str {
+        self.kind().name
+    }
     /// What its figure counts.
-    fn unit(&self) -> Unit;
+    fn unit(&self) -> Unit {
+        self.kind().unit
+    }
+    fn phase(&self) -> Phase {
+        self.kind().phase
+    }
     /// Workloads of one family share files; the runner removes them after the
     /// family's last selected workload.
     fn family(&self) -> &'static str;
-    fn phase(&self) -> Phase;
     /// One line for `fsfit bench --list`, at this scale.
     fn describe(&self, scale: f64) -> String;
     /// Space the family needs on the volume at this scale.
@@ -127,15 +135,8 @@ mod tests {
 
     #[test]
     fn the_kinds_table_lists_every_workload_in_order() {
-        let table: Vec<_> = super::super::kinds::KINDS
-            .iter()
-            .map(|k| (k.name, k.unit, k.phase))
-            .collect();
-        let ours: Vec<_> = all()
-            .into_iter()
-            .map(|w| (w.name(), w.unit(), w.phase()))
-            .collect();
-        assert_eq!(table, ours);
+        let ours: Vec<&str> = all().into_iter().map(|w| w.name()).collect();
+        assert_eq!(super::super::kinds::names(), ours);
     }
 
     #[test]

@@ -5,7 +5,8 @@
 
 use super::files::{self, BLOCK};
 use super::sets::{mix, spread_sizes, write_set, FileSpec, Sync};
-use super::{scaled, Ctx, Outcome, Phase, Unit, Workload};
+use super::{scaled, Ctx, Kind, Outcome, Workload};
+use crate::bench::kinds;
 use crate::{Error, Result};
 use std::collections::HashMap;
 use std::io::Read;
@@ -93,17 +94,11 @@ fn space(scale: f64) -> u64 {
 }
 
 impl Workload for Scan {
-    fn name(&self) -> &'static str {
-        "scan"
-    }
-    fn unit(&self) -> Unit {
-        Unit::FilesPerS
+    fn kind(&self) -> &'static Kind {
+        &kinds::SCAN
     }
     fn family(&self) -> &'static str {
         "scan"
-    }
-    fn phase(&self) -> Phase {
-        Phase::Scan
     }
     fn describe(&self, scale: f64) -> String {
         format!(
@@ -130,17 +125,11 @@ impl Workload for Scan {
 }
 
 impl Workload for DupSearch {
-    fn name(&self) -> &'static str {
-        "dupsearch"
-    }
-    fn unit(&self) -> Unit {
-        Unit::MbPerS
+    fn kind(&self) -> &'static Kind {
+        &kinds::DUPSEARCH
     }
     fn family(&self) -> &'static str {
         "scan"
-    }
-    fn phase(&self) -> Phase {
-        Phase::Read
     }
     fn describe(&self, scale: f64) -> String {
         let l = layout(scale);
@@ -203,17 +192,11 @@ impl Workload for DupSearch {
 }
 
 impl Workload for Delete {
-    fn name(&self) -> &'static str {
-        "delete"
-    }
-    fn unit(&self) -> Unit {
-        Unit::FilesPerS
+    fn kind(&self) -> &'static Kind {
+        &kinds::DELETE
     }
     fn family(&self) -> &'static str {
         "scan"
-    }
-    fn phase(&self) -> Phase {
-        Phase::Delete
     }
     fn describe(&self, scale: f64) -> String {
         format!("delete that tree of {} files, syncfs", layout(scale).len())

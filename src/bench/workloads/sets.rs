@@ -4,7 +4,8 @@
 //! 001 tests 5-6). Sizes are at --scale 1.
 
 use super::files::{self, BLOCK};
-use super::{scaled, Ctx, Outcome, Phase, Unit, Workload};
+use super::{scaled, Ctx, Kind, Outcome, Workload};
+use crate::bench::kinds;
 use crate::Result;
 use std::path::PathBuf;
 
@@ -51,12 +52,11 @@ pub enum Sync {
 
 pub struct Set {
     pub family: &'static str,
-    pub write: &'static str,
-    pub read: &'static str,
+    /// What writing the set and reading it back are (bench/kinds.rs).
+    pub write: &'static Kind,
+    pub read: &'static Kind,
     pub what: &'static str,
     pub sync: Sync,
-    /// Both the write and the read: tiny files count files per second.
-    pub unit: Unit,
     pub layout: fn(f64) -> Vec<FileSpec>,
 }
 
@@ -101,38 +101,34 @@ fn large(scale: f64) -> Vec<FileSpec> {
 
 pub static SMALL: Set = Set {
     family: "small",
-    write: "small-write",
-    read: "small-read",
+    write: &kinds::SMALL_WRITE,
+    read: &kinds::SMALL_READ,
     what: "small files, sizes spread 512 B-512 KiB",
     sync: Sync::AtEnd,
-    unit: Unit::MbPerS,
     layout: small,
 };
 pub static TINY: Set = Set {
     family: "tiny",
-    write: "tiny-write",
-    read: "tiny-read",
+    write: &kinds::TINY_WRITE,
+    read: &kinds::TINY_READ,
     what: "files of 1 KiB",
     sync: Sync::AtEnd,
-    unit: Unit::FilesPerS,
     layout: tiny,
 };
 pub static MEDIUM: Set = Set {
     family: "medium",
-    write: "medium-write",
-    read: "medium-read",
+    write: &kinds::MEDIUM_WRITE,
+    read: &kinds::MEDIUM_READ,
     what: "medium files",
     sync: Sync::PerFile,
-    unit: Unit::MbPerS,
     layout: medium,
 };
 pub static LARGE: Set = Set {
     family: "large",
-    write: "large-write",
-    read: "large-read",
+    write: &kinds::LARGE_WRITE,
+    read: &kinds::LARGE_READ,
     what: "large files",
     sync: Sync::PerFile,
-    unit: Unit::MbPerS,
     layout: large,
 };
 
@@ -223,17 +219,11 @@ pub fn set_present(ctx: &Ctx, family: &str, layout: &[FileSpec]) -> bool {
 }
 
 impl Workload for Write {
-    fn name(&self) -> &'static str {
+    fn kind(&self) -> &'static Kind {
         self.0.write
-    }
-    fn unit(&self) -> Unit {
-        self.0.unit
     }
     fn family(&self) -> &'static str {
         self.0.family
-    }
-    fn phase(&self) -> Phase {
-        Phase::Write
     }
     fn describe(&self, scale: f64) -> String {
         describe_set(self.0, "write", scale)
@@ -252,17 +242,11 @@ impl Workload for Write {
 }
 
 impl Workload for Read {
-    fn name(&self) -> &'static str {
+    fn kind(&self) -> &'static Kind {
         self.0.read
-    }
-    fn unit(&self) -> Unit {
-        self.0.unit
     }
     fn family(&self) -> &'static str {
         self.0.family
-    }
-    fn phase(&self) -> Phase {
-        Phase::Read
     }
     fn describe(&self, scale: f64) -> String {
         describe_set(self.0, "read back", scale)

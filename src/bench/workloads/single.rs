@@ -2,7 +2,8 @@
 //! 1 (000 copies a 5.3 GB ISO with rsync; 002 a 1 GB file).
 
 use super::files::{self, BLOCK};
-use super::{Ctx, Outcome, Phase, Unit, Workload};
+use super::{Ctx, Kind, Outcome, Workload};
+use crate::bench::kinds;
 use crate::Result;
 use std::path::PathBuf;
 
@@ -34,17 +35,11 @@ pub struct SingleDelete;
 pub static ALL: [&'static dyn Workload; 3] = [&SingleWrite, &SingleRead, &SingleDelete];
 
 impl Workload for SingleWrite {
-    fn name(&self) -> &'static str {
-        "single-write"
-    }
-    fn unit(&self) -> Unit {
-        Unit::MbPerS
+    fn kind(&self) -> &'static Kind {
+        &kinds::SINGLE_WRITE
     }
     fn family(&self) -> &'static str {
         "single"
-    }
-    fn phase(&self) -> Phase {
-        Phase::Write
     }
     fn describe(&self, scale: f64) -> String {
         format!(
@@ -75,17 +70,11 @@ impl Workload for SingleWrite {
 }
 
 impl Workload for SingleRead {
-    fn name(&self) -> &'static str {
-        "single-read"
-    }
-    fn unit(&self) -> Unit {
-        Unit::MbPerS
+    fn kind(&self) -> &'static Kind {
+        &kinds::SINGLE_READ
     }
     fn family(&self) -> &'static str {
         "single"
-    }
-    fn phase(&self) -> Phase {
-        Phase::Read
     }
     fn describe(&self, scale: f64) -> String {
         format!(
@@ -113,17 +102,11 @@ impl Workload for SingleRead {
 }
 
 impl Workload for SingleDelete {
-    fn name(&self) -> &'static str {
-        "single-delete"
-    }
-    fn unit(&self) -> Unit {
-        Unit::FilesPerS
+    fn kind(&self) -> &'static Kind {
+        &kinds::SINGLE_DELETE
     }
     fn family(&self) -> &'static str {
         "single"
-    }
-    fn phase(&self) -> Phase {
-        Phase::Delete
     }
     fn describe(&self, scale: f64) -> String {
         format!(

@@ -2,7 +2,8 @@
 //! (003 copies such a tree to a card), syncfs at the end.
 
 use super::sets::{self, spread_sizes, FileSpec, Sync};
-use super::{files, Ctx, Outcome, Phase, Unit, Workload};
+use super::{files, Ctx, Kind, Outcome, Workload};
+use crate::bench::kinds;
 use crate::Result;
 use std::path::PathBuf;
 
@@ -34,17 +35,11 @@ pub struct TreeWrite;
 pub static ALL: [&'static dyn Workload; 1] = [&TreeWrite];
 
 impl Workload for TreeWrite {
-    fn name(&self) -> &'static str {
-        "tree-write"
-    }
-    fn unit(&self) -> Unit {
-        Unit::MbPerS
+    fn kind(&self) -> &'static Kind {
+        &kinds::TREE_WRITE
     }
     fn family(&self) -> &'static str {
         "tree"
-    }
-    fn phase(&self) -> Phase {
-        Phase::Write
     }
     fn describe(&self, scale: f64) -> String {
         let l = layout(scale);

@@ -4,7 +4,8 @@
 
 use super::{accessible, bars, byte_unit, cluster_label, lines, num, Bar, BarSeries, Bars, Chart};
 use super::{Curve, Lines, Point};
-use crate::bench::kinds::{unit_of, Unit};
+use crate::bench::kinds::{self, unit_of};
+use crate::bench::relative::Source;
 use crate::bench::results::{BenchReport, ConfigResult, WorkloadResult};
 use crate::report::inputs::Named;
 use crate::usage::{ConfigReport, UsageReport};
@@ -22,17 +23,15 @@ pub fn unit(name: &str) -> &'static str {
 }
 
 /// Is this a write workload (its device writes measure amplification)?
+/// A name this fsfit does not know is not one.
 pub fn is_write(name: &str) -> bool {
     use crate::bench::kinds::{phase_of, Phase};
-    match phase_of(name) {
-        Some(p) => p == Phase::Write,
-        None => name.ends_with("-write"),
-    }
+    phase_of(name) == Some(Phase::Write)
 }
 
 /// `exfat:32K`, as the bench table names configs.
 pub fn config_name(c: &ConfigResult) -> String {
-    format!("{}:{}", c.fs, crate::units::short(c.cluster_bytes))
+    c.label()
 }
 
 /// A workload result with figures to show.
@@ -40,31 +39,22 @@ pub fn ok(w: &WorkloadResult) -> bool {
     w.error.is_none() && w.median_seconds > 0.0 && !w.runs.is_empty()
 }
 
-/// The rate one run of `seconds` reached: MB/s (decimal) or files/s.
-fn rate(w: &WorkloadResult, seconds: f64) -> Option<f64> {
-    if seconds <= 0.0 {
-        return None;
-    }
-    Some(unit_of(&w.name).rate(w.files, w.bytes, seconds))
-}
-
-/// The median figure: MB/s or files/s.
+/// The host's median figure: MB/s or files/s.
 pub fn throughput(w: &WorkloadResult) -> f64 {
-    match unit_of(&w.name) {
-        Unit::FilesPerS => w.files_per_s,
-        Unit::MbPerS => w.mb_per_s,
-    }
+    Source::Host.figure(w).unwrap_or(0.0)
 }
 
-/// Slowest and fastest repeat, as rates (from `runs[].seconds`).
+/// Slowest and fastest repeat on the host, as rates.
 pub fn spread(w: &WorkloadResult) -> Option<(f64, f64)> {
-    let rates: Vec<f64> = w.runs.iter().filter_map(|r| rate(w, r.seconds)).collect();
-    if rates.is_empty() {
-        return None;
+    Source::Host.spread(w)
+}
+
+/// How a chart of `src`'s figures begins its title: simulated ones say so.
+pub fn source_title(src: &Source) -> String {
+    match src {
+        Source::Host => String::new(),
+        Source::Sim(p) => format!("Simulated on {p}: "),
     }
-    let lo = rates.iter().copied().fold(f64::INFINITY, f64::min);
-    let hi = rates.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    Some((lo, hi))
 }
 
 fn median(v: &mut [f64]) -> Option<f64> {
@@ -156,22 +146,23 @@ fn finish(id: String, title: String, desc: String, svg: String) -> Chart {
 
 /// One workload: each config's median, whiskers from its slowest to its
 /// fastest repeat.
-pub fn workload_chart(id: &str, r: &BenchReport, name: &str) -> Option<Chart> {
+pub fn workload_chart(id: &str, r: &BenchReport, name: &str, src: &Source) -> Option<Chart> {
     let u = unit(name);
     let mut groups = Vec::new();
     let mut bars_v = Vec::new();
     let mut said = Vec::new();
     for c in &r.results {
         let Some(w) = find(c, name) else { continue };
-        let v = throughput(w);
-        let sp = spread(w);
+        let Some(v) = src.figure(w) else { continue };
+        let runs = src.run_seconds(w).len();
+        let sp = src.spread(w);
         groups.push(config_name(c));
         bars_v.push(Some(Bar {
             value: v,
-            whisker: sp.filter(|_| w.runs.len() > 1),
+            whisker: sp.filter(|_| runs > 1),
         }));
         said.push(match sp {
-            Some((a, z)) if w.runs.len() > 1 => format!(
+            Some((a, z)) if runs > 1 => format!(
                 "{} {} {u} (slowest run {}, fastest {})",
                 config_name(c),
                 num(v),
@@ -184,9 +175,10 @@ pub fn workload_chart(id: &str, r: &BenchReport, name: &str) -> Option<Chart> {
     if groups.is_empty() {
         return None;
     }
-    let title = format!("{name}: {u} per config");
+    let title = format!("{}{name}: {u} per config", source_title(src));
     let desc = format!(
-        "Median {u} of {name} over {} runs per config; whiskers span the slowest to the fastest run. {}.",
+        "{}Median {u} of {name} over {} runs per config; whiskers span the slowest to the fastest run. {}.",
+        source_title(src),
         r.repeat,
         said.join("; ")
     );
@@ -209,7 +201,7 @@ pub fn workload_chart(id: &str, r: &BenchReport, name: &str) -> Option<Chart> {
 
 /// 001's normalised bars: each config's speed relative to the baseline's, per
 /// workload (above 100 %: faster).
-pub fn relative_chart(id: &str, r: &BenchReport) -> Option<Chart> {
+pub fn relative_chart(id: &str, r: &BenchReport, src: &Source) -> Option<Chart> {
     if r.results.len() < 2 {
         return None;
     }
@@ -230,7 +222,7 @@ pub fn relative_chart(id: &str, r: &BenchReport) -> Option<Chart> {
         let vals: Vec<Option<f64>> = r
             .results
             .iter()
-            .map(|c| find(c, n).and_then(|w| w.relative_pct))
+            .map(|c| find(c, n).and_then(|w| src.relative_pct(w)))
             .collect();
         if vals.iter().flatten().count() < 2 {
             continue;
@@ -256,9 +248,10 @@ pub fn relative_chart(id: &str, r: &BenchReport) -> Option<Chart> {
     } else {
         r.baseline.clone()
     };
-    let title = format!("Speed relative to {base}");
+    let title = format!("{}Speed relative to {base}", source_title(src));
     let desc = format!(
-        "Each config's median time on each workload against the baseline {base}'s, in % (above 100 %: faster than {base}). {}.",
+        "{}Each config's median time on each workload against the baseline {base}'s, in % (above 100 %: faster than {base}). {}.",
+        source_title(src),
         said.join("; ")
     );
     let svg = bars(&Bars {
@@ -350,10 +343,10 @@ pub fn amplification_chart(id: &str, r: &BenchReport) -> Option<Chart> {
 
 /// The contiguous and fragmented workloads compared, in this order.
 pub const FRAG: [&str; 4] = [
-    "single-write",
-    "fragmented-write",
-    "single-read",
-    "fragmented-read",
+    kinds::SINGLE_WRITE.name,
+    kinds::FRAGMENTED_WRITE.name,
+    kinds::SINGLE_READ.name,
+    kinds::FRAGMENTED_READ.name,
 ];
 
 /// Fragmented against contiguous: per config, single-write/read against

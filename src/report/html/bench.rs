@@ -2,6 +2,7 @@
 //! charts, relative speed, write amplification, fragmentation.
 
 use super::{flag_meaning, flags_html, kv, shell_line, signed_pct, Out};
+use crate::bench::relative::Source;
 use crate::bench::results::{BenchReport, ConfigResult};
 use crate::report::charts::figures::{self, config_name, find, ok, throughput, unit, FRAG};
 use crate::report::charts::{esc, num};
@@ -109,8 +110,8 @@ fn config_table(s: &mut String, d: &BenchReport) {
     s.push_str("</tbody></table>\n");
 }
 
-/// The table beside one workload's chart.
-fn workload_table(r: &BenchReport, name: &str) -> String {
+/// The table beside one workload's chart, of `src`'s figures.
+fn workload_table(r: &BenchReport, name: &str, src: &Source) -> String {
     let u = unit(name);
     let base = if r.baseline.is_empty() {
         "baseline".to_string()
@@ -118,7 +119,8 @@ fn workload_table(r: &BenchReport, name: &str) -> String {
         r.baseline.clone()
     };
     let mut s = format!(
-        "<table>\n<caption class=\"note\">{} — medians of {} runs</caption>\n<thead><tr><th>Config</th><th class=\"n\">Median {u}</th><th class=\"n\" title=\"slowest run to fastest run\">Min–max</th><th class=\"n\" title=\"coefficient of variation of the run times\">CV</th><th class=\"n\">vs {}</th><th class=\"n\">Median time</th><th>Flags</th></tr></thead>\n<tbody>\n",
+        "<table>\n<caption class=\"note\">{}{} — medians of {} runs</caption>\n<thead><tr><th>Config</th><th class=\"n\">Median {u}</th><th class=\"n\" title=\"slowest run to fastest run\">Min–max</th><th class=\"n\" title=\"coefficient of variation of the run times\">CV</th><th class=\"n\">vs {}</th><th class=\"n\">Median time</th><th>Flags</th></tr></thead>\n<tbody>\n",
+        esc(&figures::source_title(src)),
         esc(name),
         r.repeat,
         esc(&base)
@@ -127,7 +129,7 @@ fn workload_table(r: &BenchReport, name: &str) -> String {
         let Some(w) = c.workloads.iter().find(|w| w.name == name) else {
             continue;
         };
-        if !ok(w) {
+        let (true, Some(x), Some(t)) = (ok(w), src.figure(w), src.median_seconds(w)) else {
             let _ = writeln!(
                 s,
                 "<tr><td>{}</td><td colspan=\"5\" class=\"bad\">failed: {}</td><td>{}</td></tr>",
@@ -136,20 +138,21 @@ fn workload_table(r: &BenchReport, name: &str) -> String {
                 flags_html(&w.flags)
             );
             continue;
-        }
-        let range = figures::spread(w)
+        };
+        let range = src
+            .spread(w)
             .map(|(a, z)| format!("{}–{}", num(a), num(z)))
             .unwrap_or_default();
         let _ = writeln!(
             s,
             "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{:.1} %</td><td class=\"n\">{}</td><td class=\"n\">{} s</td><td>{}</td></tr>",
             esc(&config_name(c)),
-            num(throughput(w)),
+            num(x),
             range,
-            w.cv_pct,
-            w.relative_pct.map(|p| format!("{p:.0} %")).unwrap_or_default(),
-            num(w.median_seconds),
-            flags_html(&w.flags)
+            src.cv_pct(w),
+            src.relative_pct(w).map(|p| format!("{p:.0} %")).unwrap_or_default(),
+            num(t),
+            flags_html(&src.flags(w))
         );
     }
     s.push_str("</tbody></table>\n");
@@ -179,9 +182,9 @@ pub(super) fn workload_grid(
     s
 }
 
-fn relative_table(r: &BenchReport) -> String {
+fn relative_table(r: &BenchReport, src: &Source) -> String {
     workload_grid(r, |c, n| {
-        let v = find(c, n).and_then(|w| w.relative_pct);
+        let v = find(c, n).and_then(|w| src.relative_pct(w));
         v.map(|p| format!("{p:.0} %")).unwrap_or_else(|| "–".into())
     })
 }
@@ -259,19 +262,55 @@ pub(super) fn bench_section(o: &mut Out, i: usize, r: &Named<BenchReport>) {
     );
     bench_env(o, r);
     let d = &r.doc;
-    workload_panels(o, &id, d);
-    super::flash::flash_panels(o, d);
+    // A --flash run is about the drive: its simulated panels come first.
+    for src in Source::of_run(d) {
+        match &src {
+            Source::Sim(p) => {
+                let pid = format!("{id}-sim-{}", figures::slug(p));
+                super::flash::intro(o, d, p);
+                workload_panels(o, &pid, d, &src);
+                relative_panel(o, &pid, d, &src);
+                super::flash::device_panel(o, d, p);
+            }
+            Source::Host => {
+                workload_panels(o, &id, d, &src);
+                relative_panel(o, &id, d, &src);
+            }
+        }
+    }
     extra_panels(o, &id, d);
     flags(o, d);
     errors(o, d);
     o.push("</section>\n");
 }
 
-/// A chart and a table per workload.
-fn workload_panels(o: &mut Out, id: &str, d: &BenchReport) {
-    o.push("<h3>Throughput per workload</h3>\n<p class=\"note\">Bars: median of the runs; whiskers: slowest to fastest run. MB/s are decimal (10<sup>6</sup> bytes per second); tiny-file, scan and delete workloads count files per second.</p>\n");
+/// What a heading of the host's figures adds in a --flash run, where the
+/// simulated figures are the drive's and the host's are not.
+fn host_label(d: &BenchReport) -> &'static str {
+    match (&d.sim.flash, d.target.kind.as_str()) {
+        (None, _) => "",
+        (Some(_), "image") => ": this machine's image, not a drive",
+        (Some(_), _) => ": measured on the drive itself, not simulated",
+    }
+}
+
+/// A panel's heading for `src`'s figures.
+fn heading(d: &BenchReport, src: &Source, what: &str) -> String {
+    match src {
+        Source::Sim(p) => format!("Simulated on {}: {}", esc(p), what.to_lowercase()),
+        Source::Host => format!("{what}{}", host_label(d)),
+    }
+}
+
+/// A chart and a table per workload, of `src`'s figures.
+fn workload_panels(o: &mut Out, id: &str, d: &BenchReport, src: &Source) {
+    let _ = writeln!(
+        o.html,
+        "<h3>{}</h3>\n<p class=\"note\">Bars: median of the runs; whiskers: slowest to fastest run. MB/s are decimal (10<sup>6</sup> bytes per second); tiny-file, scan and delete workloads count files per second.</p>",
+        heading(d, src, "Throughput per workload")
+    );
     for n in figures::workload_names(d) {
-        let chart = figures::workload_chart(&format!("{id}-{}", figures::slug(&n)), d, &n);
+        let chart = figures::workload_chart(&format!("{id}-{}", figures::slug(&n)), d, &n, src);
         let _ = writeln!(o.html, "<h4>{}</h4>\n<div class=\"pair\">", esc(&n));
         match chart {
             Some(c) => o.figure(c),
@@ -280,25 +319,37 @@ fn workload_panels(o: &mut Out, id: &str, d: &BenchReport) {
         let _ = writeln!(
             o.html,
             "<div class=\"side\">{}</div></div>",
-            workload_table(d, &n)
+            workload_table(d, &n, src)
         );
     }
 }
 
-/// The charts a run has only sometimes: against the baseline, write
-/// amplification, fragmented against contiguous.
-fn extra_panels(o: &mut Out, id: &str, d: &BenchReport) {
-    if let Some(c) = figures::relative_chart(&format!("{id}-relative"), d) {
-        o.push("<h3>Relative to the baseline</h3>\n<p class=\"note\">Each config's median time against the baseline's, per workload; above 100 % is faster.</p>\n<div class=\"pair\">");
+/// Each config against the baseline on `src`, where the run has two.
+fn relative_panel(o: &mut Out, id: &str, d: &BenchReport, src: &Source) {
+    if let Some(c) = figures::relative_chart(&format!("{id}-relative"), d, src) {
+        let _ = write!(
+            o.html,
+            "<h3>{}</h3>\n<p class=\"note\">Each config's median time against the baseline's, per workload; above 100 % is faster.</p>\n<div class=\"pair\">",
+            heading(d, src, "Relative to the baseline")
+        );
         o.figure(c);
         let _ = writeln!(
             o.html,
             "<div class=\"side\">{}</div></div>",
-            relative_table(d)
+            relative_table(d, src)
         );
     }
+}
+
+/// The charts a run has only sometimes: write amplification, fragmented
+/// against contiguous.
+fn extra_panels(o: &mut Out, id: &str, d: &BenchReport) {
     if let Some(c) = figures::amplification_chart(&format!("{id}-amplification"), d) {
-        o.push("<h3>Device write amplification</h3>\n<p class=\"note\">What the block device's own counters say was written, over what the workload asked to write.</p>\n<div class=\"pair\">");
+        let _ = write!(
+            o.html,
+            "<h3>{}</h3>\n<p class=\"note\">What the block device's own counters say was written, over what the workload asked to write.</p>\n<div class=\"pair\">",
+            heading(d, &Source::Host, "Device write amplification")
+        );
         o.figure(c);
         let _ = writeln!(
             o.html,
@@ -307,7 +358,11 @@ fn extra_panels(o: &mut Out, id: &str, d: &BenchReport) {
         );
     }
     if let Some(c) = figures::fragmentation_chart(&format!("{id}-fragmentation"), d) {
-        o.push("<h3>Fragmented against contiguous</h3>\n<div class=\"pair\">");
+        let _ = write!(
+            o.html,
+            "<h3>{}</h3>\n<div class=\"pair\">",
+            heading(d, &Source::Host, "Fragmented against contiguous")
+        );
         o.figure(c);
         let _ = writeln!(
             o.html,

@@ -1,5 +1,6 @@
-//! `bench --flash` in the HTML report: one panel per flash profile with the
-//! simulated figures of every config and workload, labelled simulated.
+//! `bench --flash` in the HTML report: what each flash profile's panels
+//! are, and the model's own counts (device time, write amplification, AU
+//! copies); the simulated figures are charted as the host's (bench.rs).
 
 use super::Out;
 use crate::bench::kinds::{unit_of, Unit};
@@ -31,20 +32,25 @@ fn panel(r: &BenchReport, profile: &str) -> String {
     })
 }
 
-/// A panel per profile, when the run had `--flash`.
-pub(super) fn flash_panels(o: &mut Out, r: &BenchReport) {
-    let Some(f) = &r.sim.flash else {
-        return;
-    };
-    for p in &f.profiles {
-        let _ = writeln!(
-            o.html,
-            "<h3>Simulated on {}</h3>\n<p class=\"note\">Simulated, not measured: each run's block trace ({}) replayed through flash profile {} (a class of device, not your stick; each parameter's public source: <code>fsfit bench --list-profiles</code>), volume at {} bytes into the flash. WA: bytes the flash wrote over bytes the host wrote.</p>",
-            esc(p),
-            esc(r.sim.trace.as_deref().unwrap_or("")),
-            esc(p),
-            r.sim.partition_offset_bytes.unwrap_or(0)
-        );
-        o.push(&panel(r, p));
-    }
+/// What a profile's panels are: simulated, not measured, and how.
+pub(super) fn intro(o: &mut Out, r: &BenchReport, profile: &str) {
+    let _ = writeln!(
+        o.html,
+        "<h3>Simulated on {}</h3>\n<p class=\"note\">Simulated, not measured: each run's block trace ({}) replayed through flash profile {} (a class of device, not your stick; each parameter's public source: <code>fsfit bench --list-profiles</code>), volume at {} bytes into the flash. The host's own figures on this machine follow the simulated ones.</p>",
+        esc(profile),
+        esc(r.sim.trace.as_deref().unwrap_or("")),
+        esc(profile),
+        r.sim.partition_offset_bytes.unwrap_or(0)
+    );
+}
+
+/// The model's own counts on a profile: device time, write amplification
+/// and AU copies per config and workload.
+pub(super) fn device_panel(o: &mut Out, r: &BenchReport, profile: &str) {
+    let _ = writeln!(
+        o.html,
+        "<h3>Simulated on {}: device time, write amplification, AU copies</h3>\n<p class=\"note\">WA: bytes the flash wrote over bytes the host wrote.</p>",
+        esc(profile)
+    );
+    o.push(&panel(r, profile));
 }

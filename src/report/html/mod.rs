@@ -146,10 +146,11 @@ fn kv(o: &mut String, k: &str, v: &str) {
     }
 }
 
-fn flags_html(flags: &[String]) -> String {
+fn flags_html<S: AsRef<str>>(flags: &[S]) -> String {
     flags
         .iter()
         .map(|f| {
+            let f = f.as_ref();
             format!(
                 "<span class=\"flag\" title=\"{}\">{}</span>",
                 esc(flag_meaning(f)),

@@ -2,6 +2,7 @@
 //! column per config, MB/s or files/s, relative to the baseline, flags.
 
 use crate::bench::kinds::{unit_of, Unit};
+use crate::bench::relative::Source;
 use crate::bench::results::{BenchReport, ConfigResult, WorkloadResult};
 use crate::units::{iec, short};
 use std::fmt::Write;
@@ -43,10 +44,18 @@ pub fn bench(r: &BenchReport) -> String {
     let mut notes = Vec::new();
     for src in &sources {
         if let Source::Sim(p) = src {
-            let _ = writeln!(
-                o,
-                "\nsimulated ({p}): each run's block trace replayed through profile {p}"
-            );
+            // The offset changes what pages and AUs each request straddles:
+            // a simulated figure holds only for the offset it assumed.
+            // Bytes when the offset is not a whole KiB (sector 63: 32256 B).
+            let at = r.sim.partition_offset_bytes.map_or(String::new(), |b| {
+                let b = if b % 1024 == 0 {
+                    iec(b)
+                } else {
+                    format!("{b} B")
+                };
+                format!(", volume at {b} on the flash")
+            });
+            let _ = writeln!(o, "\nsimulated ({p}): each run's block trace replayed{at}");
         }
         table(&mut o, r, src, &mut notes);
     }
@@ -61,19 +70,13 @@ the JSON (--json). Each profile's parameters and their sources: fsfit bench --li
     o
 }
 
-/// Where a table's figures come from.
-enum Source {
-    Host,
-    /// The simulated figures of this flash profile.
-    Sim(String),
-}
-
-/// The host's figures, or with --flash one table per profile instead.
+/// With --flash, one table per profile instead of the host's.
 fn sources(r: &BenchReport) -> Vec<Source> {
-    match &r.sim.flash {
-        Some(f) if !f.profiles.is_empty() => f.profiles.iter().cloned().map(Source::Sim).collect(),
-        _ => vec![Source::Host],
+    let mut v = Source::of_run(r);
+    if v.len() > 1 {
+        v.retain(|s| *s != Source::Host);
     }
+    v
 }
 
 /// The target, then each config with its driver and format time.
@@ -129,20 +132,12 @@ fn table(o: &mut String, r: &BenchReport, src: &Source, notes: &mut Vec<String>)
             }
         }
     }
-    let base = r
-        .results
-        .iter()
-        .find(|c| format!("{}:{}", c.fs, short(c.cluster_bytes)) == r.baseline);
     // Per config: its three columns, header first.
     let cols: Vec<Vec<[String; 3]>> = r
         .results
         .iter()
         .map(|c| {
-            let mut col = vec![[
-                format!("{}:{}", c.fs, short(c.cluster_bytes)),
-                String::new(),
-                String::new(),
-            ]];
+            let mut col = vec![[c.label(), String::new(), String::new()]];
             col.extend(
                 names
                     .iter()
@@ -151,7 +146,7 @@ fn table(o: &mut String, r: &BenchReport, src: &Source, notes: &mut Vec<String>)
                         Some(w) if w.error.is_some() => {
                             ["failed".to_string(), String::new(), String::new()]
                         }
-                        Some(w) => cell(c, n, w, src, base, notes),
+                        Some(w) => cell(c, n, w, src, notes),
                     }),
             );
             col
@@ -205,40 +200,6 @@ fn pages(names: &[&str], cols: &[Vec<[String; 3]>]) -> Vec<Vec<usize>> {
     out
 }
 
-/// A workload's figure from `src`: MB/s, or files/s for those moving no bytes.
-fn figure(n: &str, w: &WorkloadResult, src: &Source) -> Option<f64> {
-    let (mb, files) = match src {
-        Source::Host => (w.mb_per_s, w.files_per_s),
-        Source::Sim(p) => {
-            let s = w.simulated.iter().find(|s| &s.profile == p)?;
-            (s.mb_per_s, s.files_per_s)
-        }
-    };
-    Some(match unit_of(n) {
-        Unit::FilesPerS => files,
-        Unit::MbPerS => mb,
-    })
-}
-
-/// A workload's flags for the table of `src`: a simulated table marks
-/// `high-cv` when the simulated runs vary by more than 10 %, not the host's.
-fn flags<'a>(w: &'a WorkloadResult, src: &Source) -> Vec<&'a str> {
-    let mut out: Vec<&str> = w.flags.iter().map(String::as_str).collect();
-    if let Source::Sim(p) = src {
-        out.retain(|f| *f != "high-cv");
-        let secs: Vec<f64> = w
-            .runs
-            .iter()
-            .filter_map(|r| r.simulated.iter().find(|s| &s.profile == p))
-            .map(|s| s.seconds)
-            .collect();
-        if crate::bench::stats::summarize(&secs).is_some_and(|s| s.cv_pct > 10.0) {
-            out.push("high-cv");
-        }
-    }
-    out
-}
-
 /// A figure, its % of the baseline and its flags (common ones as marks,
 /// the rest as numbered notes).
 fn cell(
@@ -246,10 +207,9 @@ fn cell(
     n: &str,
     w: &WorkloadResult,
     src: &Source,
-    base: Option<&ConfigResult>,
     notes: &mut Vec<String>,
 ) -> [String; 3] {
-    let Some(x) = figure(n, w, src) else {
+    let Some(x) = src.figure(w) else {
         return ["-".into(), String::new(), String::new()];
     };
     let v = match unit_of(n) {
@@ -257,20 +217,13 @@ fn cell(
         Unit::MbPerS if x < 10.0 => format!("{x:.2} MB/s"),
         Unit::MbPerS => format!("{x:.1} MB/s"),
     };
-    let rel = match src {
-        Source::Host => w.relative_pct,
-        Source::Sim(_) => base
-            .and_then(|b| b.workloads.iter().find(|bw| bw.name == n))
-            .and_then(|bw| figure(n, bw, src))
-            .filter(|b| *b > 0.0)
-            .map(|b| x / b * 100.0),
-    };
+    let rel = src.relative_pct(w);
     let rel = rel.map(|p| format!("{p:.0}%")).unwrap_or_default();
     // Common flags as marks, the rest as numbered notes (once per config
     // and workload, however many tables show it).
     let mut flag = String::new();
     let mut other = Vec::new();
-    for f in flags(w, src) {
+    for f in src.flags(w) {
         match MARKS.iter().find(|(name, _, _)| *name == f) {
             Some((_, mark, _)) => flag.push_str(mark),
             // Why the repeats stopped: counted once in the footer.
@@ -329,7 +282,7 @@ fn footer(o: &mut String, r: &BenchReport, notes: &[String]) {
             r.results
                 .iter()
                 .flat_map(|c| &c.workloads)
-                .any(|w| srcs.iter().any(|src| flags(w, src).contains(name)))
+                .any(|w| srcs.iter().any(|src| src.flags(w).contains(name)))
         })
         .map(|(_, mark, meaning)| format!("{mark} {meaning}"))
         .collect();
@@ -426,7 +379,10 @@ mod tests {
             r["flash"] =
                 json!({"profiles": ["usb2-stick"], "max_sectors_kb": 120, "note": "simulated"});
         }
-        serde_json::from_value(r).unwrap()
+        // As `fsfit report` reads a file: the relative figures filled in.
+        let mut r = serde_json::from_value(r).unwrap();
+        crate::bench::relative::complete_loaded(&mut r);
+        r
     }
 
     #[test]

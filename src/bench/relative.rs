@@ -1,0 +1,227 @@
+//! The figures every view of a bench run shows, computed here once: a
+//! workload's figure from the host's own runs or from one flash profile's
+//! simulation, and its speed relative to the baseline config on the same
+//! source. The runner stores the relative figures in the results; the
+//! terminal table, the JSON and the HTML read them and compute them
+//! nowhere else (results from an older fsfit, without the simulated ones,
+//! get them here once when they are read).
+
+use super::kinds::{unit_of, Unit};
+use super::results::{BenchReport, ConfigResult, SimWorkload, WorkloadResult, TRACE_SOURCE};
+use super::stats;
+
+/// Where a figure comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// The host's own runs (on an image, this machine's disk and cache, not
+    /// a drive's).
+    Host,
+    /// The simulated figures of this flash profile (`--flash`).
+    Sim(String),
+}
+
+impl Source {
+    /// The run's sources: the simulated profiles first (what a `--flash`
+    /// run is about), then the host.
+    pub fn of_run(r: &BenchReport) -> Vec<Source> {
+        let mut v: Vec<Source> = r
+            .sim
+            .flash
+            .iter()
+            .flat_map(|f| f.profiles.iter().cloned().map(Source::Sim))
+            .collect();
+        v.push(Source::Host);
+        v
+    }
+
+    /// This profile's simulated entry of `w`.
+    fn sim<'a>(&self, w: &'a WorkloadResult) -> Option<&'a SimWorkload> {
+        match self {
+            Source::Host => None,
+            Source::Sim(p) => w.simulated.iter().find(|s| &s.profile == p),
+        }
+    }
+
+    /// A workload's figure: MB/s, or files/s for those whose unit is files.
+    pub fn figure(&self, w: &WorkloadResult) -> Option<f64> {
+        let (mb, files) = match self {
+            Source::Host => (w.mb_per_s, w.files_per_s),
+            Source::Sim(_) => self.sim(w).map(|s| (s.mb_per_s, s.files_per_s))?,
+        };
+        Some(match unit_of(&w.name) {
+            Unit::FilesPerS => files,
+            Unit::MbPerS => mb,
+        })
+    }
+
+    /// The median seconds of a run on this source.
+    pub fn median_seconds(&self, w: &WorkloadResult) -> Option<f64> {
+        match self {
+            Source::Host => Some(w.median_seconds),
+            Source::Sim(_) => self.sim(w).map(|s| s.median_seconds),
+        }
+    }
+
+    /// The stored relative figure: % of the baseline's on the same source.
+    pub fn relative_pct(&self, w: &WorkloadResult) -> Option<f64> {
+        match self {
+            Source::Host => w.relative_pct,
+            Source::Sim(_) => self.sim(w).and_then(|s| s.relative_pct),
+        }
+    }
+
+    /// Each repeat's seconds on this source.
+    pub fn run_seconds(&self, w: &WorkloadResult) -> Vec<f64> {
+        match self {
+            Source::Host => w.runs.iter().map(|r| r.seconds).collect(),
+            Source::Sim(p) => w
+                .runs
+                .iter()
+                .filter_map(|r| r.simulated.iter().find(|s| &s.profile == p))
+                .map(|s| s.seconds)
+                .collect(),
+        }
+    }
+
+    /// Slowest and fastest repeat, as rates.
+    pub fn spread(&self, w: &WorkloadResult) -> Option<(f64, f64)> {
+        let u = unit_of(&w.name);
+        let secs: Vec<f64> = self
+            .run_seconds(w)
+            .into_iter()
+            .filter(|s| *s > 0.0)
+            .collect();
+        let s = stats::summarize(&secs)?;
+        Some((
+            u.rate(w.files, w.bytes, s.max),
+            u.rate(w.files, w.bytes, s.min),
+        ))
+    }
+
+    /// How much the repeats vary on this source (CV of their seconds, %).
+    pub fn cv_pct(&self, w: &WorkloadResult) -> f64 {
+        match self {
+            Source::Host => w.cv_pct,
+            Source::Sim(_) => stats::summarize(&self.run_seconds(w)).map_or(0.0, |s| s.cv_pct),
+        }
+    }
+
+    /// A workload's flags on this source: a simulated figure is `high-cv`
+    /// when the simulated runs vary by more than 10 %, not the host's.
+    pub fn flags<'a>(&self, w: &'a WorkloadResult) -> Vec<&'a str> {
+        let mut out: Vec<&str> = w.flags.iter().map(String::as_str).collect();
+        if let Source::Sim(_) = self {
+            out.retain(|f| *f != "high-cv");
+            if self.cv_pct(w) > 10.0 {
+                out.push("high-cv");
+            }
+        }
+        out
+    }
+}
+
+/// `x` as a % of `base`, to a tenth; None unless both are measured.
+fn pct(x: Option<f64>, base: Option<f64>) -> Option<f64> {
+    match (x, base) {
+        (Some(x), Some(b)) if x > 0.0 && b > 0.0 => Some(((x / b) * 1000.0).round() / 10.0),
+        _ => None,
+    }
+}
+
+/// The config `r.baseline` names ("fs:cluster").
+fn baseline(r: &BenchReport) -> Option<&ConfigResult> {
+    r.results.iter().find(|c| c.label() == r.baseline)
+}
+
+/// Every relative figure of the run, host and simulated, against the
+/// config `r.baseline` names; `only_missing` keeps those already there.
+fn apply(r: &mut BenchReport, only_missing: bool) {
+    let Some(base) = baseline(r).cloned() else {
+        return;
+    };
+    for c in &mut r.results {
+        for w in &mut c.workloads {
+            let b = base.workloads.iter().find(|b| b.name == w.name);
+            let b = b.filter(|b| b.error.is_none());
+            let failed = w.error.is_some();
+            let rel = |src: &Source, w: &WorkloadResult| {
+                pct(src.figure(w), b.and_then(|b| src.figure(b))).filter(|_| !failed)
+            };
+            if !(only_missing && w.relative_pct.is_some()) {
+                w.relative_pct = rel(&Source::Host, w);
+            }
+            let profiles: Vec<String> = w.simulated.iter().map(|s| s.profile.clone()).collect();
+            for (i, p) in profiles.into_iter().enumerate() {
+                if !(only_missing && w.simulated[i].relative_pct.is_some()) {
+                    w.simulated[i].relative_pct = rel(&Source::Sim(p), w);
+                }
+            }
+        }
+    }
+}
+
+/// The runner's one call: every relative figure of a finished run.
+pub fn relate(r: &mut BenchReport) {
+    apply(r, false);
+}
+
+/// Results as read from a file: the figures an older fsfit did not store
+/// (simulated relative figures) computed once, by the same rule; the trace
+/// source under its true name (older files say `blktrace` for the same
+/// block tracepoints read through tracefs).
+pub fn complete_loaded(r: &mut BenchReport) {
+    apply(r, true);
+    if r.sim.trace.as_deref() == Some("blktrace") {
+        r.sim.trace = Some(TRACE_SOURCE.into());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn report() -> BenchReport {
+        let w = |name: &str, mb: f64, sim_mb: f64| {
+            json!({"name": name, "files": 1, "bytes": 1_000_000, "median_seconds": 1.0 / mb,
+                "mb_per_s": mb, "files_per_s": mb, "cv_pct": 0.0, "flags": [], "runs": [],
+                "simulated": [{"profile": "usb2-stick", "median_seconds": 1.0 / sim_mb,
+                    "mb_per_s": sim_mb, "files_per_s": sim_mb, "device_seconds": 0.1,
+                    "flash_write_amplification": 1.0, "au_copies": 0}]})
+        };
+        let c = |fs: &str, mb: f64, sim_mb: f64| {
+            json!({"fs": fs, "cluster_bytes": 4096, "driver": "k", "format_seconds": 0.0,
+                "workloads": [w("large-write", mb, sim_mb)]})
+        };
+        serde_json::from_value(json!({
+            "schema": "fsfit.bench/1", "host": {"kernel": "k", "fsfit": "0", "cpus": 1},
+            "target": {"kind": "image", "path": "/x", "size_bytes": 1}, "baseline": "ext4:4K",
+            "trace": "blktrace", "flash": {"profiles": ["usb2-stick"], "note": ""},
+            "results": [c("ext4", 800.0, 4.0), c("exfat", 400.0, 6.0)]
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn host_and_simulated_figures_are_relative_to_the_baseline_on_their_own_source() {
+        let mut r = report();
+        relate(&mut r);
+        let w = &r.results[1].workloads[0];
+        assert_eq!(w.relative_pct, Some(50.0));
+        assert_eq!(w.simulated[0].relative_pct, Some(150.0));
+        let sim = Source::Sim("usb2-stick".into());
+        assert_eq!(sim.relative_pct(w), Some(150.0));
+        assert_eq!(Source::of_run(&r), [sim, Source::Host]);
+    }
+
+    #[test]
+    fn an_older_file_gains_what_it_lacks_and_keeps_what_it_has() {
+        let mut r = report();
+        r.results[1].workloads[0].relative_pct = Some(49.0);
+        complete_loaded(&mut r);
+        let w = &r.results[1].workloads[0];
+        assert_eq!(w.relative_pct, Some(49.0), "stored figures are kept");
+        assert_eq!(w.simulated[0].relative_pct, Some(150.0));
+        assert_eq!(r.sim.trace.as_deref(), Some(TRACE_SOURCE));
+    }
+}

@@ -1,0 +1,359 @@
+//! The cheap rows of docs/VALIDATION.md rerun at small scale: real drivers
+//! copy a kernel-source-like tree onto a loop device under a block trace,
+//! and the trace is replayed through the profile nearest each publication's
+//! device. Each row compares a published ratio (one filesystem's time over
+//! another's, or a misaligned partition's over an aligned one's) with the
+//! simulated one. A row the table calls a hit must stay within its bounds
+//! (orderings right, ratio within 2x); the rows the table calls misses are
+//! printed with their figures, so a model change that fixes one shows up.
+//! Run with `-- --nocapture` to see the table's simulated column.
+
+use crate::common::{can_fuse, can_mount, copy_tree, have, run, skip, write_file};
+use crate::common::{Image, Loop, Mount};
+use fsfit::flash::trace::{at_partition, limit_requests, Tracer};
+use fsfit::flash::{profile, replay, Op, Request};
+use std::path::Path;
+
+const MIB: u64 = 1 << 20;
+/// Where an MBR partition table of 2010 put the first partition (sector 63).
+const SECTOR_63: u64 = 63 * 512;
+
+/// A kernel-source-like tree, scaled down: `files` files in nested
+/// folders, sizes spread log-uniformly from 128 B to 128 KiB (the linux
+/// 2.6.34 tree the record copied: ~31,000 files, mostly a few KiB).
+fn kernel_like_tree(root: &Path, files: u64) {
+    for i in 0..files {
+        let exp = 7.0 + 10.0 * ((i * 7919) % 1000) as f64 / 1000.0;
+        let size = 2f64.powf(exp) as u64;
+        let path = root.join(format!("d{}/s{}/f{i}.c", i % 12, i % 5));
+        write_file(&path, size);
+    }
+}
+
+/// How a filesystem is made and mounted for a row.
+struct Fs {
+    label: &'static str,
+    mkfs: &'static [&'static str],
+    /// Kernel fstype, or the FUSE program (`ntfs-3g`).
+    mount: Driver,
+}
+
+enum Driver {
+    Kernel(&'static str),
+    Fuse(&'static str),
+}
+
+const EXT4: Fs = Fs {
+    label: "ext4",
+    mkfs: &["mkfs.ext4", "-F", "-q"],
+    mount: Driver::Kernel("ext4"),
+};
+const EXT3: Fs = Fs {
+    label: "ext3",
+    mkfs: &["mkfs.ext3", "-F", "-q"],
+    mount: Driver::Kernel("ext3"),
+};
+const EXT2: Fs = Fs {
+    label: "ext2",
+    mkfs: &["mkfs.ext2", "-F", "-q"],
+    mount: Driver::Kernel("ext2"),
+};
+const NTFS3G: Fs = Fs {
+    label: "ntfs-3g",
+    mkfs: &["mkntfs", "-F", "-f", "-q"],
+    mount: Driver::Fuse("ntfs-3g"),
+};
+const XFS: Fs = Fs {
+    label: "xfs",
+    mkfs: &["mkfs.xfs", "-f", "-q"],
+    mount: Driver::Kernel("xfs"),
+};
+const BTRFS: Fs = Fs {
+    label: "btrfs",
+    mkfs: &["mkfs.btrfs", "-f", "-q"],
+    mount: Driver::Kernel("btrfs"),
+};
+
+/// The block traces of one filesystem: copying the tree (cp -r, sync) and
+/// reading it back cold (remounted, every file read whole).
+struct Traces {
+    write: Vec<Request>,
+    read: Vec<Request>,
+}
+
+fn traced(fs: &Fs, tree: &Path) -> Option<Traces> {
+    let tools: Vec<&str> = match fs.mount {
+        Driver::Kernel(_) => vec![fs.mkfs[0]],
+        Driver::Fuse(p) => vec![fs.mkfs[0], p],
+    };
+    if !have(&tools) || (matches!(fs.mount, Driver::Fuse(_)) && !can_fuse()) {
+        return None;
+    }
+    let image = Image::new(1 << 30);
+    let lo = Loop::attach(&image.path);
+    let dev = Path::new(&lo.dev);
+    // As bench --flash: requests no larger than a USB 2 command (120 KiB).
+    limit_requests(dev, 122_880);
+    let mut args: Vec<&str> = fs.mkfs[1..].to_vec();
+    args.push(&lo.dev);
+    run(fs.mkfs[0], &args);
+    let mount = || match fs.mount {
+        Driver::Kernel(t) => Mount::kernel(&lo.dev, t, None),
+        Driver::Fuse(p) => Mount::fuse(p, &[], &lo.dev),
+    };
+    let m = mount();
+    let t = Tracer::start(dev).expect("block trace");
+    copy_tree(tree, m.path());
+    let write = t.stop().expect("block trace");
+    drop(m);
+    run("blockdev", &["--flushbufs", &lo.dev]);
+    let m = mount();
+    let t = Tracer::start(dev).expect("block trace");
+    let dir = m.path().to_str().unwrap().to_string();
+    run(
+        "sh",
+        &[
+            "-c",
+            &format!("find '{dir}' -type f -exec cat {{}} + >/dev/null"),
+        ],
+    );
+    let read = t.stop().expect("block trace");
+    drop(m);
+    Some(Traces { write, read })
+}
+
+/// Device seconds of `trace` on a fresh device of `name`, the volume
+/// `offset` bytes into the flash.
+fn seconds(name: &str, trace: &[Request], offset: u64) -> f64 {
+    let p = profile(name).unwrap();
+    let mut t = trace.to_vec();
+    at_partition(&mut t, offset);
+    replay(&mut *p.device(), &t).device_seconds
+}
+
+fn ready() -> bool {
+    if !can_mount() {
+        return false;
+    }
+    if fsfit::flash::trace::ensure_tracefs().is_err() {
+        return skip("tracefs with block tracepoints (mount -t tracefs nodev /sys/kernel/tracing)");
+    }
+    true
+}
+
+/// One row: published and simulated ratio, and whether it is a hit. Where
+/// the record found a real difference (over 10 %), a hit has the same
+/// ordering and is within 2x; where it found none (within 10 %: "the same
+/// on every filesystem"), a hit is within 25 % of equal. For absolute rates
+/// (both far above 1) only the 2x bound applies.
+fn row(what: &str, published: f64, simulated: f64) -> bool {
+    let err = (simulated / published).max(published / simulated);
+    let alike = (published - 1.0).abs() <= 0.10;
+    let hit = if alike {
+        (simulated - 1.0).abs() <= 0.25
+    } else {
+        (published >= 1.0) == (simulated >= 1.0) && err <= 2.0
+    };
+    eprintln!(
+        "VALIDATION {what}: published {published:.2}, simulated {simulated:.2}, \
+error {err:.2}x, {}",
+        if hit { "hit" } else { "MISS" }
+    );
+    hit
+}
+
+/// The linux 2.6.34 tree written to a Class 10 SD card (linuxplanet,
+/// 'What's The Fastest Linux Filesystem On Cheap Flash Media?', 2010):
+/// write seconds ext2 368, ext3 501, ext4 125, vfat 518, ntfs-3g 174 on an
+/// MBR partition; read back 53, 60, 53, 98, 118. The host has no kernel
+/// vfat: its row is the QEMU lab's (docs/VALIDATION.md).
+#[test]
+fn class10_kernel_tree_across_families() {
+    if !ready() {
+        return;
+    }
+    let src = tempfile::tempdir().unwrap();
+    kernel_like_tree(src.path(), 1500);
+    let Some(ext4) = traced(&EXT4, src.path()) else {
+        return;
+    };
+    let card = "sd-2013-class10";
+    let w4 = seconds(card, &ext4.write, SECTOR_63);
+    let r4 = seconds(card, &ext4.read, SECTOR_63);
+    // (filesystem, published write and read ratios to ext4, whether the
+    // read ordering is asserted: ext2's and ext3's reads are ext4's within
+    // the record's and the model's spread)
+    let rows: [(&Fs, f64, f64, bool); 3] = [
+        (&EXT2, 368.0 / 125.0, 53.0 / 53.0, false),
+        (&EXT3, 501.0 / 125.0, 60.0 / 53.0, false),
+        (&NTFS3G, 174.0 / 125.0, 118.0 / 53.0, true),
+    ];
+    for (fs, pub_w, pub_r, slower_read) in rows {
+        let Some(t) = traced(fs, src.path()) else {
+            continue;
+        };
+        let (w, r) = (
+            seconds(card, &t.write, SECTOR_63) / w4,
+            seconds(card, &t.read, SECTOR_63) / r4,
+        );
+        row(
+            &format!("{} / ext4 tree write on {card}", fs.label),
+            pub_w,
+            w,
+        );
+        row(
+            &format!("{} / ext4 tree read on {card}", fs.label),
+            pub_r,
+            r,
+        );
+        // The orderings the table finds right on every run: each of these
+        // writes the tree slower than ext4 (writeback timing moves the
+        // ratios by a third from run to run, not the order).
+        assert!(w > 1.0, "{} writes faster than ext4: {w:.2}", fs.label);
+        assert!(
+            r > 1.0 || !slower_read,
+            "{} reads faster than ext4: {r:.2}",
+            fs.label
+        );
+    }
+}
+
+/// The same record's second article ('What's The Fastest Partition Scheme
+/// On Cheap Flash Media?', 2010): the same card and test with the partition
+/// at sector 63 (MBR) and aligned (GPT). Write seconds MBR / GPT: ext2
+/// 368/346, ext3 501/433, ext4 125/113, ntfs-3g 174/123: +6 % to +41 %.
+/// The same block trace is replayed at each offset, so only the offset
+/// differs. Sector 63 against sector 64 isolates the pages a 4 KiB block
+/// straddles: never cheaper. Against 1 MiB the AUs' phase changes too (the
+/// filesystem's 4 MiB-aligned structures fall 1 MiB or 31.5 KiB into an
+/// AU), and that moves the figure either way: printed for the table.
+#[test]
+fn sector_63_costs_what_the_record_measured() {
+    if !ready() {
+        return;
+    }
+    let src = tempfile::tempdir().unwrap();
+    kernel_like_tree(src.path(), 1500);
+    for (fs, published) in [
+        (&EXT4, 125.0 / 113.0),
+        (&EXT2, 368.0 / 346.0),
+        (&EXT3, 501.0 / 433.0),
+        (&NTFS3G, 174.0 / 123.0),
+    ] {
+        let Some(t) = traced(fs, src.path()) else {
+            continue;
+        };
+        for p in ["sd-2011-1au", "usb2-stick", "usb3-stick", "sd-2013-class10"] {
+            let at63 = seconds(p, &t.write, SECTOR_63);
+            let (vs_1m, vs_64) = (
+                at63 / seconds(p, &t.write, MIB),
+                at63 / seconds(p, &t.write, 64 * 512),
+            );
+            eprintln!(
+                "VALIDATION {} sector 63 on {p}: {:+.1} % over 1 MiB (published {:+.1} %), \
+{:+.1} % over sector 64",
+                fs.label,
+                (vs_1m - 1.0) * 100.0,
+                (published - 1.0) * 100.0,
+                (vs_64 - 1.0) * 100.0
+            );
+            assert!(
+                vs_64 >= 0.999,
+                "{} on {p}: straddled pages cost nothing",
+                fs.label
+            );
+        }
+    }
+}
+
+/// Phoronix, 'Testing Out Linux File-Systems On A USB Flash Drive' (2009,
+/// Corsair Flash Voyager GT 32 GB, USB 2): IOzone 2 GB write ext4 19.93
+/// MB/s, XFS 18.47, Btrfs 17.32 (all within 15 %, Btrfs slowest); reads
+/// 28-29 MB/s on all. Here one 96 MiB file written and fsynced.
+#[test]
+fn usb2_stick_large_file_is_the_same_on_every_family() {
+    if !ready() {
+        return;
+    }
+    let src = tempfile::tempdir().unwrap();
+    write_file(&src.path().join("big.bin"), 96 * MIB);
+    let Some(ext4) = traced(&EXT4, src.path()) else {
+        return;
+    };
+    let stick = "usb2-stick";
+    let w4 = seconds(stick, &ext4.write, MIB);
+    let r4 = seconds(stick, &ext4.read, MIB);
+    for (fs, pub_w) in [(&XFS, 19.93 / 18.47), (&BTRFS, 19.93 / 17.32)] {
+        let Some(t) = traced(fs, src.path()) else {
+            continue;
+        };
+        let w = seconds(stick, &t.write, MIB) / w4;
+        let r = seconds(stick, &t.read, MIB) / r4;
+        assert!(
+            row(
+                &format!("{} / ext4 large write on {stick}", fs.label),
+                pub_w,
+                w
+            ),
+            "{}: large write {w:.2}x ext4's time",
+            fs.label
+        );
+        assert!(
+            row(
+                &format!("{} / ext4 large read on {stick}", fs.label),
+                1.0,
+                r
+            ),
+            "{}: large read {r:.2}x ext4's time",
+            fs.label
+        );
+    }
+    // The same review's ext3 wrote at 7 MB/s, 2.85x ext4's time: the ext3
+    // of 2009 (its own driver, data=ordered with barriers) is gone; today's
+    // kernels mount ext3 with the ext4 driver. Printed for the table.
+    if let Some(t) = traced(&EXT3, src.path()) {
+        let w = seconds(stick, &t.write, MIB) / w4;
+        row(
+            &format!("ext3 / ext4 large write on {stick}"),
+            19.93 / 7.0,
+            w,
+        );
+    }
+}
+
+/// OLPC's SD card tests (wiki.laptop.org 'SDCard Testing', flashbench by
+/// Arnd Bergmann, 2011): writes of one size, each into another AU, on 4 GB
+/// class 2/4 microSD cards. Toshiba 'B': 4 MiB 5.84 MB/s, 1 MiB 2.21, 64
+/// KiB 186 KB/s, 4 KiB 11.8 KB/s; SanDisk 'A': 3.14, 2.84, 297 K, 19 K.
+#[test]
+fn olpc_cards_write_curve_on_the_2011_profile() {
+    let p = profile("sd-2011-1au").unwrap();
+    let au = p.au_bytes();
+    let mut hits = 0;
+    for (size, toshiba, sandisk) in [
+        (4 * MIB, 5.84e6, 3.14e6),
+        (MIB, 2.21e6, 2.84e6),
+        (64 << 10, 186e3, 297e3),
+        (4 << 10, 11.8e3, 19e3),
+    ] {
+        let writes: Vec<Request> = (0..32u64)
+            .flat_map(|i| {
+                let base = (64 + 3 * i) * au;
+                let max = p.max_transfer_bytes();
+                (0..size.div_ceil(max)).map(move |k| Request {
+                    op: Op::Write,
+                    offset: base + k * max,
+                    len: max.min(size - k * max),
+                    t_ns: 0,
+                })
+            })
+            .collect();
+        let r = replay(&mut *p.device(), &writes);
+        let got = 32.0 * size as f64 / r.device_seconds;
+        hits += u32::from(row(&format!("OLPC Toshiba {size} B writes"), toshiba, got));
+        hits += u32::from(row(&format!("OLPC SanDisk {size} B writes"), sandisk, got));
+    }
+    // The table: 7 of the 8 points within 2x (SanDisk's 4 MiB point, slower
+    // than its own 2 MiB one, is the miss).
+    assert!(hits >= 7, "{hits} of 8 points within 2x");
+}
