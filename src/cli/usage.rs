@@ -31,8 +31,8 @@ pub struct UsageArgs {
     pub volume: VolumeArgs,
 
     /// Which driver writes the copy, where drivers lay a tree out
-    /// differently (NTFS: kernel ntfs3, FUSE ntfs-3g) [default: the one
-    /// this host would mount with]
+    /// differently (NTFS: kernel ntfs3, FUSE ntfs-3g, windows ntfs.sys)
+    /// [default: the one this host would mount with]
     #[arg(long, value_enum)]
     pub driver: Option<UsageDriver>,
 
@@ -83,6 +83,9 @@ pub struct UsageArgs {
 pub enum UsageDriver {
     Kernel,
     Fuse,
+    /// Windows' own drivers (NTFS, exFAT, FAT), modelled from Microsoft's
+    /// specifications; the default of the Windows build.
+    Windows,
 }
 
 impl From<UsageDriver> for crate::fs::DriverKind {
@@ -90,6 +93,7 @@ impl From<UsageDriver> for crate::fs::DriverKind {
         match d {
             UsageDriver::Kernel => crate::fs::DriverKind::Kernel,
             UsageDriver::Fuse => crate::fs::DriverKind::Fuse,
+            UsageDriver::Windows => crate::fs::DriverKind::Windows,
         }
     }
 }

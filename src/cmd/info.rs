@@ -15,7 +15,8 @@ pub struct Options {
 
 impl Options {
     pub fn new(a: &InfoArgs) -> Result<Options> {
-        if std::fs::symlink_metadata(&a.target).is_err() {
+        let drive = crate::info::drive::device_of(&a.target).is_some();
+        if !drive && std::fs::symlink_metadata(&a.target).is_err() {
             return Err(Error::input(format!(
                 "{}: no such file, device or directory",
                 a.target.display()

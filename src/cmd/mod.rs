@@ -5,10 +5,10 @@
 //!
 //! On other systems than Linux only the portable core's commands are
 //! built: usage, info, advise (without --device, --image or --format),
-//! report, completions and man (#22 item 7).
+//! report, completions and man (#22 item 7); on Windows also bench --dir.
 
 pub mod advise;
-#[cfg(target_os = "linux")]
+#[cfg(any(target_os = "linux", windows))]
 pub mod bench;
 #[cfg(target_os = "linux")]
 pub mod cleanup;
@@ -34,7 +34,7 @@ use clap::CommandFactory;
 pub fn run(cli: &Cli) -> Result<()> {
     match &cli.cmd {
         Command::Usage(a) => usage::run(&usage::Options::new(a)?, cli.quiet),
-        #[cfg(target_os = "linux")]
+        #[cfg(any(target_os = "linux", windows))]
         Command::Bench(a) => bench::run(&bench::Options::new(a, cli.quiet)?),
         #[cfg(target_os = "linux")]
         Command::Cleanup => cleanup::run(),
@@ -52,9 +52,12 @@ pub fn run(cli: &Cli) -> Result<()> {
         Command::Completions { shell } => print(&completions(*shell)),
         Command::Man(a) => man_command(a),
         #[cfg(not(target_os = "linux"))]
-        _ => Err(crate::Error::input(
-            "this command runs on Linux only (here: usage, info, advise without a drive, report)",
-        )),
+        _ => Err(crate::Error::input(if cfg!(windows) {
+            "this command runs on Linux only (here: usage, info, advise without a drive, report, \
+             bench --dir)"
+        } else {
+            "this command runs on Linux only (here: usage, info, advise without a drive, report)"
+        })),
     }
 }
 

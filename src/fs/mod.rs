@@ -150,6 +150,10 @@ pub struct Drivers {
     pub kernel_modules: &'static [&'static str],
     /// A FUSE driver, if one exists.
     pub fuse: Option<FuseDriver>,
+    /// Windows' own driver (`ntfs`, `exfat`, `fastfat`), where Windows has
+    /// one: `usage --driver windows` models what it writes (the default of
+    /// the Windows build).
+    pub windows: Option<&'static str>,
 }
 
 /// Which kind of driver writes the copy (`fsfit usage --driver`).
@@ -157,14 +161,22 @@ pub struct Drivers {
 pub enum DriverKind {
     Kernel,
     Fuse,
+    /// Windows' own driver: modelled from Microsoft's specifications, never
+    /// checked against a volume Windows filled (`exact: false`).
+    Windows,
 }
 
 impl Drivers {
     /// `kernel:ntfs3`, `fuse:ntfs-3g`: the driver as the usage JSON names it.
     /// A kind the filesystem lacks falls back to the one it has.
     pub fn label(&self, kind: DriverKind) -> String {
+        let kind = match (kind, self.windows) {
+            (DriverKind::Windows, Some(w)) => return format!("windows:{w}"),
+            (DriverKind::Windows, None) => DriverKind::Kernel,
+            (k, _) => k,
+        };
         match (kind, self.kernel, self.fuse) {
-            (DriverKind::Fuse, _, Some(f)) | (DriverKind::Kernel, None, Some(f)) => {
+            (DriverKind::Fuse, _, Some(f)) | (_, None, Some(f)) => {
                 format!("fuse:{}", f.program.trim_start_matches("mount."))
             }
             (_, Some(k), _) => format!("kernel:{k}"),
@@ -290,8 +302,8 @@ pub trait Filesystem: Sync {
     }
     /// Is the model for `driver` checked against real volumes (the JSON's
     /// `exact`)?
-    fn exact_with(&self, _driver: DriverKind) -> bool {
-        self.info().exact
+    fn exact_with(&self, driver: DriverKind) -> bool {
+        driver != DriverKind::Windows && self.info().exact
     }
     /// Can it keep a file's extended attributes? Where it cannot (FAT,
     /// exFAT), macOS's Finder writes each file's into a `._NAME`
@@ -308,7 +320,11 @@ pub trait Filesystem: Sync {
     /// The driver whose layout the model for `asked` follows (what the JSON
     /// names): the one asked for, unless the model knows only another.
     fn modelled_driver(&self, asked: DriverKind) -> DriverKind {
-        asked
+        if asked == DriverKind::Windows && self.info().drivers.windows.is_none() {
+            DriverKind::Kernel
+        } else {
+            asked
+        }
     }
 
     // What `fsfit bench` needs to make and mount it.

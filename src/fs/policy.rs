@@ -97,7 +97,11 @@ pub struct Applied {
 fn ids() -> (String, String) {
     let env = |k: &str| std::env::var(k).ok().filter(|v| v.parse::<u32>().is_ok());
     // SAFETY: getuid/getgid cannot fail and touch no memory.
+    #[cfg(unix)]
     let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
+    // Policies are applied by Linux mounts only; elsewhere nothing reads these.
+    #[cfg(not(unix))]
+    let (uid, gid) = (0u32, 0u32);
     (
         env("SUDO_UID").unwrap_or_else(|| uid.to_string()),
         env("SUDO_GID").unwrap_or_else(|| gid.to_string()),

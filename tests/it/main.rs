@@ -39,3 +39,6 @@ mod text;
 mod udf_f2fs;
 mod usage_checks;
 mod validation;
+mod windows_models;
+#[cfg(target_os = "linux")]
+mod wine_drive;
