@@ -328,11 +328,12 @@ pub fn inspect_with(target: &Path, max_files: usize, opts: &ProbeOptions) -> Res
 #[cfg(windows)]
 fn drive(dev: &str, name: String, opts: &ProbeOptions) -> Result<InfoReport> {
     let d = crate::info::drive::open(dev)?;
-    let (mut volume, volume_error, parts) = probe_reader(Path::new(dev), d.size, d.size, opts, &|base| {
-        Box::new(crate::info::drive::sector_reader(
-            &d.file, d.size, d.sector, base,
-        ))
-    })?;
+    let (mut volume, volume_error, parts) =
+        probe_reader(Path::new(dev), d.size, d.size, opts, &|base| {
+            Box::new(crate::info::drive::sector_reader(
+                &d.file, d.size, d.sector, base,
+            ))
+        })?;
     if let (Some(v), Some(st)) = (volume.as_mut(), d.start) {
         v.warnings.extend(hidden_sectors_mismatch(v, st));
     }
