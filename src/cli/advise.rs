@@ -102,7 +102,7 @@ pub struct AdviseArgs {
     pub label: String,
 
     /// Write the fsfit.advise/1 JSON (with its measurements) to FILE,
-    /// atomically; `-` prints it instead of the text.
-    #[arg(long, value_name = "FILE")]
+    /// atomically; no FILE or `-`: print it instead of the text.
+    #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "-")]
     pub json: Option<PathBuf>,
 }

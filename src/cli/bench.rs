@@ -87,8 +87,9 @@ pub struct BenchArgs {
     #[arg(long, value_name = "FS[:CLUSTER]")]
     pub baseline: Option<String>,
 
-    /// Write the fsfit.bench/1 JSON results to FILE (atomically); with
-    /// --list-profiles and no FILE, print the profiles as JSON.
+    /// Write the fsfit.bench/1 JSON results to FILE (atomically); no FILE
+    /// or `-`: print them, and the table on stderr (with --list-profiles:
+    /// the profiles as JSON).
     #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "-")]
     pub json: Option<PathBuf>,
 

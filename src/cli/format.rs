@@ -72,8 +72,9 @@ pub struct FormatArgs {
     #[arg(long)]
     pub dry_run: bool,
 
-    /// Write the fsfit.format/1 JSON to FILE, atomically.
-    #[arg(long, value_name = "FILE")]
+    /// Write the fsfit.format/1 JSON to FILE, atomically; no FILE or `-`:
+    /// print it, and the plan and steps on stderr.
+    #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "-")]
     pub json: Option<PathBuf>,
 }
 

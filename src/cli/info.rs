@@ -16,12 +16,14 @@ answers it). Read-only.\n\n\
 #[derive(Args, Debug)]
 pub struct InfoArgs {
     /// A block device, an image file or a mounted directory.
-    #[arg(value_name = "TARGET")]
-    pub target: PathBuf,
+    #[arg(value_name = "TARGET", required_unless_present = "json")]
+    pub target: Option<PathBuf>,
 
-    /// Print the fsfit.info/1 JSON object.
-    #[arg(long)]
-    pub json: bool,
+    /// Write the fsfit.info/1 JSON to FILE (atomically) and print the
+    /// text; no FILE or `-`: print the JSON instead. `--json TARGET` alone
+    /// is the old spelling of `TARGET --json`.
+    #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "-")]
+    pub json: Option<PathBuf>,
 
     /// At most this many files are asked for their extents (mounted path).
     #[arg(long, value_name = "N", default_value = "100000")]

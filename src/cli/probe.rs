@@ -22,12 +22,14 @@ Exit status: 0 done (even when nothing was found), 1 could not read, 2 bad argum
 #[derive(Args, Debug)]
 pub struct ProbeArgs {
     /// A block device (a stick, a card) or an image file; read only.
-    #[arg(value_name = "DEV|IMAGE")]
-    pub target: PathBuf,
+    #[arg(value_name = "DEV|IMAGE", required_unless_present = "json")]
+    pub target: Option<PathBuf>,
 
-    /// Print the fsfit.probe/1 JSON object.
-    #[arg(long)]
-    pub json: bool,
+    /// Write the fsfit.probe/1 JSON to FILE (atomically) and print the
+    /// text; no FILE or `-`: print the JSON instead. `--json DEV` alone is
+    /// the old spelling of `DEV --json`.
+    #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "-")]
+    pub json: Option<PathBuf>,
 
     /// Bytes per timed read [default: twice the logical block, at least 1K].
     #[arg(long, value_name = "SIZE", value_parser = size)]

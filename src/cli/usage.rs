@@ -36,13 +36,18 @@ pub struct UsageArgs {
     #[arg(long, value_enum)]
     pub driver: Option<UsageDriver>,
 
-    /// Print the fsfit.usage/1 JSON object.
-    #[arg(long, conflicts_with = "csv")]
-    pub json: bool,
+    /// Write the fsfit.usage/1 JSON to FILE (atomically) and print the
+    /// table; no FILE or `-`: print the JSON instead. `--json DIR` with an
+    /// existing folder DIR is the old spelling of `DIR --json`: DIR is
+    /// walked and the JSON printed (with a note on stderr).
+    #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "-", conflicts_with = "csv")]
+    pub json: Option<PathBuf>,
 
-    /// Print one CSV row per config.
-    #[arg(long)]
-    pub csv: bool,
+    /// Write one CSV row per config to FILE (atomically); no FILE or `-`:
+    /// print them instead of the table. An existing folder is walked, as
+    /// with --json.
+    #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "-")]
+    pub csv: Option<PathBuf>,
 
     /// Also descend into other filesystems mounted below PATH.
     #[arg(long)]

@@ -34,9 +34,6 @@ impl Options {
                 "fsfit bench formats and mounts volumes: run it as root (sudo), or use --dir on a mounted directory",
             ));
         }
-        if a.json.as_deref() == Some(std::path::Path::new("-")) && !a.list_profiles {
-            return Err(Error::input("--json needs a FILE to write the results to"));
-        }
         // Where the results go must exist before hours are spent measuring.
         super::output_folders_exist([&a.json, &a.report])?;
         if let Some(b) = &a.baseline {
@@ -144,10 +141,7 @@ fn list_profiles(json: Option<&std::path::Path>) -> Result<()> {
         let v: Vec<serde_json::Value> = all.iter().map(|p| p.listing()).collect();
         let mut text = serde_json::to_string_pretty(&v).expect("profiles serialize");
         text.push('\n');
-        if path == std::path::Path::new("-") {
-            return super::print(&text);
-        }
-        return report::write_atomic(path, text.as_bytes());
+        return super::emit(path, &text);
     }
     super::print(&report::text::flash::profiles(&all))
 }
@@ -171,9 +165,13 @@ pub fn run(o: &Options) -> Result<()> {
     // Written also when the run stopped after measuring: what was measured,
     // and why it stopped.
     if let Some(path) = &o.json {
-        report::write_atomic(path, report::json::bench(&results).as_bytes())?;
+        super::emit(path, &report::json::bench(&results))?;
     }
-    super::print(&report::text::bench::bench(&results))?;
+    let table = report::text::bench::bench(&results);
+    match o.json.as_deref() {
+        Some(p) if super::is_stdout(p) => super::print_to_stderr(&table)?,
+        _ => super::print(&table)?,
+    }
     // Ctrl-C is known by the flag the handler set, not by the error's text.
     match results.error.as_deref() {
         Some(_) if crate::cancel::requested() => return Err(Error::Interrupted),
@@ -182,7 +180,7 @@ pub fn run(o: &Options) -> Result<()> {
     }
     if let Some(path) = &o.report {
         let mut inputs = report::inputs::Inputs::default();
-        let source = match &o.json {
+        let source = match o.json.as_deref().filter(|j| !super::is_stdout(j)) {
             Some(j) => format!("{} (this run)", j.display()),
             None => "fsfit bench (this run)".to_string(),
         };

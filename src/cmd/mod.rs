@@ -129,12 +129,65 @@ fn man_command(a: &crate::cli::ManArgs) -> Result<()> {
     }
 }
 
+/// `--json [FILE]` (and usage's `--csv [FILE]`) on every command: no
+/// value, or `-`, is stdout.
+pub fn is_stdout(dest: &std::path::Path) -> bool {
+    dest.as_os_str() == "-"
+}
+
+/// A document where its option sent it: printed for `-`, else written to
+/// FILE whole or not at all.
+pub fn emit(dest: &std::path::Path, text: &str) -> Result<()> {
+    if is_stdout(dest) {
+        print(text)
+    } else {
+        crate::report::write_atomic(dest, text.as_bytes())
+    }
+}
+
+/// `--json` given before the input it was once a flag for (`usage --json
+/// DIR`, `info --json TARGET`): clap took the input for the option's FILE.
+/// When that value is an input (`is_input`), it is handed back as one, the
+/// document goes to stdout as it did, and stderr says how to write it now.
+pub fn old_spelling(
+    option: &str,
+    dest: &mut Option<std::path::PathBuf>,
+    is_input: impl Fn(&std::path::Path) -> bool,
+) -> Option<std::path::PathBuf> {
+    let input = dest
+        .as_ref()
+        .filter(|p| !is_stdout(p) && is_input(p))?
+        .clone();
+    let shown = crate::format::quote::quote(&input.to_string_lossy());
+    eprintln!(
+        "fsfit: note: `{option} {shown}` is the old spelling of `{shown} {option}` \
+         ({shown} read, the output printed); `{option} FILE` now writes FILE"
+    );
+    *dest = Some(std::path::PathBuf::from("-"));
+    Some(input)
+}
+
+/// The TARGET of info and probe: given, or taken back from `--json
+/// TARGET`, the old flag's spelling (then the JSON is printed).
+pub fn target_or_old_spelling(
+    target: &Option<std::path::PathBuf>,
+    json: &mut Option<std::path::PathBuf>,
+    name: &str,
+) -> Result<std::path::PathBuf> {
+    if let Some(t) = target {
+        return Ok(t.clone());
+    }
+    old_spelling("--json", json, |_| true)
+        .ok_or_else(|| crate::Error::input(format!("give the {name} to read")))
+}
+
 /// The folders of the files a long run will write (`--json`, `--report`)
-/// must exist before it spends its time: checked once, for every command.
+/// must exist before it spends its time: checked once, for every command
+/// (`-`, stdout, has none).
 pub fn output_folders_exist<'a>(
     files: impl IntoIterator<Item = &'a Option<std::path::PathBuf>>,
 ) -> Result<()> {
-    for p in files.into_iter().flatten() {
+    for p in files.into_iter().flatten().filter(|p| !is_stdout(p)) {
         let dir = match p.parent() {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => std::path::Path::new("."),
@@ -169,6 +222,13 @@ pub fn cancel_on_ctrl_c(also: fn()) {
             eprintln!("\nfsfit: stopping after cleaning up...");
         }
     });
+}
+
+/// The text a command prints when `--json -` has stdout: on stderr, so
+/// stdout holds the JSON alone.
+pub fn print_to_stderr(out: &str) -> Result<()> {
+    eprint!("{out}");
+    Ok(())
 }
 
 /// Every command's output goes through here: a closed pipe (`fsfit usage |
