@@ -9,7 +9,7 @@ pub const LONG_ABOUT: &str = "Reads the boot sector or superblock of a block dev
 alignment to 1 MiB and 4 MiB (flash erase blocks), or, for a mounted path, statvfs plus the \
 on-disk details of its device and how fragmented its files are (FIEMAP, where the driver \
 answers it). Read-only.\n\n\
-  fsfit info /dev/sdb\n\
+  fsfit info /dev/sdX   # your drive, as lsblk names it\n\
   fsfit info stick.img --json\n\
   fsfit info /media/me/STICK";
 

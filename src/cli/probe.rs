@@ -15,8 +15,9 @@ allocation unit (AU) takes longer: the steps give the page and AU sizes, with a 
 It only reads: DEV is opened O_RDONLY|O_DIRECT, never for writing. A plain disk, an image file \
 or a loop device has no such steps: the probe then says confidence none and reports no AU \
 (0); it never invents one. Many sticks hide their geometry too.\n\n\
-  sudo fsfit probe /dev/sdb\n\
-  sudo fsfit probe /dev/mmcblk0 --json\n\n\
+  # /dev/sdX, /dev/mmcblkX: your stick or card, as lsblk names it\n\
+  sudo fsfit probe /dev/sdX\n\
+  sudo fsfit probe /dev/mmcblkX --json\n\n\
 Exit status: 0 done (even when nothing was found), 1 could not read, 2 bad arguments.";
 
 #[derive(Args, Debug)]

@@ -24,6 +24,7 @@ pub mod probe;
 pub mod report;
 pub mod usage;
 
+pub mod man;
 mod progress;
 
 use crate::cli::{Cli, Command};
@@ -50,7 +51,7 @@ pub fn run(cli: &Cli) -> Result<()> {
         #[cfg(target_os = "linux")]
         Command::Emulate(a) => emulate::run(a),
         Command::Completions { shell } => print(&completions(*shell)),
-        Command::Man(a) => man_command(a),
+        Command::Man(a) => man::run(a),
         #[cfg(not(target_os = "linux"))]
         _ => Err(crate::Error::input(
             "this command runs on Linux only (here: usage, info, advise without a drive, report)",
@@ -63,70 +64,6 @@ pub fn completions(shell: clap_complete::Shell) -> String {
     let mut out = Vec::new();
     clap_complete::generate(shell, &mut Cli::command(), "fsfit", &mut out);
     String::from_utf8_lossy(&out).into_owned()
-}
-
-/// fsfit(1) in roff, from the clap definitions.
-pub fn man() -> Result<String> {
-    Ok(man_pages()?.remove(0).1)
-}
-
-/// Every man page: fsfit(1) first, then fsfit-COMMAND(1) for each
-/// subcommand, as (file name, roff).
-pub fn man_pages() -> Result<Vec<(String, String)>> {
-    let mut cmd = Cli::command().disable_help_subcommand(true);
-    cmd.build();
-    let render = |c: clap::Command| -> Result<(String, String)> {
-        let m = clap_mangen::Man::new(c);
-        let mut out = Vec::new();
-        m.render(&mut out)
-            .map_err(|e| crate::Error::work(format!("cannot render the man page: {e}")))?;
-        Ok((m.get_filename(), String::from_utf8_lossy(&out).into_owned()))
-    };
-    let mut pages = vec![render(cmd.clone())?];
-    for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
-        pages.push(render(sub.clone())?);
-    }
-    Ok(pages)
-}
-
-/// `fsfit man [COMMAND] [--dir DIR]`.
-fn man_command(a: &crate::cli::ManArgs) -> Result<()> {
-    let pages = man_pages()?;
-    if let Some(dir) = &a.dir {
-        if !dir.is_dir() {
-            return Err(crate::Error::input(format!(
-                "{}: no such folder (create it, e.g. sudo mkdir -p {})",
-                dir.display(),
-                dir.display()
-            )));
-        }
-        for (name, page) in &pages {
-            crate::report::write_atomic(&dir.join(name), page.as_bytes())?;
-        }
-        let names: Vec<&str> = pages.iter().map(|(n, _)| n.as_str()).collect();
-        return print(&format!(
-            "wrote {} into {}\n",
-            names.join(", "),
-            dir.display()
-        ));
-    }
-    let want = match &a.command {
-        None => "fsfit.1".to_string(),
-        Some(c) => format!("fsfit-{c}.1"),
-    };
-    match pages.iter().find(|(n, _)| *n == want) {
-        Some((_, page)) => print(page),
-        None => Err(crate::Error::input(format!(
-            "no man page for '{}' (commands: {})",
-            a.command.as_deref().unwrap_or_default(),
-            pages
-                .iter()
-                .skip(1)
-                .map(|(n, _)| n.trim_start_matches("fsfit-").trim_end_matches(".1"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ))),
-    }
 }
 
 /// `--json [FILE]` (and usage's `--csv [FILE]`) on every command: no
