@@ -325,15 +325,18 @@ pub fn commands(fs_name: &str, cluster: u64, label: &str) -> Commands {
         None => format!("(fsfit does not know how to make {fs_name})"),
     };
     let formats = f.map(|f| f.info().formats);
-    // cmd.exe: a label with spaces goes in double quotes.
-    let win_label = if label.contains(' ') {
-        format!("\"{label}\"")
-    } else {
-        label.to_string()
+    // Pasted into cmd.exe or PowerShell: a label either would expand gets
+    // PowerShell's single quotes, and the line says it is for PowerShell.
+    let (win_label, powershell_only) = match crate::format::quote::windows(label) {
+        Some(q) => (q, false),
+        None => (crate::format::quote::powershell(label), true),
     };
     let windows = match formats.and_then(|x| x.windows.map(|w| (w, x.windows_note))) {
         Some((w, note)) => {
             let mut s = format!("format X: /FS:{w} /A:{} /Q /V:{win_label}", short(cluster));
+            if powershell_only {
+                s.push_str("   (in PowerShell)");
+            }
             if let Some(note) = note {
                 s.push_str(&format!("   ({note})"));
             }

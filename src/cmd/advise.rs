@@ -317,7 +317,13 @@ pub fn run(o: &Options, quiet: bool) -> Result<()> {
     };
     let mut advice = recommend(o, &r, opts, quiet)?;
     if let Some(c) = &advice.choice {
-        advice.commands = Some(advise::commands(&c.fs, c.cluster_bytes, &o.label));
+        let commands = advise::commands(&c.fs, c.cluster_bytes, &o.label);
+        // A label the choice cannot store is bad input, refused with its
+        // rule, not dropped from the commands while the run says "done".
+        if let Some(rule) = commands.label_problem {
+            return Err(Error::input(rule));
+        }
+        advice.commands = Some(commands);
     }
     let json = report::json::advise(&advice);
     match o.json.as_deref() {
