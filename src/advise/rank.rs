@@ -515,9 +515,8 @@ fn why_systems(why: &mut Vec<String>, c: &Candidate, volume: u64, systems: &[&sy
             .collect();
         if !out.is_empty() {
             why.push(format!(
-                "not {}: {} ({}) does not take {} ({})",
+                "not {}: {} cannot use {} ({})",
                 out.join(" or "),
-                s.name,
                 s.what,
                 if out.len() == 1 { "it" } else { "them" },
                 s.source

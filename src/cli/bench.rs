@@ -98,10 +98,15 @@ pub struct BenchArgs {
     #[arg(help_heading = "Output", long)]
     pub list: bool,
 
-    /// Print the flash profiles, each parameter with the public measurement
-    /// it comes from, and exit (with --json: as JSON).
+    /// Print the flash profiles as a table with a legend, and exit (with
+    /// --json: as JSON; with --sources: where each figure comes from).
     #[arg(help_heading = "Output", long)]
     pub list_profiles: bool,
+
+    /// With --list-profiles: each profile's parameters with the public
+    /// measurement each comes from (the long form).
+    #[arg(long, requires = "list_profiles", help_heading = "Output")]
+    pub sources: bool,
 
     /// Which driver mounts each filesystem.
     #[arg(help_heading = "Tuning", long, value_enum, default_value = "auto")]

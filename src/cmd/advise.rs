@@ -330,9 +330,9 @@ pub fn run(o: &Options, quiet: bool) -> Result<()> {
         Some(p) if p.as_os_str() == "-" => super::print(&json)?,
         Some(p) => {
             report::write_atomic(p, json.as_bytes())?;
-            super::print(&report::text::advise::text(&advice))?;
+            super::print_text(&report::text::advise::text(&advice))?;
         }
-        None => super::print(&report::text::advise::text(&advice))?,
+        None => super::print_text(&report::text::advise::text(&advice))?,
     }
     let Some(choice) = &advice.choice else {
         return Err(Error::work(

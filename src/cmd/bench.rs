@@ -12,6 +12,8 @@ pub struct Options {
     pub list: bool,
     /// Print the flash profiles and stop.
     pub list_profiles: bool,
+    /// `--list-profiles --sources`: each parameter with where it comes from.
+    pub sources: bool,
     pub json: Option<PathBuf>,
     pub report: Option<PathBuf>,
 }
@@ -64,6 +66,7 @@ impl Options {
                 flash: flash(a)?,
             },
             list_profiles: a.list_profiles,
+            sources: a.sources,
             list: a.list,
             json: a.json.clone(),
             report: a.report.clone(),
@@ -135,7 +138,7 @@ fn flash(a: &BenchArgs) -> Result<Option<bench::flash::FlashOptions>> {
 }
 
 /// `--list-profiles [--json]`.
-fn list_profiles(json: Option<&std::path::Path>) -> Result<()> {
+fn list_profiles(json: Option<&std::path::Path>, sources: bool) -> Result<()> {
     let all = crate::flash::profiles();
     if let Some(path) = json {
         let v: Vec<serde_json::Value> = all.iter().map(|p| p.listing()).collect();
@@ -143,12 +146,12 @@ fn list_profiles(json: Option<&std::path::Path>) -> Result<()> {
         text.push('\n');
         return super::emit(path, &text);
     }
-    super::print(&report::text::flash::profiles(&all))
+    super::print_text(&report::text::flash::profiles(&all, sources))
 }
 
 pub fn run(o: &Options) -> Result<()> {
     if o.list_profiles {
-        return list_profiles(o.json.as_deref());
+        return list_profiles(o.json.as_deref(), o.sources);
     }
     if o.list {
         // Every workload, not only the selected ones.
@@ -158,7 +161,7 @@ pub fn run(o: &Options) -> Result<()> {
             let unit = w.unit().label();
             out += &format!("{:<17} {unit:<8} {}\n", w.name(), w.describe(o.bench.scale));
         }
-        return super::print(&out);
+        return super::print_text(&out);
     }
     super::cancel_on_ctrl_c(|| {});
     let results = bench::run(&o.bench)?;
@@ -170,7 +173,7 @@ pub fn run(o: &Options) -> Result<()> {
     let table = report::text::bench::bench(&results);
     match o.json.as_deref() {
         Some(p) if super::is_stdout(p) => super::print_to_stderr(&table)?,
-        _ => super::print(&table)?,
+        _ => super::print_text(&table)?,
     }
     // Ctrl-C is known by the flag the handler set, not by the error's text.
     match results.error.as_deref() {

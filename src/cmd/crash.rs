@@ -133,9 +133,9 @@ pub fn run(a: &CrashArgs, quiet: bool) -> Result<()> {
         }
         Some(p) => {
             report::write_atomic(p, &report::crash::json(&rep)?)?;
-            super::print(&text)?;
+            super::print_text(&text)?;
         }
-        None => super::print(&text)?,
+        None => super::print_text(&text)?,
     }
     if let Some(path) = &a.report {
         let inputs = report::crash::inputs(rep, a.json.as_deref().filter(|p| !super::is_stdout(p)));

@@ -88,7 +88,7 @@ pub fn run(r: &Request) -> Result<()> {
     // `--json -`: stdout holds the JSON alone, the plan and steps go to stderr.
     let say = match r.json.as_deref() {
         Some(p) if super::is_stdout(p) => super::print_to_stderr,
-        _ => super::print,
+        _ => super::print_text,
     };
     let rep = format::run(r, say)?;
     if let Some(p) = &r.json {

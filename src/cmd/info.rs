@@ -70,7 +70,7 @@ pub fn run(o: &Options) -> Result<()> {
         super::emit(dest, &report::json::info(&r))?;
     }
     if !failed && !o.json.as_deref().is_some_and(super::is_stdout) {
-        super::print(&report::text::info::text(&r))?;
+        super::print_text(&report::text::info::text(&r))?;
     }
     // Nothing found: said once, on stderr (the text would only repeat it).
     if failed {

@@ -162,10 +162,23 @@ pub fn cancel_on_ctrl_c(also: fn()) {
 }
 
 /// The text a command prints when `--json -` has stdout: on stderr, so
-/// stdout holds the JSON alone.
+/// stdout holds the JSON alone; wrapped as [`print_text`] wraps it.
 pub fn print_to_stderr(out: &str) -> Result<()> {
-    eprint!("{out}");
+    eprint!(
+        "{}",
+        crate::report::text::wrap(out, crate::report::text::width())
+    );
     Ok(())
+}
+
+/// Text for a person (tables, advice, plans): wrapped to the terminal's
+/// width, 100 columns when stdout is not a terminal. JSON, CSV and man
+/// pages go through [`print`] as they are.
+pub fn print_text(out: &str) -> Result<()> {
+    print(&crate::report::text::wrap(
+        out,
+        crate::report::text::width(),
+    ))
 }
 
 /// Every command's output goes through here: a closed pipe (`fsfit usage |

@@ -23,7 +23,7 @@ pub fn run(a: &ProbeArgs, quiet: bool) -> Result<()> {
             return Ok(());
         }
     }
-    super::print(&text(&r))
+    super::print_text(&text(&r))
 }
 
 fn found(n: u64) -> String {

@@ -200,7 +200,10 @@ pub fn run(o: &Options, quiet: bool) -> Result<()> {
         inputs.add("this run", "fsfit usage (this run)", input);
         super::report::write(&inputs, path, None)?;
     }
-    super::print(&out)
+    match o.format {
+        Format::Table | Format::Matrix => super::print_text(&out),
+        Format::Json | Format::Csv => super::print(&out),
+    }
 }
 
 /// Walk the tree once for every planned config; warnings go to stderr.

@@ -149,3 +149,53 @@ fn old_json_flag_spellings_still_work_with_a_note() {
     assert!(is_json(&out.stdout, "fsfit.info/1"));
     assert!(String::from_utf8_lossy(&out.stderr).contains("old spelling"));
 }
+
+/// Every command's text on a fixed input fits 100 columns (the width when
+/// stdout is not a terminal): advise once printed lines of 399 characters,
+/// usage's assumed-volume line 170, `bench --list-profiles` 41 lines over
+/// 100.
+#[test]
+fn every_commands_text_fits_100_columns() {
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path();
+    write_file(&d.join("photos/a.jpg"), 5000);
+    write_file(&d.join("photos/raw/b.cr2"), 3 << 20);
+    let img = d.join("card.img");
+    std::fs::File::create(&img)
+        .unwrap()
+        .set_len(64 << 20)
+        .unwrap();
+    crate::common::run("mkfs.vfat", &[img.to_str().unwrap()]);
+    let runs: [&[&str]; 10] = [
+        &["advise", "photos", "--for", "camera", "--volume", "64GB"],
+        &[
+            "advise",
+            "photos",
+            "--for",
+            "windows,macos",
+            "--label",
+            "My Photos",
+        ],
+        &["advise", "photos", "--for", "linux", "--volume", "1TB"],
+        &["usage", "photos"],
+        &["usage", "photos", "--matrix"],
+        &["bench", "--list-profiles"],
+        &["bench", "--list-profiles", "--sources"],
+        &["bench", "--list"],
+        &["info", "card.img"],
+        &["format", "x.img", "--size", "64G", "--sd", "--dry-run"],
+    ];
+    for args in runs {
+        let out = run_in(d, &[&["-q"], args].concat());
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.lines().count() > 1, "{args:?}: {text}");
+        for line in text.lines() {
+            assert!(
+                line.chars().count() <= 100,
+                "{args:?}: {} columns: {line}",
+                line.chars().count()
+            );
+        }
+    }
+}
