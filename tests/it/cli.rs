@@ -355,3 +355,30 @@ fn file_too_large_for_fat32_is_found_and_does_not_fit() {
     assert_eq!(ex["fits"], true);
     assert!(Path::new(&t.path().join("big.iso")).exists());
 }
+
+fn usage_text(args: &[&str]) -> String {
+    let out = fsfit().arg("-q").arg("usage").args(args).output().unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// A shortened list says how many it left out; a note about ext4's
+/// root-reserved blocks appears only where ext4 is shown.
+#[test]
+fn shortened_lists_say_how_many_more_and_notes_follow_the_filesystems_shown() {
+    let t = tempfile::tempdir().unwrap();
+    let links = t.path().join("links");
+    std::fs::create_dir(&links).unwrap();
+    for i in 0..89 {
+        std::os::unix::fs::symlink("/nonexistent", links.join(format!("l{i}"))).unwrap();
+    }
+    let links = links.to_str().unwrap();
+    let text = usage_text(&[links, "--fs", "exfat"]);
+    assert!(text.contains("… 79 more"), "{text}");
+    assert!(
+        !text.contains("mkfs.ext4"),
+        "ext4's note without ext4: {text}"
+    );
+    let text = usage_text(&[links, "--fs", "exfat", "--fs", "ext4"]);
+    assert!(text.contains("mkfs.ext4 -m 0"), "{text}");
+}

@@ -8,7 +8,7 @@ pub mod flash;
 pub mod info;
 pub mod usage;
 
-pub use crate::units::count;
+pub use crate::units::{count, count_as};
 
 /// The columns text output wraps to: the terminal's, or 100 when stdout
 /// is not a terminal (a file, a pipe, a test).

@@ -106,10 +106,12 @@ fn header(r: &UsageReport) -> String {
         thousands(t.apparent_bytes)
     );
     if t.errors > 0 {
+        // The warnings went to stderr: with stdout redirected they are not
+        // "above", so say where they are.
         let _ = writeln!(
             o,
-            "      {} entries could not be read (see the warnings above)",
-            t.errors
+            "      {} could not be read: the warnings are on stderr, one line each",
+            super::count_as(t.errors, "entry", "entries")
         );
     }
     if r.skipped_mounts > 0 {
@@ -207,7 +209,7 @@ fn configs(o: &mut String, r: &UsageReport) {
         let _ = writeln!(o, "Drivers modelled: {}", drivers.join(", "));
     }
     notes_under_the_table(o, &rows);
-    free_space_note(o);
+    free_space_note(o, &rows);
 }
 
 /// What the table's FITS and APPARENT columns stand for, config by config:
@@ -234,13 +236,32 @@ fn notes_under_the_table(o: &mut String, rows: &[&crate::usage::ConfigReport]) {
     }
 }
 
-/// Which free space `free` and `fits` count.
-fn free_space_note(o: &mut String) {
-    let _ = writeln!(
+/// Which free space `free` and `fits` count; the part on blocks kept back
+/// for root only where a filesystem shown has them (its mkfs takes `-m`).
+fn free_space_note(o: &mut String, rows: &[&crate::usage::ConfigReport]) {
+    let _ = write!(
         o,
-        "Free space: statvfs f_bfree, every free block of the fresh volume; a user's copy can\n\
-         fill all of it as fsfit formats ext4 (mkfs.ext4 -m 0: nothing kept back for root)"
+        "Free space: statvfs f_bfree, every free block of the fresh volume"
     );
+    let mut kept_none: Vec<String> = Vec::new();
+    for c in rows {
+        let argv = crate::fs::by_name(&c.fs).and_then(|f| f.mkfs(c.cluster_bytes));
+        let Some(argv) = argv.filter(|a| a.windows(2).any(|w| w[0] == "-m" && w[1] == "0")) else {
+            continue;
+        };
+        let what = format!("{} ({} -m 0: nothing kept back for root)", c.fs, argv[0]);
+        if !kept_none.contains(&what) {
+            kept_none.push(what);
+        }
+    }
+    if !kept_none.is_empty() {
+        let _ = write!(
+            o,
+            "; a user's copy can fill all of it as fsfit formats {}",
+            kept_none.join(", ")
+        );
+    }
+    o.push('\n');
 }
 
 /// Refused configs, one line per filesystem when none of its sizes works.
@@ -302,8 +323,13 @@ fn findings(o: &mut String, r: &UsageReport) {
                 any = true;
             }
             let _ = writeln!(o, "  {}: {what}: {}", names.join(", "), thousands(n));
-            for p in c.problem_examples.get(k.key()).into_iter().flatten() {
+            let examples = c.problem_examples.get(k.key());
+            for p in examples.into_iter().flatten() {
                 let _ = writeln!(o, "      {}", shorten(&p.escape_debug().to_string(), 100));
+            }
+            let shown = examples.map_or(0, |e| e.len() as u64);
+            if shown > 0 && n > shown {
+                let _ = writeln!(o, "      … {} more", thousands(n - shown));
             }
         }
     }
