@@ -43,8 +43,11 @@ pub fn matrix(r: &UsageReport) -> String {
                     .iter()
                     .find(|c| c.fs == f && c.cluster_bytes == cl)
                 {
-                    Some(c) if c.fits => format!("{:+.1} %", c.overhead_pct),
-                    Some(c) => format!("{:+.1} %!", c.overhead_pct),
+                    Some(c) => match overhead_cell(&r.tree, c, 1) {
+                        Ok(p) if c.fits => p,
+                        Ok(p) => format!("{p}!"),
+                        Err(_) => "—".to_string(),
+                    },
                     None => "-".to_string(),
                 },
             );
@@ -54,7 +57,8 @@ pub fn matrix(r: &UsageReport) -> String {
     o.push_str(&crate::report::columns(&cells, |i| i == 0));
     let _ = writeln!(
         o,
-        "\n! does not fit (or cannot be mounted)   - not planned or not possible at this size"
+        "\n! does not fit (or cannot be mounted)   - not planned or not possible at this size\n\
+         — no percentage: under 1 MiB to store, or less on disk than the data (sparse files)"
     );
     refused(&mut o, r);
     top(&mut o, r);
@@ -162,6 +166,7 @@ fn configs(o: &mut String, r: &UsageReport) {
         "FITS",
     ];
     let mut cells: Vec<Vec<String>> = vec![header.iter().map(|s| s.to_string()).collect()];
+    let mut dashes: Vec<&str> = Vec::new();
     for c in &rows {
         let mark = match (c.default_cluster, c.exact) {
             (true, true) => "*",
@@ -185,13 +190,21 @@ fn configs(o: &mut String, r: &UsageReport) {
             iec(c.tree_bytes),
             iec(c.slack_bytes),
             iec(c.metadata_bytes),
-            format!("{:+.2} %", c.overhead_pct),
+            overhead_cell(t, c, 2).unwrap_or_else(|why| {
+                if !dashes.contains(&why) {
+                    dashes.push(why);
+                }
+                "—".to_string()
+            }),
             iec(c.free_bytes),
             fits,
         ]);
     }
     let last = header.len() - 1;
     o.push_str(&crate::report::columns(&cells, |i| i < 2 || i == last));
+    for why in dashes {
+        let _ = writeln!(o, "— {why}");
+    }
     let _ = writeln!(
         o,
         "\n* the cluster mkfs picks by default   ~ modelled, not checked against real volumes"
@@ -339,6 +352,34 @@ fn findings(o: &mut String, r: &UsageReport) {
             "\nCompatibility: no problems found for these filesystems."
         );
     }
+}
+
+/// Under this much data to store, a percentage measures a cluster's and
+/// the metadata's fixed cost, not the data (a 100-byte file alone once
+/// showed +1170185.71 %).
+const PCT_FLOOR: u64 = 1 << 20;
+
+/// The overhead as the text prints it, or why a percentage would mean
+/// nothing there (the JSON keeps the number).
+fn overhead_cell(
+    t: &crate::scan::TreeCounts,
+    c: &crate::usage::ConfigReport,
+    digits: usize,
+) -> Result<String, &'static str> {
+    let stored = t.apparent_bytes - c.cannot_store_bytes.min(t.apparent_bytes);
+    if stored < PCT_FLOOR && t.apparent_bytes > 0 {
+        return Err(
+            "under 1 MiB of data to store: a percentage would measure a cluster's \
+                    and the metadata's fixed cost, not the data; ON DISK is the figure",
+        );
+    }
+    if c.overhead_pct < 0.0 {
+        return Err(
+            "less on disk than the data's apparent size: sparse files' holes are \
+                    not written; ON DISK is the figure",
+        );
+    }
+    Ok(format!("{:+.digits$} %", c.overhead_pct))
 }
 
 /// A path cut in the middle to at most `max` characters for the terminal
