@@ -140,6 +140,7 @@ fn options(
         // advise sizes the passes itself.
         min_seconds: 0.0,
         repeat: 1,
+        settle: None,
         quiet: true,
         baseline: None,
         command: m.command.clone(),

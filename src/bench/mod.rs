@@ -14,6 +14,7 @@ pub mod kinds;
 pub mod results;
 #[cfg(target_os = "linux")]
 mod runner;
+pub mod settle;
 #[cfg(target_os = "linux")]
 pub(crate) use runner::lab;
 pub mod stats;

@@ -35,6 +35,9 @@ pub struct Options {
     /// long (0: sized by --scale alone).
     pub min_seconds: f64,
     pub repeat: u32,
+    /// More runs than `repeat` while a figure's spread has not settled
+    /// (`--quick`); None: exactly `repeat`.
+    pub settle: Option<super::settle::Settle>,
     pub quiet: bool,
     /// "fs:cluster" or "fs"; default the first config.
     pub baseline: Option<String>,
@@ -710,13 +713,20 @@ fn run_workloads(
         } else {
             opts.scale
         };
-        let (runs, last, mut error) = repeat_runs(site, *w, scale, cold, sim.as_deref_mut())?;
+        let (runs, last, mut error, stopped) =
+            repeat_runs(site, *w, scale, cold, sim.as_deref_mut())?;
         if error.is_none() && !runs.is_empty() {
             if let Err(e) = w.verify(&mut site.ctx(scale)) {
                 error = Some(format!("read-back check failed: {e}"));
             }
         }
         let mut wr = summarize(*w, last, runs, error, site.counters.is_some());
+        if opts.settle.is_some() {
+            wr.flags.extend(super::settle::flags(
+                wr.median_seconds,
+                stopped.filter(|_| wr.cv_pct > 10.0),
+            ));
+        }
         if scale != opts.scale {
             wr.scale = Some(scale);
         }
@@ -733,26 +743,42 @@ fn run_workloads(
     Ok(())
 }
 
-/// `repeat` measured runs of one workload at `scale`: the runs, the last
-/// outcome, and the error that stopped them (Ctrl-C is an `Err`).
+/// `repeat` measured runs of one workload at `scale`, and more while
+/// `settle` asks for them: the runs, the last outcome, the error that
+/// stopped them (Ctrl-C is an `Err`), and why the repeats stopped.
 fn repeat_runs(
     site: &Site,
     w: &dyn Workload,
     scale: f64,
     cold: &mut Cold,
     mut sim: Option<&mut Sim>,
-) -> Result<(Vec<Run>, workloads::Outcome, Option<String>)> {
+) -> Result<Repeated> {
     let (opts, pb, root, counters) = (site.opts, site.pb, site.root, site.counters);
     let cold_phase = matches!(w.phase(), Phase::Read | Phase::Scan);
-    let mut runs = Vec::new();
+    let mut runs: Vec<Run> = Vec::new();
     let mut last = workloads::Outcome::default();
-    for rep in 0..opts.repeat {
+    let started = Instant::now();
+    let mut stopped = None;
+    for rep in 0.. {
+        if rep >= opts.repeat {
+            let secs: Vec<f64> = runs.iter().map(|r| r.seconds).collect();
+            stopped = opts
+                .settle
+                .map_or(Some(super::settle::Stopped::Settled), |s| {
+                    s.next(&secs, opts.repeat, started)
+                });
+            if stopped.is_some() {
+                break;
+            }
+            // A run beyond the ones counted in the progress bar's length.
+            pb.inc_length(1);
+        }
         pb.set_message(format!(
             "{}{} {}/{}",
             site.label,
             w.name(),
             rep + 1,
-            opts.repeat
+            opts.repeat.max(rep + 1)
         ));
         let mut c = site.ctx(scale);
         let mut step = || -> Result<_> {
@@ -775,13 +801,21 @@ fn repeat_runs(
             }
             Err(e) => {
                 cancel::check()?;
-                pb.inc((opts.repeat - rep - 1) as u64);
-                return Ok((runs, last, Some(e.to_string())));
+                pb.inc(u64::from(opts.repeat.saturating_sub(rep + 1)));
+                return Ok((runs, last, Some(e.to_string()), None));
             }
         }
     }
-    Ok((runs, last, None))
+    Ok((runs, last, None, stopped))
 }
+
+/// What [`repeat_runs`] gives back.
+type Repeated = (
+    Vec<Run>,
+    workloads::Outcome,
+    Option<String>,
+    Option<super::settle::Stopped>,
+);
 
 /// Remove a workload family's folder once no later workload needs it.
 fn free_family(site: &Site, dir: &Path) {
@@ -798,8 +832,7 @@ fn free_family(site: &Site, dir: &Path) {
 /// the chosen scale (also a warm-up: the first write after mkfs or a
 /// quiesce pays for things later ones do not), then grown by what was
 /// missing, up to three tries, at most 64 times the chosen scale and as far
-/// as half the volume's free space allows. Deletes keep the chosen scale:
-/// deleting one bigger file takes hardly longer, only its writing does.
+/// as half the volume's free space allows.
 fn size_by_time<'a>(
     w: &dyn Workload,
     opts: &Options,
@@ -808,9 +841,14 @@ fn size_by_time<'a>(
     cold: &mut Cold,
     ctx_at: &dyn Fn(f64) -> Ctx<'a>,
 ) -> Result<f64> {
-    if w.phase() == Phase::Delete {
-        return Ok(opts.scale);
-    }
+    // Deletes grow only as far as a run that can be timed (--quick): their
+    // files are written untimed first, and a bigger delete lasts hardly
+    // longer when it is of fewer, larger files.
+    let want = match (w.phase(), opts.settle) {
+        (Phase::Delete, None) => return Ok(opts.scale),
+        (Phase::Delete, Some(_)) => super::settle::MIN_RUN_SECONDS.min(opts.min_seconds),
+        _ => opts.min_seconds,
+    };
     let room = free_space(root).unwrap_or(0) / 2;
     let mut scale = opts.scale;
     for _ in 0..3 {
@@ -830,10 +868,10 @@ fn size_by_time<'a>(
             // The timed runs will meet and report the same error.
             Err(_) => return Ok(scale),
         };
-        if t >= opts.min_seconds {
+        if t >= want {
             break;
         }
-        let mut grow = (opts.min_seconds / t.max(1e-3) * 1.2).min(64.0 * opts.scale / scale);
+        let mut grow = (want / t.max(1e-3) * 1.2).min(64.0 * opts.scale / scale);
         while grow > 1.0 && w.space_needed(scale * grow) > room {
             grow /= 1.5;
         }

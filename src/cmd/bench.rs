@@ -60,6 +60,9 @@ impl Options {
                     0.0
                 }),
                 repeat: a.repeat,
+                // With --flash the figures are simulated: their spread is
+                // the model's, not the machine's.
+                settle: (a.quick && a.flash.is_none()).then_some(bench::settle::QUICK),
                 quiet,
                 baseline: a.baseline.clone(),
                 command: std::env::args().collect(),

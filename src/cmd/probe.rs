@@ -59,6 +59,10 @@ pub fn text(r: &Report) -> String {
         let kv: Vec<String> = r.sysfs.iter().map(|(k, v)| format!("{k}={v}")).collect();
         out += &format!("sysfs: {}\n", kv.join(" "));
     }
+    if !probe::measurable(&r.evidence) {
+        out += "\nevery read took under 0.5 µs (served from memory): no timings to show\n";
+        return out;
+    }
     out += &format!(
         "\n{:>10} {:>10} {:>10} {:>10} {:>10}\n",
         "boundary", "before µs", "across µs", "after µs", "diff µs"
@@ -76,4 +80,44 @@ pub fn text(r: &Report) -> String {
         );
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::flash::probe::Row;
+
+    fn report(us: f64) -> Report {
+        let row = |a| Row {
+            align_bytes: a,
+            pre_us: us,
+            on_us: us,
+            post_us: us,
+            diff_us: 0.0,
+        };
+        Report {
+            schema: "fsfit.probe/1",
+            device: "card.img".into(),
+            size_bytes: 256 << 20,
+            au_bytes: 0,
+            page_bytes: 0,
+            confidence: "none",
+            sysfs: Default::default(),
+            closest_profile: String::new(),
+            evidence: (11..26).map(|k| row(1u64 << k)).collect(),
+            read_bytes: 1024,
+            reasons: vec![],
+        }
+    }
+
+    #[test]
+    fn reads_too_fast_to_time_give_one_line_not_rows_of_zeros() {
+        let t = text(&report(0.2));
+        assert!(t.contains("under 0.5 µs"), "{t}");
+        assert!(!t.contains("boundary"), "{t}");
+        assert_eq!(t.lines().filter(|l| l.ends_with(" 0")).count(), 0, "{t}");
+        let t = text(&report(3.0));
+        assert!(!t.contains("under 0.5 µs"), "{t}");
+        assert_eq!(t.lines().filter(|l| l.ends_with(" 0")).count(), 15, "{t}");
+    }
 }

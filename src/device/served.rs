@@ -37,7 +37,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime};
 
 mod backends;
-pub use backends::{Memory, SparseImage, Wrap};
+pub use backends::{Beyond, Memory, Short, SparseImage, Wrap};
 
 /// What holds the served file's bytes. Requests come one at a time.
 pub trait Backend: Send {

@@ -22,9 +22,11 @@ use std::path::Path;
 use std::time::Instant;
 
 mod analyse;
+mod open;
 mod sysfs;
 
 pub use analyse::{analyse, Estimate};
+pub use open::{open_readonly, Access};
 
 /// Places per boundary, as flashbench (`count = 7`).
 const PLACES: u64 = 7;
@@ -92,40 +94,6 @@ fn progress_bar(show: bool, boundaries: u64) -> indicatif::ProgressBar {
         pb.set_style(style);
     }
     pb
-}
-
-/// Open `path` for reading only: a block device with O_DIRECT, so that
-/// every timed read reaches the device; an image file through the page
-/// cache (its timings mean nothing anyway, and O_DIRECT on a file needs
-/// its filesystem's alignment, or fails, as on tmpfs). Never writable.
-/// Returns the file and whether it is read O_DIRECT.
-pub fn open_readonly(path: &Path) -> Result<(File, bool)> {
-    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
-    let md = std::fs::metadata(path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => {
-            Error::input(format!("{}: no such device or file", path.display()))
-        }
-        _ => Error::io(path, e),
-    })?;
-    if !md.is_file() && !md.file_type().is_block_device() {
-        return Err(Error::input(format!(
-            "{}: not a block device or an image file",
-            path.display()
-        )));
-    }
-    let direct = md.file_type().is_block_device();
-    let flags = if direct { libc::O_DIRECT } else { 0 };
-    let open = |extra| {
-        std::fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(flags | extra)
-            .open(path)
-    };
-    // O_NOATIME: only for the file's owner; fine to do without.
-    let f = open(libc::O_NOATIME)
-        .or_else(|_| open(0))
-        .map_err(|e| Error::io(path, e))?;
-    Ok((f, direct))
 }
 
 /// The size of an open device or file (a block device's st_size is 0).
@@ -220,6 +188,13 @@ fn measure(
     Ok(rows)
 }
 
+/// Whether any read took a time the report can show (whole µs): reads
+/// served from memory all take less, and a table of them is all zeros.
+pub fn measurable(rows: &[Row]) -> bool {
+    rows.iter()
+        .any(|r| [r.pre_us, r.on_us, r.post_us].iter().any(|&t| t >= 0.5))
+}
+
 /// The typical time of a read beside a boundary (µs).
 fn median_read_us(rows: &[Row]) -> f64 {
     let mut v: Vec<f64> = rows.iter().map(|r| r.pre_us).collect();
@@ -290,10 +265,11 @@ fn expected_read_us(p: &super::Profile, bytes: u64) -> f64 {
 
 /// Probe `path` (a block device or an image file), reading only.
 pub fn probe(path: &Path, opts: Options) -> Result<Report> {
-    let (f, direct) = open_readonly(path)?;
+    let (f, access) = open_readonly(path)?;
     let size = size_of(&f, path)?;
     let sys = sysfs::read(path);
-    let lbs = sys.logical_block.unwrap_or(512).max(512);
+    // An image file read O_DIRECT: its filesystem's alignment is the block.
+    let lbs = sys.logical_block.or(access.align).unwrap_or(512).max(512);
     let read = opts.read_bytes.unwrap_or((2 * lbs).max(1024));
     // The read across a boundary starts half a read before it: that too
     // must sit on a logical block.
@@ -310,9 +286,10 @@ pub fn probe(path: &Path, opts: Options) -> Result<Report> {
     }
     let rows = measure(&f, path, size, read, sys.start, opts)?;
     let mut est = analyse(&rows);
-    if !direct {
-        est.reasons
-            .push("the file does not take O_DIRECT: it was read through the page cache".into());
+    if let Some(why) = &access.why_buffered {
+        est.reasons.push(format!(
+            "read through the page cache, not timed on the storage: {why}"
+        ));
     }
     sysfs::weigh(&sys, &mut est);
     Ok(Report {

@@ -6,7 +6,11 @@
 //! O_DIRECT over the first G bytes densely and then every G bytes to the
 //! end (G = capacity / 1024), then all read back. A drive that wraps at R
 //! bytes maps the first grid block past R into [0, G), where a dense block
-//! then reads back another block's offset: R is their difference.
+//! then reads back another block's offset: R is their difference. A drive
+//! that drops what is written past R (reads give zeros, old data or noise)
+//! keeps no trace of where: the blocks between the last good grid block and
+//! the first bad one are then bisected, one fresh block written and read
+//! back at a time, to the 4 KiB block where storage ends.
 
 use crate::device::identity::Identity;
 use crate::{Error, Result};
@@ -85,19 +89,49 @@ pub fn offsets(capacity: u64) -> (u64, Vec<u64>) {
     (g, v)
 }
 
+/// What the drive does with writes past what it stores, as observed on the
+/// first block it does not keep.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Past {
+    /// They land on earlier data: the block reads back another offset's.
+    Wrap,
+    /// They are dropped: the block reads back as zeros.
+    Vanish,
+    /// They are dropped: the block keeps reading the same other data.
+    Stale,
+    /// Each read of the block gives different bytes.
+    Random,
+    /// Reading the block fails.
+    ReadError,
+}
+
+impl Past {
+    pub fn describe(self) -> &'static str {
+        match self {
+            Past::Wrap => "what is written past that lands on earlier data",
+            Past::Vanish => "what is written past that vanishes (it reads back as zeros)",
+            Past::Stale => {
+                "what is written past that is not kept (it reads back as other, older data)"
+            }
+            Past::Random => "what is written past that is lost (each read gives other bytes)",
+            Past::ReadError => "what is written past that cannot be read back (I/O errors)",
+        }
+    }
+}
+
 /// What the read-back found.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Verdict {
     Honest,
-    /// Stores `real` bytes at most (from an aliased block), or None when
-    /// blocks came back wrong without saying where they went.
+    /// Stores the first `real` bytes (to 4 KiB) and no more.
     Fake {
-        real: Option<u64>,
-        first_bad: u64,
+        real: u64,
+        past: Past,
     },
 }
 
-/// Write every block, then read every block back.
+/// Write every block, then read every block back; on a fake, find where
+/// the good blocks end to 4 KiB and what happens past it.
 pub fn probe(dev: &str, capacity: u64) -> Result<Verdict> {
     let f = std::fs::OpenOptions::new()
         .read(true)
@@ -130,13 +164,89 @@ pub fn probe(dev: &str, capacity: u64) -> Result<Verdict> {
             found.block(start + (k * BLOCK) as u64, read.then_some(blk), nonce);
         }
     }
-    Ok(match found.first_bad {
-        None => Verdict::Honest,
-        Some(first_bad) => Verdict::Fake {
-            real: found.real,
-            first_bad,
-        },
-    })
+    let Some(first_bad) = found.first_bad else {
+        return Ok(Verdict::Honest);
+    };
+    if let Some(real) = found.real {
+        return Ok(Verdict::Fake {
+            real,
+            past: Past::Wrap,
+        });
+    }
+    let mut d = Direct { f: &f, b, nonce };
+    let real = d.last_good(found.last_good_before, first_bad)?;
+    let past = d.past(real)?;
+    Ok(Verdict::Fake { real, past })
+}
+
+/// Single-block writes and reads for the search after the first bad block.
+struct Direct<'a> {
+    f: &'a std::fs::File,
+    b: Aligned,
+    nonce: u64,
+}
+
+impl Direct<'_> {
+    /// Write a fresh block at `o` and read it back: does the drive keep it?
+    fn keeps(&mut self, o: u64) -> Result<bool> {
+        self.nonce = self.nonce.wrapping_add(1);
+        let mut want = vec![0u8; BLOCK];
+        pattern(&mut want, o, self.nonce);
+        let buf = self.b.buf(1);
+        buf.copy_from_slice(&want);
+        let io = |e: std::io::Error| Error::work(format!("writing a test block at {o}: {e}"));
+        self.f.write_all_at(buf, o).map_err(io)?;
+        self.f.sync_all().map_err(io)?;
+        Ok(self.f.read_exact_at(buf, o).is_ok() && *buf == want[..])
+    }
+
+    /// The first block the drive does not keep, between `good` (kept) and
+    /// `bad` (not kept), by bisection on 4 KiB blocks: the bytes it stores.
+    fn last_good(&mut self, good: Option<u64>, bad: u64) -> Result<u64> {
+        let (mut lo, mut hi) = match good {
+            Some(g) => (g, bad),
+            None => return Ok(bad),
+        };
+        let mut step = 0;
+        while hi - lo > BLOCK as u64 {
+            stop_if_cancelled(step * 16)?;
+            step += 1;
+            let mid = lo + (hi - lo) / 2 / BLOCK as u64 * BLOCK as u64;
+            if self.keeps(mid)? {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        Ok(hi)
+    }
+
+    /// What the block at `o` (not kept) gives: written once more, then read
+    /// twice.
+    fn past(&mut self, o: u64) -> Result<Past> {
+        let before = self.read(o);
+        self.keeps(o)?;
+        let (a, b) = (self.read(o), self.read(o));
+        let (Some(a), Some(b)) = (a, b) else {
+            return Ok(Past::ReadError);
+        };
+        let ours =
+            |g: &[u8]| &g[..8] == MAGIC && u64::from_le_bytes(g[8..16].try_into().unwrap()) != o;
+        Ok(if a != b {
+            Past::Random
+        } else if a.iter().all(|&x| x == 0) {
+            Past::Vanish
+        } else if ours(&a) && before.as_deref() != Some(&a[..]) {
+            Past::Wrap
+        } else {
+            Past::Stale
+        })
+    }
+
+    fn read(&mut self, o: u64) -> Option<Vec<u8>> {
+        let buf = self.b.buf(1);
+        self.f.read_exact_at(buf, o).ok().map(|_| buf.to_vec())
+    }
 }
 
 /// What the read-back has found so far.
@@ -144,6 +254,8 @@ pub fn probe(dev: &str, capacity: u64) -> Result<Verdict> {
 struct Found {
     real: Option<u64>,
     first_bad: Option<u64>,
+    /// The last block read back as written before the first bad one.
+    last_good_before: Option<u64>,
     want: Vec<u8>,
 }
 
@@ -155,6 +267,8 @@ impl Found {
         let Some(got) = got.filter(|g| *g != &self.want[..]) else {
             if got.is_none() {
                 self.first_bad = self.first_bad.or(Some(o));
+            } else if self.first_bad.is_none() {
+                self.last_good_before = Some(o);
             }
             return;
         };
@@ -197,24 +311,24 @@ pub fn check(dev: &str, capacity: u64, id: &Identity) -> crate::Result<()> {
             eprintln!("Capacity: every test block read back as written.");
             Ok(())
         }
-        Verdict::Fake { real, first_bad } => Err(crate::Error::work(fake_message(
-            dev, capacity, real, first_bad,
-        ))),
+        Verdict::Fake { real, past } => {
+            Err(crate::Error::work(fake_message(dev, capacity, real, past)))
+        }
     }
 }
 
-fn fake_message(dev: &str, capacity: u64, real: Option<u64>, first_bad: u64) -> String {
+fn fake_message(dev: &str, capacity: u64, usable: u64, past: Past) -> String {
     use crate::units::iec;
-    let usable = real.unwrap_or(first_bad);
     format!(
         "{dev} is a fake-capacity drive: it claims {} but stores only {} ({usable} bytes); \
-         what is written past that lands on earlier data. Nothing was formatted. To use it \
+         {}. Nothing was formatted. To use it \
          safely, give it a partition that ends inside the real capacity: \
          sudo f3fix --last-sec={} {dev} (Debian package f3), then format that partition, \
          or return the drive",
         iec(capacity),
         iec(usable),
-        usable / 512 - 1
+        past.describe(),
+        (usable / 512).saturating_sub(1)
     )
 }
 

@@ -121,14 +121,24 @@ pub fn owner() -> (u32, u32) {
 /// below cmd and never prints by itself).
 #[cfg(target_os = "linux")]
 pub fn run(r: &Request, say: fn(&str) -> crate::Result<()>) -> crate::Result<Report> {
-    let t = target::open(&target::TargetArgs {
+    let args = |dry_run| target::TargetArgs {
         path: &r.target,
         yes_erase: r.yes_erase.as_deref(),
         allow_fixed: r.allow_fixed,
         size: r.size,
-        dry_run: r.dry_run,
-    })
-    .map_err(as_input)?;
+        dry_run,
+    };
+    if !is_block_device(&r.target) {
+        yes_erase_names_the_image(r)?;
+    }
+    if !r.dry_run && !is_block_device(&r.target) {
+        // Opening an image creates, marks and attaches it: the plan is first
+        // made against the image as a dry run sees it, so that a refused
+        // label, cluster or size leaves no file and no loop device behind.
+        let dry = target::open(&args(true)).map_err(as_input)?;
+        plan::make(r, &dry, owner()).map_err(as_input)?;
+    }
+    let t = target::open(&args(r.dry_run)).map_err(as_input)?;
     let plan = plan::make(r, &t, owner()).map_err(as_input)?;
     say(&plan.text(&t))?;
     let mut report = report(r, &t, &plan);
@@ -152,6 +162,31 @@ pub fn run(r: &Request, say: fn(&str) -> crate::Result<()>) -> crate::Result<Rep
     report.verified = found.verified;
     report.data_offset_bytes = found.data_offset.or(plan.data_offset);
     Ok(report)
+}
+
+/// An image needs no --yes-erase; one that names something else is a
+/// mistake about what is being formatted (a device name typed for an image
+/// path), refused before anything is made.
+#[cfg(target_os = "linux")]
+fn yes_erase_names_the_image(r: &Request) -> crate::Result<()> {
+    let Some(y) = &r.yes_erase else {
+        return Ok(());
+    };
+    let same = |p: &std::path::Path| std::path::absolute(p).ok();
+    if std::path::Path::new(y) == r.target || same(y.as_ref()) == same(&r.target) {
+        return Ok(());
+    }
+    Err(Error::input(format!(
+        "--yes-erase {} does not name the target {}: an image needs no --yes-erase",
+        quote::quote(y),
+        quote::quote(&r.target.to_string_lossy())
+    )))
+}
+
+#[cfg(target_os = "linux")]
+fn is_block_device(p: &std::path::Path) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    std::fs::metadata(p).is_ok_and(|m| m.file_type().is_block_device())
 }
 
 /// The target and the plan are checked before anything is written: every

@@ -230,6 +230,47 @@ fn probe_opens_read_only_and_changes_nothing() {
     assert_eq!(std::fs::read(&img.path).unwrap(), data, "the image changed");
 }
 
+/// An image file is read O_DIRECT when its filesystem takes it (checked
+/// here on our own: a 1 KiB O_DIRECT read at 1536, the probe's smallest
+/// read across a boundary), and the page cache is named only when not.
+#[test]
+fn probe_reads_an_image_o_direct_where_its_filesystem_allows() {
+    let img = crate::common::Image::new(64 << 20);
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&img.path)
+        .unwrap();
+    for i in 0..64u64 {
+        f.write_all_at(&[(i % 251) as u8 | 1; 4096], i << 20)
+            .unwrap();
+    }
+    drop(f);
+    let takes_direct = {
+        let f = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_DIRECT)
+            .open(&img.path);
+        let mut v = vec![0u8; 8192];
+        let skip = v.as_ptr().align_offset(4096);
+        f.is_ok_and(|f| f.read_at(&mut v[skip..skip + 1024], 1536).is_ok())
+    };
+    let (f, access) = fsfit::flash::probe::open_readonly(&img.path).unwrap();
+    assert_eq!(access.direct, takes_direct, "{access:?}");
+    let fd = std::os::fd::AsRawFd::as_raw_fd(&f);
+    let info = std::fs::read_to_string(format!("/proc/self/fdinfo/{fd}")).unwrap();
+    let flags = info
+        .lines()
+        .find_map(|l| l.strip_prefix("flags:"))
+        .map(|v| i32::from_str_radix(v.trim(), 8).unwrap())
+        .unwrap();
+    assert_eq!(flags & libc::O_DIRECT != 0, takes_direct, "{info}");
+    drop(f);
+    let j = probe_json(img.path_str());
+    let says_cache = j["reasons"].to_string().contains("page cache");
+    assert_eq!(says_cache, !takes_direct, "{j:#}");
+    assert_eq!(j["confidence"], "none", "{j:#}");
+}
+
 #[test]
 fn probe_refuses_what_it_cannot_probe() {
     let out = fsfit()

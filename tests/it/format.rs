@@ -12,6 +12,7 @@ use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Output};
 
+const KIB: u64 = 1 << 10;
 const MIB: u64 = 1 << 20;
 const GIB: u64 = 1 << 30;
 
@@ -589,6 +590,48 @@ fn check_capacity_stops_a_fake_drive_with_its_real_size() {
     assert!(t.contains("every test block read back as written"), "{t}");
     assert!(t.contains("checker: ok"), "{t}");
     forget_partitions(honest.loop_dev());
+}
+
+/// Fake drives of every kind at several shortfalls: the size reported is
+/// the bytes they store, to 4 KiB, and the message says what the drive was
+/// seen doing with writes past it.
+#[test]
+fn check_capacity_finds_the_last_good_block_of_every_kind_of_fake() {
+    use ::fsfit::device::served::{start, Backend, Beyond, Short, Wrap};
+    if !(tools() && common::can_fuse()) {
+        return;
+    }
+    let claims = 64 * MIB;
+    let kinds: [(&str, &str); 4] = [
+        ("wrap", "lands on earlier data"),
+        ("vanish", "vanishes (it reads back as zeros)"),
+        ("stale", "reads back as other, older data"),
+        ("random", "each read gives other bytes"),
+    ];
+    for (kind, says) in kinds {
+        for short in [4 * KIB, 128 * KIB, MIB + 4 * KIB, claims / 2] {
+            let real = claims - short;
+            let backend: Box<dyn Backend> = match kind {
+                "wrap" => Box::new(Wrap::in_memory(real, claims)),
+                "vanish" => Box::new(Short::new(real, claims, Beyond::Vanish)),
+                "stale" => Box::new(Short::new(real, claims, Beyond::Stale)),
+                _ => Box::new(Short::new(real, claims, Beyond::Random)),
+            };
+            let fake = start(backend).expect("serve the device");
+            let out = check_capacity(fake.loop_dev());
+            let t = text(&out);
+            let what = format!("{kind}, {short} bytes short");
+            assert_eq!(out.status.code(), Some(1), "{what}: {t}");
+            assert!(t.contains(&format!("({real} bytes)")), "{what}: {t}");
+            let last_sec = real / 512 - 1;
+            assert!(
+                t.contains(&format!("--last-sec={last_sec} ")),
+                "{what}: {t}"
+            );
+            assert!(t.contains(says), "{what}: {t}");
+            assert!(!t.contains("[1/"), "{what}: a format step ran: {t}");
+        }
+    }
 }
 
 #[test]

@@ -727,6 +727,38 @@ fn superfloppy_has_no_partitions() {
     assert!(parts_of(&Image::new(M).path).is_empty());
 }
 
+/// The exFAT volume Windows made with its Russian default label, its
+/// label entry ten clusters into the root directory (see the README in
+/// tests/fixtures/windows).
+pub fn windows_exfat() -> Image {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/windows/exfat-label-after-files.img.xz");
+    let img = Image::new(0);
+    let out = Command::new("xz")
+        .arg("-dc")
+        .arg(&src)
+        .output()
+        .expect("run xz");
+    assert!(out.status.success(), "xz -dc {}", src.display());
+    std::fs::write(&img.path, &out.stdout).unwrap();
+    img
+}
+
+#[test]
+fn exfat_label_entry_found_past_the_first_cluster() {
+    if !have(&["xz"]) {
+        return;
+    }
+    let img = windows_exfat();
+    let f = std::fs::File::open(&img.path).unwrap();
+    let v = info::probe(&mut info::file_reader(&f, 0)).unwrap();
+    assert_eq!(v.fs, "exfat");
+    assert_eq!(v.cluster_bytes, 1024);
+    assert_eq!(v.label.as_deref(), Some("Новый том"), "{v:#?}");
+    assert_eq!(v.label_error, None);
+    assert_eq!(v.uuid.as_deref(), Some("9C23-8877"));
+}
+
 // ------------------------------------------------ corpus: recorded reads
 
 const CORPUS_MAGIC: &[u8; 8] = b"FSFITSP1";
@@ -1034,6 +1066,11 @@ fn corpus_builders() -> Vec<(
             "fat32-small",
             &["mkfs.fat"],
             Box::new(|| one(mk_fat(32, 32 * M, 1, 512, "SMALL32"))),
+        ),
+        (
+            "exfat-windows-ru",
+            &["xz"],
+            Box::new(|| one(windows_exfat())),
         ),
         (
             "exfat-256k",

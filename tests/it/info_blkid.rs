@@ -327,6 +327,16 @@ fn exfat_agrees_with_blkid() {
     agree("exfatlabel empty", &img.path, None);
 }
 
+#[test]
+fn windows_exfat_agrees_with_blkid() {
+    if !have(&["xz", "blkid"]) {
+        return;
+    }
+    let img = crate::info::windows_exfat();
+    let v = agree("exfat made by Windows", &img.path, None);
+    assert_eq!(v["label"], "Новый том");
+}
+
 // ----------------------------------------------------------------- NTFS
 
 #[test]

@@ -28,6 +28,7 @@ mod layers;
 mod manifest;
 mod ntfs;
 mod outputs;
+mod refusals;
 mod report;
 mod safety;
 mod shape;

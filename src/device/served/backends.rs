@@ -126,3 +126,73 @@ impl Backend for Wrap {
         self.inner.flush()
     }
 }
+
+/// What a [`Short`] device does with the bytes past what it holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Beyond {
+    /// Writes are dropped; reads give zeros.
+    Vanish,
+    /// Writes are dropped; reads give the same old bytes every time.
+    Stale,
+    /// Writes are dropped; every read gives new bytes.
+    Random,
+}
+
+/// A fake-capacity device that does not wrap: it claims `size` bytes,
+/// keeps the first `real` in memory, and past them behaves as `beyond`
+/// says (the counterfeits f3 calls "limbo" and "chain" are of this kind).
+pub struct Short {
+    held: Memory,
+    size: u64,
+    beyond: Beyond,
+    noise: u64,
+}
+
+impl Short {
+    pub fn new(real: u64, size: u64, beyond: Beyond) -> Short {
+        Short {
+            held: Memory(vec![0; real as usize]),
+            size,
+            beyond,
+            noise: 0x9E37_79B9_7F4A_7C15,
+        }
+    }
+}
+
+impl Backend for Short {
+    fn size(&self) -> u64 {
+        self.size
+    }
+    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
+        let real = self.held.size();
+        let n = real.saturating_sub(offset).min(buf.len() as u64) as usize;
+        if n > 0 {
+            self.held.read_at(offset, &mut buf[..n])?;
+        }
+        for (i, b) in buf[n..].iter_mut().enumerate() {
+            *b = match self.beyond {
+                Beyond::Vanish => 0,
+                // Old contents that depend on where they are, never zero.
+                Beyond::Stale => ((offset + (n + i) as u64) / 512 % 251) as u8 | 1,
+                Beyond::Random => {
+                    self.noise ^= self.noise << 13;
+                    self.noise ^= self.noise >> 7;
+                    self.noise ^= self.noise << 17;
+                    self.noise as u8
+                }
+            };
+        }
+        Ok(())
+    }
+    fn write_at(&mut self, offset: u64, data: &[u8]) -> io::Result<()> {
+        let real = self.held.size();
+        let n = real.saturating_sub(offset).min(data.len() as u64) as usize;
+        if n > 0 {
+            self.held.write_at(offset, &data[..n])?;
+        }
+        Ok(())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}

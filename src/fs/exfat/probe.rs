@@ -322,35 +322,62 @@ fn boot_checksum(dev: &mut Dev, sector: u64) -> Result<bool, ProbeError> {
         .all(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]) == sum))
 }
 
+/// Stop reading the root directory after this many bytes, as blkid does
+/// (its EXFAT_MAX_DIR_SIZE): a damaged FAT cannot make the walk endless.
+const MAX_ROOT_DIR: u64 = 256 << 20;
+
 /// The label (§7.3, entry type 0x83) and the first allocation bitmap
 /// (§7.1, entry type 0x81: FirstCluster at 20, DataLength at 24) from the
-/// root directory's first cluster (up to 64 KiB of it).
+/// root directory, followed cluster by cluster through the FAT until the
+/// end-of-directory entry. Windows leaves the label wherever it was first
+/// written: on a volume with small clusters and many files it is several
+/// clusters in, after the file entries (blkid walks the same way).
 #[allow(clippy::type_complexity)]
 fn root_dir(
     dev: &mut Dev,
     g: &Geo,
     root: u64,
 ) -> Result<(Option<String>, Option<(u64, u64)>), ProbeError> {
-    let off = g
-        .cluster_offset(root)
-        .ok_or_else(|| corrupt!("root cluster {root} offset overflows"))?;
-    let len = g.cluster_bytes().min(64 << 10) as usize;
-    let dir = dev.exact(off, len, "root directory cluster")?;
     let mut label = None;
     let mut bitmap = None;
-    for e in dir.chunks_exact(32) {
-        match e[0] {
-            0x00 => break,
-            0x83 => {
-                let n = usize::from(e[1]).min(11);
-                label = bytes::label(bytes::utf16le(&e[2..2 + 2 * n]));
+    let mut fat = FatCache::default();
+    let mut cluster = root;
+    let piece = g.cluster_bytes().min(64 << 10);
+    let mut read = 0u64;
+    while read < MAX_ROOT_DIR {
+        let off = g
+            .cluster_offset(cluster)
+            .ok_or_else(|| corrupt!("root directory reaches invalid cluster {cluster}"))?;
+        let mut inner = 0;
+        while inner < g.cluster_bytes() {
+            let dir = dev.exact(off + inner, piece as usize, "root directory")?;
+            for e in dir.chunks_exact(32) {
+                match e[0] {
+                    0x00 => return Ok((label, bitmap)),
+                    0x83 if label.is_none() => {
+                        let n = usize::from(e[1]).min(11);
+                        label = bytes::label(bytes::utf16le(&e[2..2 + 2 * n]));
+                    }
+                    0x81 if bitmap.is_none() && e[1] & 1 == 0 => {
+                        let first = u64::from(bytes::le32(e, 20).unwrap_or(0));
+                        let len = bytes::le64(e, 24).unwrap_or(0);
+                        bitmap = Some((first, len));
+                    }
+                    _ => {}
+                }
             }
-            0x81 if bitmap.is_none() && e[1] & 1 == 0 => {
-                let first = u64::from(bytes::le32(e, 20).unwrap_or(0));
-                let len = bytes::le64(e, 24).unwrap_or(0);
-                bitmap = Some((first, len));
-            }
-            _ => {}
+            inner += piece;
+            read += piece;
+        }
+        // Once both are found, the rest of the directory cannot change them.
+        if label.is_some() && bitmap.is_some() {
+            break;
+        }
+        // End of chain (0xFFFFFFFF), a bad-cluster mark or an unreadable
+        // FAT past the first cluster: keep what the clusters read gave.
+        match fat.next(dev, g, cluster) {
+            Ok(c) if (2..=g.clusters + 1).contains(&c) => cluster = c,
+            _ => break,
         }
     }
     Ok((label, bitmap))

@@ -37,6 +37,9 @@ fn flag_meaning(f: &str) -> &'static str {
         "no-device-counters" => "no block-device counters were available: the cache and durability checks could not run",
         "cache-drop-partial" => "caches could only be dropped per file (posix_fadvise), not globally",
         "failed" => "the workload failed; see the error",
+        "short-run" => "a timed run took under 0.1 s: too short to time well on a busy machine",
+        "budget-spent" => "more runs were made while the spread stayed over 10 %, until the figure's time budget ran out",
+        "max-runs" => "more runs were made while the spread stayed over 10 %, up to the most a figure gets",
         _ => "",
     }
 }

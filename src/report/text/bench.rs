@@ -7,8 +7,13 @@ use crate::units::{iec, short};
 use std::fmt::Write;
 
 /// Flags shown as a mark in the table: (flag, mark, meaning).
-const MARKS: [(&str, &str, &str); 4] = [
+const MARKS: [(&str, &str, &str); 5] = [
     ("high-cv", "~", "runs vary by more than 10 % (CV)"),
+    (
+        "short-run",
+        "<",
+        "short-run: a run took under 0.1 s, too short to time well on a busy machine",
+    ),
     (
         "cache-suspect",
         "!",
@@ -25,6 +30,9 @@ const MARKS: [(&str, &str, &str); 4] = [
         "no device counters: nothing checks where the bytes went",
     ),
 ];
+
+/// Flags saying why a figure's repeats stopped before its spread settled.
+const STOPPED: [&str; 2] = ["budget-spent", "max-runs"];
 
 /// The widest a table line may be: configs go on further pages beyond it.
 pub const WIDTH: usize = 100;
@@ -265,6 +273,8 @@ fn cell(
     for f in flags(w, src) {
         match MARKS.iter().find(|(name, _, _)| *name == f) {
             Some((_, mark, _)) => flag.push_str(mark),
+            // Why the repeats stopped: counted once in the footer.
+            None if STOPPED.contains(&f) => {}
             None => other.push(f),
         }
     }
@@ -290,11 +300,28 @@ fn cell(
 
 /// Units, the marks used, the notes, failures and skipped configs.
 fn footer(o: &mut String, r: &BenchReport, notes: &[String]) {
-    let _ = writeln!(
-        o,
-        "\nMB/s are decimal (10^6 B/s), medians of {} runs; % is relative to {} (above 100 %: faster).",
-        r.repeat, r.baseline
+    let most = r
+        .results
+        .iter()
+        .flat_map(|c| &c.workloads)
+        .map(|w| w.runs.len() as u32)
+        .max()
+        .unwrap_or(0);
+    let runs = if most > r.repeat {
+        format!("{} to {most} runs (more where the first varied)", r.repeat)
+    } else {
+        format!("{} runs", r.repeat)
+    };
+    let line = format!(
+        "MB/s are decimal (10^6 B/s), medians of {runs}; % is relative to {} (above 100 %: faster).",
+        r.baseline
     );
+    // Two lines where one would pass 100 columns.
+    let line = match line.split_once("; ") {
+        Some((a, b)) if line.chars().count() > WIDTH => format!("{a};\n{b}"),
+        _ => line,
+    };
+    let _ = writeln!(o, "\n{line}");
     let used: Vec<_> = MARKS
         .iter()
         .filter(|(name, _, _)| {
@@ -309,6 +336,9 @@ fn footer(o: &mut String, r: &BenchReport, notes: &[String]) {
     if !used.is_empty() {
         // One per line: the legend fits 100 columns too.
         let _ = writeln!(o, "{}", used.join("\n"));
+    }
+    if let Some(line) = unsettled(r) {
+        let _ = writeln!(o, "{line}");
     }
     for (i, n) in notes.iter().enumerate() {
         let _ = writeln!(o, "[{}] {n}", i + 1);
@@ -335,6 +365,26 @@ fn footer(o: &mut String, r: &BenchReport, notes: &[String]) {
             s.reason
         );
     }
+}
+
+/// Why the ~ figures stayed noisy, when their repeats were cut short.
+fn unsettled(r: &BenchReport) -> Option<String> {
+    let all: Vec<&WorkloadResult> = r.results.iter().flat_map(|c| &c.workloads).collect();
+    let count = |f: &str| {
+        all.iter()
+            .filter(|w| w.flags.iter().any(|x| x == f))
+            .count()
+    };
+    let (budget, max) = (count(STOPPED[0]), count(STOPPED[1]));
+    if budget + max == 0 {
+        return None;
+    }
+    let most = all.iter().map(|w| w.runs.len()).max().unwrap_or(0);
+    Some(format!(
+        "~ {} figures still varied after more runs ({budget} when their time ran out, {max} \
+at {most} runs):\n  the machine's load changed between runs; a quieter moment would settle them",
+        budget + max
+    ))
 }
 
 #[cfg(test)]
@@ -402,5 +452,34 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn short_and_unsettled_figures_are_marked_and_explained() {
+        let mut r = report(2, false);
+        let run = |s: f64| crate::bench::results::Run {
+            seconds: s,
+            ..Default::default()
+        };
+        r.repeat = 3;
+        let w = &mut r.results[0].workloads;
+        w[0].flags = vec!["high-cv".into(), "budget-spent".into()];
+        w[0].runs = (0..7).map(|i| run(0.5 + f64::from(i % 2))).collect();
+        w[1].flags = vec!["short-run".into()];
+        w[1].runs = vec![run(0.05); 3];
+        let text = bench(&r);
+        assert!(text.contains("medians of 3 to 7 runs"), "{text}");
+        assert!(
+            text.contains("< short-run: a run took under 0.1 s"),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "~ 1 figures still varied after more runs (1 when their time ran out, 0 at 7 runs)"
+            ),
+            "{text}"
+        );
+        assert!(!text.contains("budget-spent"), "no note per figure: {text}");
+        assert!(text.lines().all(|l| l.chars().count() <= WIDTH), "{text}");
     }
 }

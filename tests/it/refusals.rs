@@ -1,0 +1,185 @@
+//! Every refusal happens before anything is created: each command run with
+//! one bad argument in a fresh folder exits 2 with one line, and leaves
+//! the folder as it was and no loop device on a file in it.
+
+use crate::common::{self, fsfit};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Every path under `dir` with its size (folders as None).
+fn listing(dir: &Path) -> BTreeMap<PathBuf, Option<u64>> {
+    let mut out = BTreeMap::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let md = e.metadata().unwrap();
+            if md.is_dir() {
+                todo.push(e.path());
+                out.insert(e.path(), None);
+            } else {
+                out.insert(e.path(), Some(md.len()));
+            }
+        }
+    }
+    out
+}
+
+/// Loop devices whose backing file is under `dir` (other engineers' and
+/// other tests' loop devices are never looked at beyond their path).
+fn loops_on(dir: &Path) -> Vec<String> {
+    let Ok(rd) = std::fs::read_dir("/sys/block") else {
+        return vec![];
+    };
+    rd.flatten()
+        .filter_map(|e| {
+            let f = e.path().join("loop/backing_file");
+            let b = std::fs::read_to_string(f).ok()?;
+            b.trim()
+                .starts_with(&*dir.to_string_lossy())
+                .then(|| e.file_name().to_string_lossy().into_owned())
+        })
+        .collect()
+}
+
+/// (what, arguments, words the refusal must say); "IMG" is a file in the
+/// fresh folder, "OLD" an existing 64 MiB file fsfit did not make.
+const CASES: &[(&str, &[&str], &str)] = &[
+    (
+        "format: a label too long",
+        &[
+            "format",
+            "IMG",
+            "--size",
+            "1G",
+            "--fs",
+            "exfat",
+            "--label",
+            "ABCDEFGHIJKLMNOP",
+        ],
+        "11 UTF-16 units",
+    ),
+    (
+        "format: an impossible cluster",
+        &["format", "IMG", "--size", "1G", "--fs", "exfat:3K"],
+        "powers of two",
+    ),
+    (
+        "format: a cluster too big for the volume",
+        &["format", "IMG", "--size", "8G", "--fs", "fat16"],
+        "at most 65524 clusters",
+    ),
+    (
+        "format: a volume mkfs refuses",
+        &["format", "IMG", "--size", "16M", "--fs", "btrfs"],
+        "mkfs.btrfs refuses",
+    ),
+    (
+        "format: a size too small",
+        &["format", "IMG", "--size", "1000", "--fs", "exfat"],
+        "too small",
+    ),
+    (
+        "format: an unknown filesystem",
+        &["format", "IMG", "--size", "1G", "--fs", "zfs"],
+        "unknown filesystem",
+    ),
+    (
+        "format: --yes-erase naming another target",
+        &[
+            "format",
+            "IMG",
+            "--size",
+            "1G",
+            "--fs",
+            "exfat",
+            "--yes-erase",
+            "/dev/sdz",
+        ],
+        "does not name the target",
+    ),
+    (
+        "format: a bad alignment",
+        &[
+            "format", "IMG", "--size", "1G", "--fs", "exfat", "--align", "3K",
+        ],
+        "power of two",
+    ),
+    (
+        "format: a file fsfit did not make",
+        &["format", "OLD", "--fs", "exfat"],
+        "fsfit did not make it",
+    ),
+    (
+        "bench: an impossible cluster",
+        &[
+            "bench", "--image", "IMG", "--size", "1G", "--fs", "exfat:3K",
+        ],
+        "not possible",
+    ),
+    (
+        "crash: an unknown workload",
+        &[
+            "crash",
+            "--run-dir",
+            "IMG",
+            "--fs",
+            "ext4",
+            "--workloads",
+            "nosuch",
+        ],
+        "unknown crash workload",
+    ),
+    (
+        "emulate: an unknown profile",
+        &["emulate", "nosuch", "IMG", "--size", "1G"],
+        "unknown flash profile",
+    ),
+    (
+        "emulate: a size not in sectors",
+        &["emulate", "usb2-stick", "IMG", "--size", "1000"],
+        "multiple of 512",
+    ),
+    (
+        "emulate: a new image without --size",
+        &["emulate", "usb2-stick", "IMG"],
+        "give --size",
+    ),
+];
+
+#[test]
+fn every_refusal_leaves_the_folder_as_it_was() {
+    // Root makes loop devices; as another user format refuses earlier, for
+    // that reason instead, and the cases would not test what they say.
+    if !common::can_mount() {
+        return;
+    }
+    for (what, args, says) in CASES {
+        let dir = tempfile::tempdir().unwrap();
+        let old = dir.path().join("old.img");
+        std::fs::File::create(&old)
+            .unwrap()
+            .set_len(64 << 20)
+            .unwrap();
+        let img = dir.path().join("new.img");
+        let before = listing(dir.path());
+        let argv: Vec<&str> = args
+            .iter()
+            .map(|a| match *a {
+                "IMG" => img.to_str().unwrap(),
+                "OLD" => old.to_str().unwrap(),
+                a => a,
+            })
+            .collect();
+        let out = fsfit()
+            .args(&argv)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{what}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{what}: {err}");
+        assert!(err.contains(says), "{what}: {err}");
+        assert_eq!(listing(dir.path()), before, "{what}: the folder changed");
+        assert_eq!(loops_on(dir.path()), Vec::<String>::new(), "{what}");
+    }
+}
