@@ -307,7 +307,7 @@ pub fn recommend(
 
 /// How to format it on each system, with this cluster size and label;
 /// every printed Linux line is safe to paste (arguments shell-quoted).
-pub fn commands(fs_name: &str, cluster: u64, label: &str) -> Commands {
+pub fn commands(fs_name: &str, cluster: u64, label: &str, volume: u64) -> Commands {
     use crate::format::{paste, quote::quote};
     let f = fs::by_name(fs_name);
     // The label as the filesystem stores it (FAT: upper case); one it
@@ -337,8 +337,8 @@ pub fn commands(fs_name: &str, cluster: u64, label: &str) -> Commands {
             if powershell_only {
                 s.push_str("   (in PowerShell)");
             }
-            if let Some(note) = note {
-                s.push_str(&format!("   ({note})"));
+            if let Some(note) = note.filter(|n| volume > n.over_bytes) {
+                s.push_str(&format!("   ({})", note.text));
             }
             s
         }
@@ -368,7 +368,7 @@ mod tests {
     /// The commands as they were before the registry held them.
     #[test]
     fn format_commands_per_system() {
-        let c = commands("exfat", 32768, "DATA");
+        let c = commands("exfat", 32768, "DATA", 64 << 30);
         assert_eq!(c.linux, "sudo mkfs.exfat -c 32768 -L DATA /dev/sdX1");
         assert_eq!(c.windows, "format X: /FS:exFAT /A:32K /Q /V:DATA");
         assert_eq!(
@@ -376,7 +376,7 @@ mod tests {
             "sudo newfs_exfat -b 32768 -v DATA /dev/diskNsM   \
              (diskutil eraseVolume ExFAT DATA diskNsM picks its own cluster)"
         );
-        let c = commands("fat32", 4096, "DATA");
+        let c = commands("fat32", 4096, "DATA", 64 << 30);
         assert_eq!(c.linux, "sudo mkfs.fat -F 32 -s 8 -n DATA /dev/sdX1");
         assert_eq!(
             c.windows,
@@ -384,24 +384,27 @@ mod tests {
              (Windows' format refuses FAT32 over 32 GB: use Linux or a third-party tool)"
         );
         assert_eq!(c.macos, "sudo newfs_msdos -F 32 -c 8 -v DATA /dev/diskNsM");
-        let c = commands("fat12", 512, "X");
+        // A 16 GB card: Windows formats it as FAT32, so no warning.
+        let c = commands("fat32", 4096, "DATA", 16_000_000_000);
+        assert_eq!(c.windows, "format X: /FS:FAT32 /A:4K /Q /V:DATA");
+        let c = commands("fat12", 512, "X", 64 << 30);
         assert_eq!(c.windows, "format X: /FS:FAT /A:512 /Q /V:X");
         assert_eq!(c.macos, "sudo newfs_msdos -F 12 -c 1 -v X /dev/diskNsM");
-        let c = commands("udf", 2048, "DATA");
+        let c = commands("udf", 2048, "DATA", 64 << 30);
         assert_eq!(
             c.linux,
             "sudo mkudffs --media-type=hd --blocksize=2048 --label=DATA /dev/sdX1"
         );
         assert_eq!(c.windows, "format X: /FS:UDF /A:2K /Q /V:DATA");
         assert_eq!(c.macos, "macOS cannot format udf");
-        let c = commands("f2fs", 4096, "DATA");
+        let c = commands("f2fs", 4096, "DATA", 64 << 30);
         assert_eq!(c.linux, "sudo mkfs.f2fs -l DATA /dev/sdX1");
         assert_eq!(c.windows, "Windows cannot format f2fs");
-        let c = commands("ntfs", 4096, "DATA");
+        let c = commands("ntfs", 4096, "DATA", 64 << 30);
         assert_eq!(c.linux, "sudo mkntfs -Q -c 4096 -L DATA /dev/sdX1");
         assert_eq!(c.windows, "format X: /FS:NTFS /A:4K /Q /V:DATA");
         assert_eq!(c.macos, "macOS cannot format ntfs");
-        let c = commands("nosuchfs", 4096, "DATA");
+        let c = commands("nosuchfs", 4096, "DATA", 64 << 30);
         assert_eq!(c.linux, "(fsfit does not know how to make nosuchfs)");
     }
 }

@@ -271,7 +271,7 @@ pub fn advise(usage: &UsageReport, opts: &Options) -> Advice {
     let runner_up = good.get(1).cloned();
     let commands = choice
         .as_ref()
-        .map(|c| super::commands(&c.fs, c.cluster_bytes, "DATA"));
+        .map(|c| super::commands(&c.fs, c.cluster_bytes, "DATA", usage.volume_bytes));
     Advice {
         schema: SCHEMA,
         fsfit: env!("CARGO_PKG_VERSION").to_string(),

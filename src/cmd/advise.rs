@@ -317,7 +317,7 @@ pub fn run(o: &Options, quiet: bool) -> Result<()> {
     };
     let mut advice = recommend(o, &r, opts, quiet)?;
     if let Some(c) = &advice.choice {
-        let commands = advise::commands(&c.fs, c.cluster_bytes, &o.label);
+        let commands = advise::commands(&c.fs, c.cluster_bytes, &o.label, advice.volume_bytes);
         // A label the choice cannot store is bad input, refused with its
         // rule, not dropped from the commands while the run says "done".
         if let Some(rule) = commands.label_problem {
