@@ -402,7 +402,7 @@ fn sparse_files_and_tiny_remainders_give_no_meaningless_percentages() {
         let row = text.lines().find(|l| l.starts_with(fs)).unwrap();
         assert!(row.contains(" — ") && !row.contains('%'), "{row}");
     }
-    assert!(text.contains("— under 1 MiB of data to store"), "{text}");
+    assert!(text.contains("— under 64 KiB of data to store"), "{text}");
     assert!(text.contains("— less on disk than the data"), "{text}");
     let matrix = usage_text(&[&args[..], &["--matrix"]].concat());
     assert!(!matrix.contains('%'), "{matrix}");

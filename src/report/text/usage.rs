@@ -58,7 +58,7 @@ pub fn matrix(r: &UsageReport) -> String {
     let _ = writeln!(
         o,
         "\n! does not fit (or cannot be mounted)   - not planned or not possible at this size\n\
-         — no percentage: under 1 MiB to store, or less on disk than the data (sparse files)"
+         — no percentage: under 64 KiB to store, or less on disk than the data (sparse files)"
     );
     refused(&mut o, r);
     top(&mut o, r);
@@ -357,7 +357,7 @@ fn findings(o: &mut String, r: &UsageReport) {
 /// Under this much data to store, a percentage measures a cluster's and
 /// the metadata's fixed cost, not the data (a 100-byte file alone once
 /// showed +1170185.71 %).
-const PCT_FLOOR: u64 = 1 << 20;
+const PCT_FLOOR: u64 = 64 << 10;
 
 /// The overhead as the text prints it, or why a percentage would mean
 /// nothing there (the JSON keeps the number).
@@ -369,7 +369,7 @@ fn overhead_cell(
     let stored = t.apparent_bytes - c.cannot_store_bytes.min(t.apparent_bytes);
     if stored < PCT_FLOOR && t.apparent_bytes > 0 {
         return Err(
-            "under 1 MiB of data to store: a percentage would measure a cluster's \
+            "under 64 KiB of data to store: a percentage would measure a cluster's \
                     and the metadata's fixed cost, not the data; ON DISK is the figure",
         );
     }
