@@ -13,6 +13,8 @@ pub struct Options {
     pub list: bool,
     /// Print the flash profiles and stop.
     pub list_profiles: bool,
+    /// `--list-profiles --sources`: each parameter with where it comes from.
+    pub sources: bool,
     pub json: Option<PathBuf>,
     pub report: Option<PathBuf>,
 }
@@ -27,9 +29,6 @@ impl Options {
         }
         #[cfg(target_os = "linux")]
         needs_root(a)?;
-        if a.json.as_deref() == Some(std::path::Path::new("-")) && !a.list_profiles {
-            return Err(Error::input("--json needs a FILE to write the results to"));
-        }
         // Where the results go must exist before hours are spent measuring.
         super::output_folders_exist([&a.json, &a.report])?;
         if let Some(b) = &a.baseline {
@@ -41,6 +40,7 @@ impl Options {
         Ok(Options {
             bench: bench_options(a, quiet, scale)?,
             list_profiles: a.list_profiles,
+            sources: a.sources,
             list: a.list,
             json: a.json.clone(),
             report: a.report.clone(),
@@ -200,23 +200,20 @@ fn flash(a: &BenchArgs) -> Result<Option<bench::flash::FlashOptions>> {
 }
 
 /// `--list-profiles [--json]`.
-fn list_profiles(json: Option<&std::path::Path>) -> Result<()> {
+fn list_profiles(json: Option<&std::path::Path>, sources: bool) -> Result<()> {
     let all = crate::flash::profiles();
     if let Some(path) = json {
         let v: Vec<serde_json::Value> = all.iter().map(|p| p.listing()).collect();
         let mut text = serde_json::to_string_pretty(&v).expect("profiles serialize");
         text.push('\n');
-        if path == std::path::Path::new("-") {
-            return super::print(&text);
-        }
-        return report::write_atomic(path, text.as_bytes());
+        return super::emit(path, &text);
     }
-    super::print(&report::text::flash::profiles(&all))
+    super::print_text(&report::text::flash::profiles(&all, sources))
 }
 
 pub fn run(o: &Options) -> Result<()> {
     if o.list_profiles {
-        return list_profiles(o.json.as_deref());
+        return list_profiles(o.json.as_deref(), o.sources);
     }
     if o.list {
         // Every workload, not only the selected ones.
@@ -226,16 +223,20 @@ pub fn run(o: &Options) -> Result<()> {
             let unit = w.unit().label();
             out += &format!("{:<17} {unit:<8} {}\n", w.name(), w.describe(o.bench.scale));
         }
-        return super::print(&out);
+        return super::print_text(&out);
     }
     super::cancel_on_ctrl_c(|| {});
     let results = bench::run(&o.bench)?;
     // Written also when the run stopped after measuring: what was measured,
     // and why it stopped.
     if let Some(path) = &o.json {
-        report::write_atomic(path, report::json::bench(&results).as_bytes())?;
+        super::emit(path, &report::json::bench(&results))?;
     }
-    super::print(&report::text::bench::bench(&results))?;
+    let table = report::text::bench::bench(&results);
+    match o.json.as_deref() {
+        Some(p) if super::is_stdout(p) => super::print_to_stderr(&table)?,
+        _ => super::print_text(&table)?,
+    }
     // Ctrl-C is known by the flag the handler set, not by the error's text.
     match results.error.as_deref() {
         Some(_) if crate::cancel::requested() => return Err(Error::Interrupted),
@@ -244,7 +245,7 @@ pub fn run(o: &Options) -> Result<()> {
     }
     if let Some(path) = &o.report {
         let mut inputs = report::inputs::Inputs::default();
-        let source = match &o.json {
+        let source = match o.json.as_deref().filter(|j| !super::is_stdout(j)) {
             Some(j) => format!("{} (this run)", j.display()),
             None => "fsfit bench (this run)".to_string(),
         };

@@ -212,14 +212,22 @@ pub struct DesktopOptions {
     pub fuse: &'static [&'static str],
 }
 
+/// A caveat about Windows' `format`, for volumes over a size (below it,
+/// a warning that does not apply only worries).
+#[derive(Clone, Copy, Debug)]
+pub struct WindowsNote {
+    pub over_bytes: u64,
+    pub text: &'static str,
+}
+
 /// How to format it on Windows and macOS (Linux: [`Filesystem::mkfs`] plus
 /// [`FsInfo::label_flag`]).
 #[derive(Clone, Copy, Debug)]
 pub struct Formats {
     /// The `/FS:` value of Windows' `format`, if Windows formats it.
     pub windows: Option<&'static str>,
-    /// A caveat printed after the Windows command.
-    pub windows_note: Option<&'static str>,
+    /// A caveat printed after the Windows command where it applies.
+    pub windows_note: Option<WindowsNote>,
     /// The macOS command, if macOS formats it: `{cluster}` (bytes),
     /// `{sectors}` (512-byte sectors per cluster) and `{label}` are filled in.
     pub macos: Option<&'static str>,

@@ -12,7 +12,7 @@
 pub mod format;
 pub mod probe;
 
-use super::{Acc, Drivers, Filesystem, Formats, FsInfo, FuseDriver, Limits, Model};
+use super::{Acc, Drivers, Filesystem, Formats, FsInfo, FuseDriver, Limits, Model, WindowsNote};
 use super::{Checker, ExitCodes};
 use crate::scan::{Dir, Entry, Kind};
 use crate::units::{iec, short};
@@ -214,9 +214,11 @@ pub const FAT32_INFO: FsInfo = FsInfo {
     title: "FAT32",
     formats: Formats {
         windows: Some("FAT32"),
-        windows_note: Some(
-            "Windows' format refuses FAT32 over 32 GB: use Linux or a third-party tool",
-        ),
+        windows_note: Some(WindowsNote {
+            // Windows' own "32 GB" is 32 GiB: a card sold as 32 GB formats.
+            over_bytes: 32 << 30,
+            text: "Windows' format refuses FAT32 over 32 GB: use Linux or a third-party tool",
+        }),
         macos: Some("sudo newfs_msdos -F 32 -c {sectors} -v {label} /dev/diskNsM"),
     },
     preference: 4,
