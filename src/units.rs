@@ -240,15 +240,28 @@ pub fn thousands(n: u64) -> String {
 
 /// A count with its noun: "1 file", "1,234 files", "1 symlink".
 pub fn count(n: u64, one: &str) -> String {
+    count_as(n, one, &format!("{one}s"))
+}
+
+/// [`count`] for a word whose plural is not `+s` (`entry`, `entries`).
+pub fn count_as(n: u64, one: &str, many: &str) -> String {
     if n == 1 {
         format!("1 {one}")
     } else {
-        format!("{} {one}s", thousands(n))
+        format!("{} {many}", thousands(n))
     }
 }
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn counts_take_their_plural() {
+        assert_eq!(super::count(1, "file"), "1 file");
+        assert_eq!(super::count(2, "file"), "2 files");
+        assert_eq!(super::count_as(1, "entry", "entries"), "1 entry");
+        assert_eq!(super::count_as(1200, "entry", "entries"), "1,200 entries");
+    }
+
     #[test]
     fn utc_dates() {
         assert_eq!(super::utc(0), "1970-01-01T00:00:00Z");

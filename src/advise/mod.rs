@@ -410,20 +410,24 @@ pub fn recommend(
 mod tests {
     use super::plan::{layout_of, Use};
 
-    fn lines(fs: &str, cluster: u64, label: &str) -> (String, String, String) {
+    fn lines_at(fs: &str, cluster: u64, label: &str, volume: u64) -> (String, String, String) {
         let u = Use {
             mbr_for: vec!["car"],
             sd_for: vec![],
             cards: vec![],
             sd_drive: false,
         };
-        let (l, _) = layout_of(fs, cluster, 16 << 30, &u, label).unwrap();
+        let (l, _) = layout_of(fs, cluster, volume, &u, label).unwrap();
         let p = l.doc();
         (
             crate::format::paste::mkfs_line(&l),
             p.commands.windows,
             p.commands.macos,
         )
+    }
+
+    fn lines(fs: &str, cluster: u64, label: &str) -> (String, String, String) {
+        lines_at(fs, cluster, label, 64 << 30)
     }
 
     /// Each system's line, from the registry and the one plan.
@@ -452,6 +456,9 @@ mod tests {
              (Windows' format refuses FAT32 over 32 GB: use Linux or a third-party tool)"
         );
         assert_eq!(macos, "sudo newfs_msdos -F 32 -c 8 -v DATA /dev/diskNsM");
+        // A 16 GB card: Windows formats it as FAT32, so no warning.
+        let (_, windows, _) = lines_at("fat32", 4096, "DATA", 16_000_000_000);
+        assert_eq!(windows, "format X: /FS:FAT32 /A:4K /Q /V:DATA");
         let (linux, windows, macos) = lines("udf", 2048, "DATA");
         assert_eq!(
             linux,

@@ -1,30 +1,39 @@
 //! `fsfit bench`: format, mount and measure filesystem × cluster-size
 //! configs on an image, a device or a mounted directory.
 //!
-//! The runs are Linux only; results.rs, kinds.rs, relative.rs and stats.rs
-//! (what the reports read) build on every system, as the reports do.
+//! Formatting runs are Linux only; `--dir` also runs on Windows (windows.rs),
+//! through the same workloads and measuring loop (measure.rs). results.rs,
+//! kinds.rs, relative.rs and stats.rs (what the reports read) build on every
+//! system, as the reports do.
 
 #[cfg(target_os = "linux")]
 pub mod cache;
-#[cfg(target_os = "linux")]
+#[cfg(any(target_os = "linux", windows))]
 pub mod counters;
 #[cfg(target_os = "linux")]
 pub mod flash;
 pub mod kinds;
+#[cfg(any(target_os = "linux", windows))]
+pub mod measure;
 pub mod relative;
 pub mod results;
 #[cfg(target_os = "linux")]
 mod runner;
 pub mod settle;
 #[cfg(target_os = "linux")]
-pub(crate) use runner::lab;
+pub(crate) use measure::lab;
 pub mod stats;
-#[cfg(target_os = "linux")]
+#[cfg(windows)]
+pub mod windows;
+#[cfg(any(target_os = "linux", windows))]
 pub mod workloads;
 
 /// The runner's entry points, for cmd/bench and advise's measuring rounds.
 #[cfg(target_os = "linux")]
 pub use runner::{run, space_needed, Options};
+/// On Windows: `--dir` only.
+#[cfg(windows)]
+pub use windows::{run, Options};
 
 /// The scale `--quick` picks: the two-config run ext4 + exFAT (FUSE) takes
 /// under three minutes on a 2-core machine (see BENCHMARKS.md).

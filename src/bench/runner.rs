@@ -2,11 +2,11 @@
 //! mount, run every workload `repeat` times with cold caches before reads and
 //! durable writes inside the timing, reading the device's own counters.
 
-use super::counters::{self, DiskStat};
+use super::counters;
 use super::flash::Sim;
+use super::measure::{free_space, host, progress, report_text, run_workloads, Cold, Runs, Site};
 use super::results::*;
-use super::stats;
-use super::workloads::{self, Ctx, Data, Phase, Workload};
+use super::workloads::{Data, Workload};
 use crate::cancel;
 use crate::device::confirm::{self, Answer, Confirmed};
 use crate::device::guard::DeviceInfo;
@@ -48,6 +48,19 @@ pub struct Options {
     pub mount_policy: fs::policy::MountPolicy,
 }
 
+impl Options {
+    /// What the measuring loop takes of them.
+    fn runs(&self) -> Runs<'_> {
+        Runs {
+            workloads: &self.workloads,
+            scale: self.scale,
+            min_seconds: self.min_seconds,
+            repeat: self.repeat,
+            settle: self.settle,
+        }
+    }
+}
+
 const DEFAULT_IMAGE: u64 = 4 << 30;
 
 /// One config to run.
@@ -62,14 +75,7 @@ struct Planned {
 
 /// Bytes the target must hold for these workloads at this scale.
 pub fn space_needed(opts: &Options) -> u64 {
-    let need = opts
-        .workloads
-        .iter()
-        .map(|w| w.space_needed(opts.scale))
-        .max()
-        .unwrap_or(0);
-    // Room for metadata, slack at big clusters and the filesystem's own share.
-    need + need / 3 + (256 << 20)
+    opts.runs().space_needed()
 }
 
 fn plan(opts: &Options, volume: u64) -> (Vec<Planned>, Vec<Skipped>) {
@@ -146,52 +152,6 @@ fn plan(opts: &Options, volume: u64) -> (Vec<Planned>, Vec<Skipped>) {
         }
     }
     (planned, skipped)
-}
-
-fn host() -> Host {
-    Host {
-        kernel: std::fs::read_to_string("/proc/sys/kernel/osrelease")
-            .map(|s| s.trim().to_string())
-            .unwrap_or_default(),
-        fsfit: env!("CARGO_PKG_VERSION").to_string(),
-        cpus: std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
-        lab: lab(),
-    }
-}
-
-/// Which lab VM this runs in, if any: `FSFIT_LAB` (scripts/lab/ sets it), or
-/// user-mode Linux recognised by its CPU line, so a run started by hand in
-/// the lab is labelled too.
-pub(crate) fn lab() -> Option<String> {
-    if let Some(v) = std::env::var("FSFIT_LAB").ok().filter(|v| !v.is_empty()) {
-        return Some(v);
-    }
-    let cpu = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
-    cpu.contains("User Mode Linux").then(|| "uml".to_string())
-}
-
-/// What the report's `error` says for an error: an interruption is
-/// "interrupted" there (the JSON field's text since the first release).
-fn report_text(e: &Error) -> String {
-    match e {
-        Error::Interrupted => "interrupted".to_string(),
-        e => e.to_string(),
-    }
-}
-
-/// The progress display: one bar over every run of every config.
-fn progress(quiet: bool, total: u64) -> indicatif::ProgressBar {
-    if quiet {
-        return indicatif::ProgressBar::hidden();
-    }
-    let pb = indicatif::ProgressBar::new(total);
-    pb.set_style(
-        indicatif::ProgressStyle::with_template(
-            "{bar:30} {pos}/{len} runs  {elapsed_precise}  {msg}",
-        )
-        .unwrap(),
-    );
-    pb
 }
 
 /// Counters of the block device behind a mounted directory, if it has one.
@@ -416,12 +376,6 @@ fn ram_backed(p: &Path) -> Option<String> {
     matches!(fstype.as_str(), "tmpfs" | "ramfs").then_some(fstype)
 }
 
-/// Space an unprivileged writer may still use there (f_bavail).
-fn free_space(dir: &Path) -> Result<u64> {
-    let s = crate::device::statvfs(dir)?;
-    Ok(s.f_bavail * s.f_frsize)
-}
-
 /// What would be lost, in the words `fsfit info` uses.
 fn print_contents(info: &DeviceInfo) {
     let parts: Vec<String> = if info.partitions.is_empty() {
@@ -438,108 +392,6 @@ fn print_contents(info: &DeviceInfo) {
             describe_contents(Path::new(&p)).trim_start_matches("holding ")
         );
     }
-}
-
-/// Everything measured around one timed run.
-fn measure(
-    w: &dyn Workload,
-    ctx: &mut Ctx,
-    counters_path: Option<&Path>,
-    daemon: Option<u32>,
-    sim: Option<&mut Sim>,
-) -> Result<(Run, workloads::Outcome)> {
-    let tracer = sim.as_ref().map(|s| s.start()).transpose()?;
-    let disk0 = counters_path.and_then(counters::read_stat);
-    let ru0 = counters::rusage();
-    let d0 = daemon.and_then(counters::process_cpu);
-    ctx.ops = 0;
-    let sc0 = counters::syscalls();
-    let t0 = Instant::now();
-    let out = w.run(ctx)?;
-    let seconds = t0.elapsed().as_secs_f64();
-    let sc1 = counters::syscalls();
-    let ru = counters::rusage().since(&ru0);
-    let disk1 = counters_path.and_then(counters::read_stat);
-    let d1 = daemon.and_then(counters::process_cpu);
-    let disk = match (disk0, disk1) {
-        (Some(a), Some(b)) => DiskStat {
-            read_bytes: b.read_bytes.saturating_sub(a.read_bytes),
-            write_bytes: b.write_bytes.saturating_sub(a.write_bytes),
-        },
-        _ => DiskStat::default(),
-    };
-    let daemon_cpu_s = match (d0, d1) {
-        (Some(a), Some(b)) => Some((b.0 + b.1) - (a.0 + a.1)),
-        _ => None,
-    };
-    Ok((
-        Run {
-            seconds,
-            device_read_bytes: disk.read_bytes,
-            device_write_bytes: disk.write_bytes,
-            cpu_user_s: ru.user_s,
-            cpu_sys_s: ru.sys_s,
-            ctx_voluntary: ru.ctx_voluntary,
-            ctx_involuntary: ru.ctx_involuntary,
-            ops: ctx.ops,
-            syscalls_read: sc0.zip(sc1).map(|(a, b)| b.0.saturating_sub(a.0)),
-            syscalls_write: sc0.zip(sc1).map(|(a, b)| b.1.saturating_sub(a.1)),
-            daemon_cpu_s,
-            mount_read_bytes: None,
-            extents: out.extents,
-            trace_cpu_s: None,
-            simulated: Vec::new(),
-        },
-        out,
-    ))
-    .and_then(|(mut run, out)| {
-        if let (Some(s), Some(t)) = (sim, tracer) {
-            s.finish(t, &mut run, w.kind().overlap)?;
-        }
-        Ok((run, out))
-    })
-}
-
-/// The honesty checks on a workload's runs.
-pub fn flags_for(
-    phase: Phase,
-    bytes: u64,
-    runs: &[Run],
-    have_counters: bool,
-    cv_pct: f64,
-) -> Vec<String> {
-    let mut flags = Vec::new();
-    if !have_counters {
-        flags.push("no-device-counters".to_string());
-    } else {
-        // Judged on the phase's own device reads, during its own timing:
-        // what the remount before it read (mount_read_bytes) is metadata or
-        // readahead the phase then finds cached, not a cold read of its own.
-        let suspect = match phase {
-            Phase::Read => {
-                bytes > 0
-                    && runs
-                        .iter()
-                        .any(|r| (r.device_read_bytes as f64) < 0.9 * bytes as f64)
-            }
-            Phase::Scan => runs.iter().any(|r| r.device_read_bytes == 0),
-            _ => false,
-        };
-        if suspect {
-            flags.push("cache-suspect".to_string());
-        }
-        if phase == Phase::Write
-            && runs
-                .iter()
-                .any(|r| (r.device_write_bytes as f64) < 0.9 * bytes as f64)
-        {
-            flags.push("write-not-durable".to_string());
-        }
-    }
-    if cv_pct > 10.0 {
-        flags.push("high-cv".to_string());
-    }
-    flags
 }
 
 struct ConfigRun<'a> {
@@ -627,7 +479,7 @@ impl ConfigRun<'_> {
             .zip(self.opts.flash.as_ref())
             .map(|(d, f)| Sim::new(d, f));
         let site = Site {
-            opts: self.opts,
+            runs: self.opts.runs(),
             data: self.data,
             counters,
             pb: self.pb,
@@ -635,301 +487,6 @@ impl ConfigRun<'_> {
             root: &root,
         };
         run_workloads(&site, &mut cold, res, sim.as_mut())
-    }
-}
-
-/// How a config's read, scan and dupsearch phases are made cold.
-enum Cold<'a> {
-    /// Unmount (the filesystem's caches go), flush the device's buffer cache,
-    /// mount again.
-    Remount(&'a mut Mounted),
-    /// `--dir`: syncfs, posix_fadvise and drop_caches; what it managed
-    /// ("drop_caches+fadvise", or "fadvise" when not root).
-    DropCaches(&'static str),
-}
-
-impl Cold<'_> {
-    /// Make the next phase cold. Returns the device bytes a remount read
-    /// (a driver's readahead at mount time), which count as cold reads.
-    fn chill(&mut self, root: &Path, counters: Option<&Path>) -> Result<Option<u64>> {
-        match self {
-            Cold::Remount(m) => {
-                let before = counters.and_then(counters::read_stat);
-                m.remount()?;
-                let after = counters.and_then(counters::read_stat);
-                Ok(before
-                    .zip(after)
-                    .map(|(x, y)| y.read_bytes.saturating_sub(x.read_bytes)))
-            }
-            Cold::DropCaches(how) => {
-                *how = super::cache::drop_caches(root);
-                Ok(None)
-            }
-        }
-    }
-
-    /// The FUSE daemon serving the mount, for its CPU time.
-    fn daemon(&self) -> Option<u32> {
-        match self {
-            Cold::Remount(m) => m.daemon_pid,
-            Cold::DropCaches(_) => None,
-        }
-    }
-}
-
-/// Where a config's workloads run, and what watches them.
-struct Site<'a> {
-    opts: &'a Options,
-    data: &'a Data,
-    /// The device counters read around each run.
-    counters: Option<&'a Path>,
-    pb: &'a indicatif::ProgressBar,
-    /// "fs:cluster " before each progress message.
-    label: &'a str,
-    root: &'a Path,
-}
-
-impl<'a> Site<'a> {
-    fn ctx(&self, scale: f64) -> Ctx<'a> {
-        Ctx {
-            root: self.root,
-            scale,
-            data: self.data,
-            ops: 0,
-        }
-    }
-}
-
-/// Every selected workload, `repeat` times, measured, in `root`: cold
-/// before cold phases, read back once after the runs, the family's files
-/// removed after its last selected workload.
-fn run_workloads(
-    site: &Site,
-    cold: &mut Cold,
-    res: &mut ConfigResult,
-    mut sim: Option<&mut Sim>,
-) -> Result<()> {
-    let opts = site.opts;
-    let sel = &opts.workloads;
-    for (i, w) in sel.iter().enumerate() {
-        cancel::check()?;
-        let scale = if opts.min_seconds > 0.0 {
-            site.pb
-                .set_message(format!("{}{} sizing", site.label, w.name()));
-            let ctx_at = |scale: f64| site.ctx(scale);
-            size_by_time(*w, opts, site.root, site.counters, cold, &ctx_at)?
-        } else {
-            opts.scale
-        };
-        let (runs, last, mut error, stopped) =
-            repeat_runs(site, *w, scale, cold, sim.as_deref_mut())?;
-        if error.is_none() && !runs.is_empty() {
-            if let Err(e) = w.verify(&mut site.ctx(scale)) {
-                error = Some(format!("read-back check failed: {e}"));
-            }
-        }
-        let mut wr = summarize(*w, last, runs, error, site.counters.is_some());
-        if opts.settle.is_some() {
-            wr.flags.extend(super::settle::flags(
-                wr.median_seconds,
-                stopped.filter(|_| wr.cv_pct > 10.0),
-            ));
-        }
-        if scale != opts.scale {
-            wr.scale = Some(scale);
-        }
-        let cold_phase = matches!(w.phase(), Phase::Read | Phase::Scan);
-        if cold_phase && matches!(cold, Cold::DropCaches("fadvise")) {
-            wr.flags.push("cache-drop-partial".into());
-        }
-        res.workloads.push(wr);
-        // Free the family's space after its last selected workload.
-        if !sel[i + 1..].iter().any(|o| o.family() == w.family()) {
-            free_family(site, &site.ctx(scale).dir(w.family()));
-        }
-    }
-    Ok(())
-}
-
-/// `repeat` measured runs of one workload at `scale`, and more while
-/// `settle` asks for them: the runs, the last outcome, the error that
-/// stopped them (Ctrl-C is an `Err`), and why the repeats stopped.
-fn repeat_runs(
-    site: &Site,
-    w: &dyn Workload,
-    scale: f64,
-    cold: &mut Cold,
-    mut sim: Option<&mut Sim>,
-) -> Result<Repeated> {
-    let (opts, pb, root, counters) = (site.opts, site.pb, site.root, site.counters);
-    let cold_phase = matches!(w.phase(), Phase::Read | Phase::Scan);
-    let mut runs: Vec<Run> = Vec::new();
-    let mut last = workloads::Outcome::default();
-    let started = Instant::now();
-    let mut stopped = None;
-    for rep in 0.. {
-        if rep >= opts.repeat {
-            let secs: Vec<f64> = runs.iter().map(|r| r.seconds).collect();
-            stopped = opts
-                .settle
-                .map_or(Some(super::settle::Stopped::Settled), |s| {
-                    s.next(&secs, opts.repeat, started)
-                });
-            if stopped.is_some() {
-                break;
-            }
-            // A run beyond the ones counted in the progress bar's length.
-            pb.inc_length(1);
-        }
-        pb.set_message(format!(
-            "{}{} {}/{}",
-            site.label,
-            w.name(),
-            rep + 1,
-            opts.repeat.max(rep + 1)
-        ));
-        let mut c = site.ctx(scale);
-        let mut step = || -> Result<_> {
-            w.prepare(&mut c)?;
-            let remount_read = if cold_phase {
-                cold.chill(root, counters)?
-            } else {
-                None
-            };
-            let (mut run, out) = measure(w, &mut c, counters, cold.daemon(), sim.as_deref_mut())?;
-            run.mount_read_bytes = remount_read;
-            Ok((run, out))
-        };
-        let r = step();
-        pb.inc(1);
-        match r {
-            Ok((run, out)) => {
-                runs.push(run);
-                last = out;
-            }
-            Err(e) => {
-                cancel::check()?;
-                pb.inc(u64::from(opts.repeat.saturating_sub(rep + 1)));
-                return Ok((runs, last, Some(e.to_string()), None));
-            }
-        }
-    }
-    Ok((runs, last, None, stopped))
-}
-
-/// What [`repeat_runs`] gives back.
-type Repeated = (
-    Vec<Run>,
-    workloads::Outcome,
-    Option<String>,
-    Option<super::settle::Stopped>,
-);
-
-/// Remove a workload family's folder once no later workload needs it.
-fn free_family(site: &Site, dir: &Path) {
-    if let Err(e) = std::fs::remove_dir_all(dir) {
-        if e.kind() != std::io::ErrorKind::NotFound {
-            site.pb
-                .suspend(|| eprintln!("fsfit: warning: {}: {e}", dir.display()));
-        }
-    }
-}
-
-/// The scale at which one run of `w` takes at least `--min-time` (as fio's
-/// `runtime=` and hyperfine's minimum time do): untimed runs, the first at
-/// the chosen scale (also a warm-up: the first write after mkfs or a
-/// quiesce pays for things later ones do not), then grown by what was
-/// missing, up to three tries, at most 64 times the chosen scale and as far
-/// as half the volume's free space allows.
-fn size_by_time<'a>(
-    w: &dyn Workload,
-    opts: &Options,
-    root: &Path,
-    counters: Option<&Path>,
-    cold: &mut Cold,
-    ctx_at: &dyn Fn(f64) -> Ctx<'a>,
-) -> Result<f64> {
-    // Deletes grow only as far as a run that can be timed (--quick): their
-    // files are written untimed first, and a bigger delete lasts hardly
-    // longer when it is of fewer, larger files.
-    let want = match (w.phase(), opts.settle) {
-        (Phase::Delete, None) => return Ok(opts.scale),
-        (Phase::Delete, Some(_)) => super::settle::MIN_RUN_SECONDS.min(opts.min_seconds),
-        _ => opts.min_seconds,
-    };
-    let room = free_space(root).unwrap_or(0) / 2;
-    let mut scale = opts.scale;
-    for _ in 0..3 {
-        let mut c = ctx_at(scale);
-        let mut once = || -> Result<f64> {
-            w.prepare(&mut c)?;
-            if matches!(w.phase(), Phase::Read | Phase::Scan) {
-                cold.chill(root, counters)?;
-            }
-            let t0 = Instant::now();
-            w.run(&mut c)?;
-            Ok(t0.elapsed().as_secs_f64())
-        };
-        let t = match once() {
-            Ok(t) => t,
-            Err(e) if cancel::requested() => return Err(e),
-            // The timed runs will meet and report the same error.
-            Err(_) => return Ok(scale),
-        };
-        if t >= want {
-            break;
-        }
-        let mut grow = (want / t.max(1e-3) * 1.2).min(64.0 * opts.scale / scale);
-        while grow > 1.0 && w.space_needed(scale * grow) > room {
-            grow /= 1.5;
-        }
-        if grow < 1.05 {
-            break;
-        }
-        scale *= grow;
-    }
-    Ok(scale)
-}
-
-fn summarize(
-    w: &dyn Workload,
-    out: workloads::Outcome,
-    runs: Vec<Run>,
-    error: Option<String>,
-    have_counters: bool,
-) -> WorkloadResult {
-    let secs: Vec<f64> = runs.iter().map(|r| r.seconds).collect();
-    let s = stats::summarize(&secs).unwrap_or(stats::Summary {
-        median: 0.0,
-        min: 0.0,
-        max: 0.0,
-        cv_pct: 0.0,
-    });
-    let mut flags = flags_for(w.phase(), out.bytes, &runs, have_counters, s.cv_pct);
-    let simulated = super::flash::summarize(&runs, out.files, out.bytes);
-    if error.is_some() {
-        flags.push("failed".into());
-    }
-    WorkloadResult {
-        name: w.name().into(),
-        files: out.files,
-        bytes: out.bytes,
-        median_seconds: s.median,
-        min_seconds: s.min,
-        max_seconds: s.max,
-        mb_per_s: stats::mb_per_s(out.bytes, s.median),
-        files_per_s: if s.median > 0.0 {
-            out.files as f64 / s.median
-        } else {
-            0.0
-        },
-        cv_pct: (s.cv_pct * 100.0).round() / 100.0,
-        scale: None,
-        flags,
-        relative_pct: None,
-        error,
-        runs,
-        simulated,
     }
 }
 
@@ -962,7 +519,7 @@ fn run_dir(
     };
     let mut cold = Cold::DropCaches("");
     let site = Site {
-        opts,
+        runs: opts.runs(),
         data,
         counters: prepared.counters.as_deref(),
         pb,
@@ -1022,7 +579,7 @@ pub fn run(opts: &Options) -> Result<BenchReport> {
 
 fn run_configs(opts: &Options) -> Result<BenchReport> {
     let prepared = prepare_target(opts)?;
-    let data = Data::new(0x000f_5f17);
+    let data = Data::new(super::measure::DATA_SEED);
     let mut report = BenchReport {
         schema: SCHEMA.into(),
         host: host(),
@@ -1187,25 +744,14 @@ fn finish(prepared: &Prepared, baseline: usize, report: &mut BenchReport) {
             report.target.cold_cache
         );
     }
-    let figures: Vec<_> = report.results.iter().flat_map(|r| &r.workloads).collect();
-    let noisy = figures.iter().filter(|w| w.cv_pct > 10.0).count();
-    if noisy > 0 {
-        eprintln!(
-            "fsfit: warning: {noisy} of {} figures vary by more than 10 % between runs (marked ~); \
-more --repeat, or a quieter machine, would tighten them",
-            figures.len()
-        );
-    }
-    // The baseline named a planned config; it may have stopped before running.
-    if baseline < report.results.len() {
-        report.baseline = report.results[baseline].label();
-        super::relative::relate(report);
-    }
+    super::measure::conclude(baseline, report);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bench::measure::flags_for;
+    use crate::bench::workloads::Phase;
 
     fn run_with(read: u64, write: u64) -> Run {
         Run {

@@ -83,8 +83,9 @@ pub struct CrashArgs {
     #[arg(long, value_name = "DIR")]
     pub run_dir: Option<PathBuf>,
 
-    /// Write the fsfit.crash/1 results here.
-    #[arg(long, value_name = "FILE")]
+    /// Write the fsfit.crash/1 results to FILE (atomically); no FILE or
+    /// `-`: print them, and the table on stderr.
+    #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "-")]
     pub json: Option<PathBuf>,
 
     /// Write the HTML report with the survival chart here.

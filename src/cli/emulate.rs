@@ -14,8 +14,9 @@ serves until Ctrl-C (or SIGTERM), then detaches and unmounts everything it set u
 created sparse with --size if it does not exist. Timings measured on it are simulated (the \
 profile's), not any real device's.\n\n\
   sudo fsfit emulate usb2-stick /tmp/stick.img --size 1G\n\
-  sudo dd if=/dev/zero of=/dev/loop7 bs=4M count=8 oflag=direct\n\
-  sudo fsfit probe /dev/loop7\n\n\
+  # in another terminal, DEV set to the /dev/loopN that fsfit emulate printed:\n\
+  sudo dd if=/dev/zero of=\"$DEV\" bs=4M count=8 oflag=direct\n\
+  sudo fsfit probe \"$DEV\"\n\n\
 Profiles: fsfit bench --list-profiles. Exit status: 0 stopped, 1 failed, 2 bad arguments.";
 
 #[derive(Args, Debug)]

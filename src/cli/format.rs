@@ -14,11 +14,12 @@ info, the filesystem's checker (read-only) and blkid. The plan, with the exact c
 printed first. TARGET is a block device (confirm with --yes-erase TARGET; mounted, system and \
 fixed disks are refused) or an image file (new, empty or made by fsfit). --check-capacity \
 first checks that the drive stores what it claims (counterfeit sticks wrap around), writing \
-test blocks over it.\n\n\
-  sudo fsfit format /dev/sdb --fs exfat --label STICK --yes-erase /dev/sdb\n\
-  sudo fsfit format /dev/mmcblk0 --sd --yes-erase /dev/mmcblk0\n\
+test blocks over it. In the examples, /dev/sdX and /dev/mmcblkX stand for your drive: find \
+its name with lsblk.\n\n\
+  sudo fsfit format /dev/sdX --fs exfat --label STICK --yes-erase /dev/sdX\n\
+  sudo fsfit format /dev/mmcblkX --sd --yes-erase /dev/mmcblkX\n\
   sudo fsfit format card.img --size 16G --sd --json card.json\n\
-  fsfit format /dev/sdb --fs ext4 --dry-run      the plan only\n\n\
+  fsfit format /dev/sdX --fs ext4 --dry-run   # the plan only\n\n\
 Exit status: 0 formatted and verified, 1 failed or a check disagrees, 2 bad arguments or \
 refused, 130 interrupted (the message says which step).";
 
@@ -37,24 +38,14 @@ pub struct FormatArgs {
     #[arg(long, value_name = "L")]
     pub label: Option<String>,
 
-    /// Partition table [default: mbr up to 2 TiB, gpt above; none for UDF].
-    #[arg(long, value_enum)]
-    pub table: Option<FormatTable>,
-
-    /// Alignment of the partition start and the data area: a size (4M,
-    /// 16M) or auto (the SD boundary unit for the capacity) [default: 4M].
-    #[arg(long, value_name = "SIZE|auto")]
-    pub align: Option<String>,
-
     /// The SD Association's layout for the capacity (filesystem, cluster,
     /// boundary unit).
     #[arg(long)]
     pub sd: bool,
 
-    /// Check that the drive stores what it claims before formatting
-    /// (writes over the whole drive).
-    #[arg(long)]
-    pub check_capacity: bool,
+    /// Size of a new image file.
+    #[arg(long, value_name = "SIZE", value_parser = size)]
+    pub size: Option<u64>,
 
     /// Confirms a block device TARGET: must name the same device.
     #[arg(long, value_name = "TARGET")]
@@ -64,16 +55,27 @@ pub struct FormatArgs {
     #[arg(long)]
     pub allow_fixed: bool,
 
-    /// Size of a new image file.
-    #[arg(long, value_name = "SIZE", value_parser = size)]
-    pub size: Option<u64>,
-
     /// Print the plan and stop: nothing is written.
     #[arg(long)]
     pub dry_run: bool,
 
-    /// Write the fsfit.format/1 JSON to FILE, atomically.
-    #[arg(long, value_name = "FILE")]
+    /// Partition table [default: mbr up to 2 TiB, gpt above; none for UDF].
+    #[arg(help_heading = "Layout and checks", long, value_enum)]
+    pub table: Option<FormatTable>,
+
+    /// Alignment of the partition start and the data area: a size (4M,
+    /// 16M) or auto (the SD boundary unit for the capacity) [default: 4M].
+    #[arg(help_heading = "Layout and checks", long, value_name = "SIZE|auto")]
+    pub align: Option<String>,
+
+    /// Check that the drive stores what it claims before formatting
+    /// (writes over the whole drive).
+    #[arg(help_heading = "Layout and checks", long)]
+    pub check_capacity: bool,
+
+    /// Write the fsfit.format/1 JSON to FILE, atomically; no FILE or `-`:
+    /// print it, and the plan and steps on stderr.
+    #[arg(help_heading = "Output", long, value_name = "FILE", num_args = 0..=1, default_missing_value = "-")]
     pub json: Option<PathBuf>,
 }
 

@@ -9,19 +9,21 @@ pub const LONG_ABOUT: &str = "Reads the boot sector or superblock of a block dev
 alignment to 1 MiB and 4 MiB (flash erase blocks), or, for a mounted path, statvfs plus the \
 on-disk details of its device and how fragmented its files are (FIEMAP, where the driver \
 answers it). Read-only.\n\n\
-  fsfit info /dev/sdb\n\
+  fsfit info /dev/sdX   # your drive, as lsblk names it\n\
   fsfit info stick.img --json\n\
   fsfit info /media/me/STICK";
 
 #[derive(Args, Debug)]
 pub struct InfoArgs {
     /// A block device, an image file or a mounted directory.
-    #[arg(value_name = "TARGET")]
-    pub target: PathBuf,
+    #[arg(value_name = "TARGET", required_unless_present = "json")]
+    pub target: Option<PathBuf>,
 
-    /// Print the fsfit.info/1 JSON object.
-    #[arg(long)]
-    pub json: bool,
+    /// Write the fsfit.info/1 JSON to FILE (atomically) and print the
+    /// text; no FILE or `-`: print the JSON instead. `--json TARGET` alone
+    /// is the old spelling of `TARGET --json`.
+    #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "-")]
+    pub json: Option<PathBuf>,
 
     /// At most this many files are asked for their extents (mounted path).
     #[arg(long, value_name = "N", default_value = "100000")]

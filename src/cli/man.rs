@@ -8,7 +8,7 @@ pub const LONG_ABOUT: &str = "Prints fsfit(1), or with COMMAND fsfit-COMMAND(1),
 with --dir writes every page (fsfit.1, fsfit-usage.1, fsfit-advise.1, ...) into DIR.\n\n  \
 fsfit man | man -l -\n  \
 fsfit man advise | man -l -\n  \
-sudo fsfit man --dir /usr/local/share/man/man1   (then: man fsfit-usage)";
+sudo fsfit man --dir /usr/local/share/man/man1   # then: man fsfit-usage";
 
 #[derive(Args, Debug)]
 pub struct ManArgs {

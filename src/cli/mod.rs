@@ -36,14 +36,17 @@ use clap::{Parser, Subcommand};
     name = "fsfit",
     version,
     about = "Which filesystem and cluster size should this drive get, for my data?",
-    long_about = "fsfit answers with measurements, not folklore.\n\n\
-  fsfit advise ~/Music --for car --volume 32GB       which filesystem and cluster, with reasons\n\
-  fsfit advise ~/Photos --for windows,macos --volume /dev/sdb   the size read from the drive\n\
-  fsfit usage ~/Photos            size on disk of your data on every filesystem x cluster size\n\
-  fsfit usage --fs exfat:4K,128K  just two exFAT configs\n\
-  fsfit usage --volume 64GB --json   machine-readable, for a 64 GB (decimal) stick\n\
-  fsfit info /dev/sdb             what is on a drive now\n\
-  fsfit bench --quick             measure real drivers on a temporary image\n\n\
+    long_about = "fsfit answers with measurements, not folklore. In the examples, /dev/sdX \
+stands for your drive: find its name with lsblk.\n\n\
+  # which filesystem and cluster, and why (a 32 GB stick; the drive in it):\n\
+  fsfit advise ~/Music --for car --volume 32GB\n\
+  fsfit advise ~/Photos --for windows,macos --volume /dev/sdX\n\
+  # size on disk of your data on every filesystem x cluster; on two exFAT ones:\n\
+  fsfit usage ~/Photos\n\
+  fsfit usage ~/Photos --fs exfat:4K,128K --volume 64GB --json\n\
+  # what is on a drive now; real drivers measured on a temporary image:\n\
+  fsfit info /dev/sdX\n\
+  sudo fsfit bench --quick\n\n\
 Man pages: fsfit man --dir /usr/local/share/man/man1, then man fsfit-advise",
     propagate_version = true
 )]

@@ -15,19 +15,22 @@ allocation unit (AU) takes longer: the steps give the page and AU sizes, with a 
 It only reads: DEV is opened O_RDONLY|O_DIRECT, never for writing. A plain disk, an image file \
 or a loop device has no such steps: the probe then says confidence none and reports no AU \
 (0); it never invents one. Many sticks hide their geometry too.\n\n\
-  sudo fsfit probe /dev/sdb\n\
-  sudo fsfit probe /dev/mmcblk0 --json\n\n\
+  # /dev/sdX, /dev/mmcblkX: your stick or card, as lsblk names it\n\
+  sudo fsfit probe /dev/sdX\n\
+  sudo fsfit probe /dev/mmcblkX --json\n\n\
 Exit status: 0 done (even when nothing was found), 1 could not read, 2 bad arguments.";
 
 #[derive(Args, Debug)]
 pub struct ProbeArgs {
     /// A block device (a stick, a card) or an image file; read only.
-    #[arg(value_name = "DEV|IMAGE")]
-    pub target: PathBuf,
+    #[arg(value_name = "DEV|IMAGE", required_unless_present = "json")]
+    pub target: Option<PathBuf>,
 
-    /// Print the fsfit.probe/1 JSON object.
-    #[arg(long)]
-    pub json: bool,
+    /// Write the fsfit.probe/1 JSON to FILE (atomically) and print the
+    /// text; no FILE or `-`: print the JSON instead. `--json DEV` alone is
+    /// the old spelling of `DEV --json`.
+    #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "-")]
+    pub json: Option<PathBuf>,
 
     /// Bytes per timed read [default: twice the logical block, at least 1K].
     #[arg(long, value_name = "SIZE", value_parser = size)]

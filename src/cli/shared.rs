@@ -115,7 +115,7 @@ pub struct TreeArgs {
     pub paths: Vec<PathBuf>,
 
     /// Walker threads [default: one per core].
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024))]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024), help_heading = "Tuning")]
     pub threads: Option<u64>,
 }
 

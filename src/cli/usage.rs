@@ -30,28 +30,6 @@ pub struct UsageArgs {
     #[command(flatten)]
     pub volume: VolumeArgs,
 
-    /// Which driver writes the copy, where drivers lay a tree out
-    /// differently (NTFS: kernel ntfs3, FUSE ntfs-3g) [default: the one
-    /// this host would mount with]
-    #[arg(long, value_enum)]
-    pub driver: Option<UsageDriver>,
-
-    /// Print the fsfit.usage/1 JSON object.
-    #[arg(long, conflicts_with = "csv")]
-    pub json: bool,
-
-    /// Print one CSV row per config.
-    #[arg(long)]
-    pub csv: bool,
-
-    /// Also descend into other filesystems mounted below PATH.
-    #[arg(long)]
-    pub cross_mounts: bool,
-
-    /// Also write an HTML report with charts of this run (see fsfit report).
-    #[arg(long, value_name = "FILE.html")]
-    pub report: Option<PathBuf>,
-
     /// Read the tree from a listing instead of walking PATH: find's
     /// `-printf '%y %s %T@ %P\0'`, `rclone lsjson -R`, `ncdu -o`, an S3
     /// Inventory CSV or `path,size` CSV; gzip or not; `-` for stdin. It must
@@ -59,30 +37,60 @@ pub struct UsageArgs {
     #[arg(long, value_name = "FILE", conflicts_with_all = ["paths", "cross_mounts"])]
     pub manifest: Option<PathBuf>,
 
-    /// List the N folders (with what is below them) that waste the most
-    /// at the first --fs config: slack and metadata, as ncdu lists size.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=10000))]
-    pub top: Option<u64>,
-
-    /// Count the `._NAME` file macOS's Finder adds beside every file on
-    /// FAT and exFAT (its extended attributes, 4 KiB: a whole cluster each).
-    #[arg(long)]
-    pub appledouble: bool,
-
-    /// Print overhead as a matrix: a row per filesystem, a column per
-    /// cluster size, instead of a row per config.
-    #[arg(long, conflicts_with_all = ["json", "csv"])]
-    pub matrix: bool,
-
     /// The manifest's format [default: recognised from its first lines].
     #[arg(long, value_name = "FORMAT", requires = "manifest")]
     pub format: Option<crate::manifest::Format>,
+
+    /// Write the fsfit.usage/1 JSON to FILE (atomically) and print the
+    /// table; no FILE or `-`: print the JSON instead. `--json DIR` with an
+    /// existing folder DIR is the old spelling of `DIR --json`: DIR is
+    /// walked and the JSON printed (with a note on stderr).
+    #[arg(help_heading = "Output", long, value_name = "FILE", num_args = 0..=1, default_missing_value = "-", conflicts_with = "csv")]
+    pub json: Option<PathBuf>,
+
+    /// Write one CSV row per config to FILE (atomically); no FILE or `-`:
+    /// print them instead of the table. An existing folder is walked, as
+    /// with --json.
+    #[arg(help_heading = "Output", long, value_name = "FILE", num_args = 0..=1, default_missing_value = "-")]
+    pub csv: Option<PathBuf>,
+
+    /// Print overhead as a matrix: a row per filesystem, a column per
+    /// cluster size, instead of a row per config.
+    #[arg(help_heading = "Output", long, conflicts_with_all = ["json", "csv"])]
+    pub matrix: bool,
+
+    /// List the N folders (with what is below them) that waste the most
+    /// at the first --fs config: slack and metadata, as ncdu lists size.
+    #[arg(help_heading = "Output", long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=10000))]
+    pub top: Option<u64>,
+
+    /// Also write an HTML report with charts of this run (see fsfit report).
+    #[arg(help_heading = "Output", long, value_name = "FILE.html")]
+    pub report: Option<PathBuf>,
+
+    /// Which driver writes the copy, where drivers lay a tree out
+    /// differently (NTFS: kernel ntfs3, FUSE ntfs-3g, windows ntfs.sys)
+    /// [default: the one this host would mount with]
+    #[arg(help_heading = "Tuning", long, value_enum)]
+    pub driver: Option<UsageDriver>,
+
+    /// Also descend into other filesystems mounted below PATH.
+    #[arg(help_heading = "Tuning", long)]
+    pub cross_mounts: bool,
+
+    /// Count the `._NAME` file macOS's Finder adds beside every file on
+    /// FAT and exFAT (its extended attributes, 4 KiB: a whole cluster each).
+    #[arg(help_heading = "Tuning", long)]
+    pub appledouble: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum UsageDriver {
     Kernel,
     Fuse,
+    /// Windows' own drivers (NTFS, exFAT, FAT), modelled from Microsoft's
+    /// specifications; the default of the Windows build.
+    Windows,
 }
 
 impl From<UsageDriver> for crate::fs::DriverKind {
@@ -90,6 +98,7 @@ impl From<UsageDriver> for crate::fs::DriverKind {
         match d {
             UsageDriver::Kernel => crate::fs::DriverKind::Kernel,
             UsageDriver::Fuse => crate::fs::DriverKind::Fuse,
+            UsageDriver::Windows => crate::fs::DriverKind::Windows,
         }
     }
 }

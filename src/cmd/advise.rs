@@ -330,14 +330,23 @@ pub fn run(o: &Options, quiet: bool) -> Result<()> {
         label: o.label.clone(),
     };
     let advice = recommend(o, &r, opts, quiet)?;
+    // A label the choice cannot store is bad input, refused with its rule,
+    // not dropped from the commands while the run says "done".
+    if let Some(rule) = advice
+        .commands
+        .as_ref()
+        .and_then(|c| c.label_problem.clone())
+    {
+        return Err(Error::input(rule));
+    }
     let json = report::json::advise(&advice);
     match o.json.as_deref() {
         Some(p) if p.as_os_str() == "-" => super::print(&json)?,
         Some(p) => {
             report::write_atomic(p, json.as_bytes())?;
-            super::print(&report::text::advise::text(&advice))?;
+            super::print_text(&report::text::advise::text(&advice))?;
         }
-        None => super::print(&report::text::advise::text(&advice))?,
+        None => super::print_text(&report::text::advise::text(&advice))?,
     }
     let Some(choice) = &advice.choice else {
         return Err(Error::work(

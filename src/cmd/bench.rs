@@ -2,6 +2,7 @@
 
 use crate::bench::{self, workloads::Workload};
 use crate::cli::BenchArgs;
+#[cfg(target_os = "linux")]
 use crate::device::target::TargetSpec;
 use crate::{report, Error, Result};
 use std::path::PathBuf;
@@ -12,6 +13,8 @@ pub struct Options {
     pub list: bool,
     /// Print the flash profiles and stop.
     pub list_profiles: bool,
+    /// `--list-profiles --sources`: each parameter with where it comes from.
+    pub sources: bool,
     pub json: Option<PathBuf>,
     pub report: Option<PathBuf>,
 }
@@ -24,19 +27,8 @@ impl Options {
                 "--scale {scale}: choose a number above 0 and at most 100"
             )));
         }
-        let target = target(a);
-        if !a.list
-            && !a.list_profiles
-            && !matches!(target, TargetSpec::Dir(_))
-            && unsafe { libc::geteuid() } != 0
-        {
-            return Err(Error::input(
-                "fsfit bench formats and mounts volumes: run it as root (sudo), or use --dir on a mounted directory",
-            ));
-        }
-        if a.json.as_deref() == Some(std::path::Path::new("-")) && !a.list_profiles {
-            return Err(Error::input("--json needs a FILE to write the results to"));
-        }
+        #[cfg(target_os = "linux")]
+        needs_root(a)?;
         // Where the results go must exist before hours are spent measuring.
         super::output_folders_exist([&a.json, &a.report])?;
         if let Some(b) = &a.baseline {
@@ -46,36 +38,100 @@ impl Options {
             }
         }
         Ok(Options {
-            bench: bench::Options {
-                target,
-                specs: a.fs.clone(),
-                driver: a.driver,
-                workloads: workloads(&a.workloads)?,
-                scale,
-                // With --flash the table shows simulated runs, which last
-                // seconds on a stick at --quick's scale already: growing
-                // workloads by host time would only cost minutes (#18).
-                min_seconds: a.min_time.unwrap_or(if a.quick && a.flash.is_empty() {
-                    bench::QUICK_MIN_SECONDS
-                } else {
-                    0.0
-                }),
-                repeat: a.repeat,
-                // With --flash the figures are simulated: their spread is
-                // the model's, not the machine's.
-                settle: (a.quick && a.flash.is_empty()).then_some(bench::settle::QUICK),
-                quiet,
-                baseline: a.baseline.clone(),
-                command: std::env::args().collect(),
-                flash: flash(a)?,
-                mount_policy: a.mount_policy,
-            },
+            bench: bench_options(a, quiet, scale)?,
             list_profiles: a.list_profiles,
+            sources: a.sources,
             list: a.list,
             json: a.json.clone(),
             report: a.report.clone(),
         })
     }
+}
+
+/// Formatting and mounting need root; `--dir` and the listings do not.
+#[cfg(target_os = "linux")]
+fn needs_root(a: &BenchArgs) -> Result<()> {
+    if !a.list && !a.list_profiles && a.dir.is_none() && unsafe { libc::geteuid() } != 0 {
+        return Err(Error::input(
+            "fsfit bench formats and mounts volumes: run it as root (sudo), or use --dir on a mounted directory",
+        ));
+    }
+    Ok(())
+}
+
+/// The runner's options: any target on Linux.
+#[cfg(target_os = "linux")]
+fn bench_options(a: &BenchArgs, quiet: bool, scale: f64) -> Result<bench::Options> {
+    Ok(bench::Options {
+        target: target(a),
+        specs: a.fs.clone(),
+        driver: a.driver,
+        workloads: workloads(&a.workloads)?,
+        scale,
+        min_seconds: min_seconds(a),
+        repeat: a.repeat,
+        settle: settle(a),
+        quiet,
+        baseline: a.baseline.clone(),
+        command: std::env::args().collect(),
+        flash: flash(a)?,
+        mount_policy: a.mount_policy,
+    })
+}
+
+/// On Windows: a mounted drive's folder (`--dir E:\`), measured as it is;
+/// formatting runs and the block trace `--flash` replays are Linux's.
+#[cfg(windows)]
+fn bench_options(a: &BenchArgs, quiet: bool, scale: f64) -> Result<bench::Options> {
+    let linux_only = |what: &str| {
+        Error::input(format!(
+            "{what} runs on Linux only: on Windows fsfit bench measures a mounted drive \
+             without formatting it (--dir E:\\)"
+        ))
+    };
+    if !a.flash.is_empty() {
+        return Err(linux_only(
+            "--flash (a block trace of the drive fsfit formats)",
+        ));
+    }
+    if let Some(b) = &a.baseline {
+        return Err(Error::input(format!(
+            "--baseline {b}: --dir runs one config, there is nothing to compare"
+        )));
+    }
+    let dir = match &a.dir {
+        Some(d) => d.clone(),
+        None if a.list || a.list_profiles => PathBuf::new(),
+        None => return Err(linux_only("formatting an image or a device")),
+    };
+    Ok(bench::Options {
+        dir,
+        workloads: workloads(&a.workloads)?,
+        scale,
+        min_seconds: min_seconds(a),
+        repeat: a.repeat,
+        settle: settle(a),
+        quiet,
+        command: std::env::args().collect(),
+    })
+}
+
+/// More runs while a figure's spread has not settled (`--quick`). With
+/// --flash the figures are simulated: their spread is the model's, not the
+/// machine's.
+fn settle(a: &BenchArgs) -> Option<bench::settle::Settle> {
+    (a.quick && a.flash.is_empty()).then_some(bench::settle::QUICK)
+}
+
+/// `--min-time`, or what `--quick` implies. With --flash the table shows
+/// simulated runs, which last seconds on a stick at --quick's scale
+/// already: growing workloads by host time would only cost minutes.
+fn min_seconds(a: &BenchArgs) -> f64 {
+    a.min_time.unwrap_or(if a.quick && a.flash.is_empty() {
+        bench::QUICK_MIN_SECONDS
+    } else {
+        0.0
+    })
 }
 
 /// The named workloads (all when none is named), in the canonical order so
@@ -102,6 +158,7 @@ fn workloads(names: &[String]) -> Result<Vec<&'static dyn Workload>> {
         .collect())
 }
 
+#[cfg(target_os = "linux")]
 fn target(a: &BenchArgs) -> TargetSpec {
     if let Some(d) = &a.dir {
         TargetSpec::Dir(d.clone())
@@ -123,6 +180,7 @@ fn target(a: &BenchArgs) -> TargetSpec {
 }
 
 /// `--flash a,b` and `--partition-offset`.
+#[cfg(target_os = "linux")]
 fn flash(a: &BenchArgs) -> Result<Option<bench::flash::FlashOptions>> {
     if a.flash.is_empty() {
         return Ok(None);
@@ -142,23 +200,20 @@ fn flash(a: &BenchArgs) -> Result<Option<bench::flash::FlashOptions>> {
 }
 
 /// `--list-profiles [--json]`.
-fn list_profiles(json: Option<&std::path::Path>) -> Result<()> {
+fn list_profiles(json: Option<&std::path::Path>, sources: bool) -> Result<()> {
     let all = crate::flash::profiles();
     if let Some(path) = json {
         let v: Vec<serde_json::Value> = all.iter().map(|p| p.listing()).collect();
         let mut text = serde_json::to_string_pretty(&v).expect("profiles serialize");
         text.push('\n');
-        if path == std::path::Path::new("-") {
-            return super::print(&text);
-        }
-        return report::write_atomic(path, text.as_bytes());
+        return super::emit(path, &text);
     }
-    super::print(&report::text::flash::profiles(&all))
+    super::print_text(&report::text::flash::profiles(&all, sources))
 }
 
 pub fn run(o: &Options) -> Result<()> {
     if o.list_profiles {
-        return list_profiles(o.json.as_deref());
+        return list_profiles(o.json.as_deref(), o.sources);
     }
     if o.list {
         // Every workload, not only the selected ones.
@@ -168,16 +223,20 @@ pub fn run(o: &Options) -> Result<()> {
             let unit = w.unit().label();
             out += &format!("{:<17} {unit:<8} {}\n", w.name(), w.describe(o.bench.scale));
         }
-        return super::print(&out);
+        return super::print_text(&out);
     }
     super::cancel_on_ctrl_c(|| {});
     let results = bench::run(&o.bench)?;
     // Written also when the run stopped after measuring: what was measured,
     // and why it stopped.
     if let Some(path) = &o.json {
-        report::write_atomic(path, report::json::bench(&results).as_bytes())?;
+        super::emit(path, &report::json::bench(&results))?;
     }
-    super::print(&report::text::bench::bench(&results))?;
+    let table = report::text::bench::bench(&results);
+    match o.json.as_deref() {
+        Some(p) if super::is_stdout(p) => super::print_to_stderr(&table)?,
+        _ => super::print_text(&table)?,
+    }
     // Ctrl-C is known by the flag the handler set, not by the error's text.
     match results.error.as_deref() {
         Some(_) if crate::cancel::requested() => return Err(Error::Interrupted),
@@ -186,7 +245,7 @@ pub fn run(o: &Options) -> Result<()> {
     }
     if let Some(path) = &o.report {
         let mut inputs = report::inputs::Inputs::default();
-        let source = match &o.json {
+        let source = match o.json.as_deref().filter(|j| !super::is_stdout(j)) {
             Some(j) => format!("{} (this run)", j.display()),
             None => "fsfit bench (this run)".to_string(),
         };

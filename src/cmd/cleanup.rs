@@ -9,7 +9,7 @@ pub fn run() -> Result<()> {
         super::print("nothing to clean up\n")?;
     }
     let lines: String = said.iter().map(|l| format!("{l}\n")).collect();
-    super::print(&lines)?;
+    super::print_text(&lines)?;
     if said.iter().any(|l| l.starts_with("could not")) {
         return Err(Error::work("some things could not be released (see above)"));
     }

@@ -121,16 +121,25 @@ pub fn run(a: &CrashArgs, quiet: bool) -> Result<()> {
         Err(_) if crate::cancel::requested() => return Err(Error::Interrupted),
         Err(e) => return Err(e),
     };
-    if let Some(p) = &a.json {
-        report::write_atomic(p, &report::crash::json(&rep)?)?;
-    }
-    super::print(&report::text::crash::render(&rep))?;
-    super::print(&format!(
-        "Run kept in {} (for --replay).\n",
+    let text = format!(
+        "{}Run kept in {} (for --replay).\n",
+        report::text::crash::render(&rep),
         o.run_dir.display()
-    ))?;
+    );
+    match &a.json {
+        Some(p) if super::is_stdout(p) => {
+            let json = String::from_utf8_lossy(&report::crash::json(&rep)?).into_owned();
+            super::print(&(json + "\n"))?;
+            super::print_to_stderr(&text)?;
+        }
+        Some(p) => {
+            report::write_atomic(p, &report::crash::json(&rep)?)?;
+            super::print_text(&text)?;
+        }
+        None => super::print_text(&text)?,
+    }
     if let Some(path) = &a.report {
-        let inputs = report::crash::inputs(rep, a.json.as_deref());
+        let inputs = report::crash::inputs(rep, a.json.as_deref().filter(|p| !super::is_stdout(p)));
         super::report::write(&inputs, path, None)?;
     }
     Ok(())

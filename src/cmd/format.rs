@@ -85,11 +85,16 @@ pub fn request(a: &FormatArgs, quiet: bool) -> Result<Request> {
 
 pub fn run(r: &Request) -> Result<()> {
     super::cancel_on_ctrl_c(|| {});
-    let rep = format::run(r, super::print)?;
+    // `--json -`: stdout holds the JSON alone, the plan and steps go to stderr.
+    let say = match r.json.as_deref() {
+        Some(p) if super::is_stdout(p) => super::print_to_stderr,
+        _ => super::print_text,
+    };
+    let rep = format::run(r, say)?;
     if let Some(p) = &r.json {
         let mut s = serde_json::to_string_pretty(&rep).expect("the report serializes");
         s.push('\n');
-        crate::report::write_atomic(p, s.as_bytes())?;
+        super::emit(p, &s)?;
     }
     let v = &rep.verified;
     if !(r.dry_run || v.info && v.checker && v.blkid) {

@@ -7,7 +7,8 @@ use std::path::PathBuf;
 pub struct Options {
     /// Exists (a device, an image file or a directory).
     pub target: PathBuf,
-    pub json: bool,
+    /// `--json [FILE]`: `-` prints it instead of the text.
+    pub json: Option<PathBuf>,
     pub max_files: usize,
     /// How to read the volume (the FAT label code page).
     pub probe: info::ProbeOptions,
@@ -15,17 +16,21 @@ pub struct Options {
 
 impl Options {
     pub fn new(a: &InfoArgs) -> Result<Options> {
-        if std::fs::symlink_metadata(&a.target).is_err() {
+        let mut json = a.json.clone();
+        let target = super::target_or_old_spelling(&a.target, &mut json, "TARGET")?;
+        super::output_folders_exist([&json])?;
+        let drive = crate::info::drive::device_of(&target).is_some();
+        if !drive && std::fs::symlink_metadata(&target).is_err() {
             return Err(Error::input(format!(
                 "{}: no such file, device or directory",
-                a.target.display()
+                target.display()
             )));
         }
-        folder_is_not_a_volume(&a.target)?;
+        folder_is_not_a_volume(&target)?;
         let codepage = info::codepage::by_name(&a.codepage)?;
         Ok(Options {
-            target: a.target.clone(),
-            json: a.json,
+            target,
+            json,
             max_files: a.max_files,
             probe: info::ProbeOptions { codepage },
         })
@@ -62,10 +67,11 @@ fn folder_is_not_a_volume(_target: &std::path::Path) -> Result<()> {
 pub fn run(o: &Options) -> Result<()> {
     let r = info::inspect::inspect_with(&o.target, o.max_files, &o.probe)?;
     let failed = r.volume.is_none() && r.partitions.is_empty() && r.mounted.is_none();
-    if o.json {
-        super::print(&report::json::info(&r))?;
-    } else if !failed {
-        super::print(&report::text::info::text(&r))?;
+    if let Some(dest) = &o.json {
+        super::emit(dest, &report::json::info(&r))?;
+    }
+    if !failed && !o.json.as_deref().is_some_and(super::is_stdout) {
+        super::print_text(&report::text::info::text(&r))?;
     }
     // Nothing found: said once, on stderr (the text would only repeat it).
     if failed {

@@ -5,10 +5,10 @@
 //!
 //! On other systems than Linux only the portable core's commands are
 //! built: usage, info, advise (without --device, --image or --format),
-//! report, completions and man (#22 item 7).
+//! report, completions and man (#22 item 7); on Windows also bench --dir.
 
 pub mod advise;
-#[cfg(target_os = "linux")]
+#[cfg(any(target_os = "linux", windows))]
 pub mod bench;
 #[cfg(target_os = "linux")]
 pub mod cleanup;
@@ -24,6 +24,7 @@ pub mod probe;
 pub mod report;
 pub mod usage;
 
+pub mod man;
 mod progress;
 
 use crate::cli::{Cli, Command};
@@ -34,7 +35,7 @@ use clap::CommandFactory;
 pub fn run(cli: &Cli) -> Result<()> {
     match &cli.cmd {
         Command::Usage(a) => usage::run(&usage::Options::new(a)?, cli.quiet),
-        #[cfg(target_os = "linux")]
+        #[cfg(any(target_os = "linux", windows))]
         Command::Bench(a) => bench::run(&bench::Options::new(a, cli.quiet)?),
         #[cfg(target_os = "linux")]
         Command::Cleanup => cleanup::run(),
@@ -50,11 +51,14 @@ pub fn run(cli: &Cli) -> Result<()> {
         #[cfg(target_os = "linux")]
         Command::Emulate(a) => emulate::run(a),
         Command::Completions { shell } => print(&completions(*shell)),
-        Command::Man(a) => man_command(a),
+        Command::Man(a) => man::run(a),
         #[cfg(not(target_os = "linux"))]
-        _ => Err(crate::Error::input(
-            "this command runs on Linux only (here: usage, info, advise without a drive, report)",
-        )),
+        _ => Err(crate::Error::input(if cfg!(windows) {
+            "this command runs on Linux only (here: usage, info, advise without a drive, report, \
+             bench --dir)"
+        } else {
+            "this command runs on Linux only (here: usage, info, advise without a drive, report)"
+        })),
     }
 }
 
@@ -65,82 +69,65 @@ pub fn completions(shell: clap_complete::Shell) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// fsfit(1) in roff, from the clap definitions.
-pub fn man() -> Result<String> {
-    Ok(man_pages()?.remove(0).1)
+/// `--json [FILE]` (and usage's `--csv [FILE]`) on every command: no
+/// value, or `-`, is stdout.
+pub fn is_stdout(dest: &std::path::Path) -> bool {
+    dest.as_os_str() == "-"
 }
 
-/// Every man page: fsfit(1) first, then fsfit-COMMAND(1) for each
-/// subcommand, as (file name, roff).
-pub fn man_pages() -> Result<Vec<(String, String)>> {
-    let mut cmd = Cli::command().disable_help_subcommand(true);
-    cmd.build();
-    let render = |c: clap::Command| -> Result<(String, String)> {
-        let m = clap_mangen::Man::new(c);
-        let mut out = Vec::new();
-        m.render(&mut out)
-            .map_err(|e| crate::Error::work(format!("cannot render the man page: {e}")))?;
-        Ok((m.get_filename(), String::from_utf8_lossy(&out).into_owned()))
-    };
-    let mut pages = vec![render(cmd.clone())?];
-    for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
-        pages.push(render(sub.clone())?);
+/// A document where its option sent it: printed for `-`, else written to
+/// FILE whole or not at all.
+pub fn emit(dest: &std::path::Path, text: &str) -> Result<()> {
+    if is_stdout(dest) {
+        print(text)
+    } else {
+        crate::report::write_atomic(dest, text.as_bytes())
     }
-    Ok(pages)
 }
 
-/// `fsfit man [COMMAND] [--dir DIR]`.
-fn man_command(a: &crate::cli::ManArgs) -> Result<()> {
-    let pages = man_pages()?;
-    if let Some(dir) = &a.dir {
-        if !dir.is_dir() {
-            // cmd's and PowerShell's mkdir make the parents too; Unix's
-            // man folders belong to root.
-            let how = if cfg!(windows) {
-                format!("mkdir \"{}\"", dir.display())
-            } else {
-                format!("sudo mkdir -p {}", dir.display())
-            };
-            return Err(crate::Error::input(format!(
-                "{}: no such folder (create it, e.g. {how})",
-                dir.display()
-            )));
-        }
-        for (name, page) in &pages {
-            crate::report::write_atomic(&dir.join(name), page.as_bytes())?;
-        }
-        let names: Vec<&str> = pages.iter().map(|(n, _)| n.as_str()).collect();
-        return print(&format!(
-            "wrote {} into {}\n",
-            names.join(", "),
-            dir.display()
-        ));
+/// `--json` given before the input it was once a flag for (`usage --json
+/// DIR`, `info --json TARGET`): clap took the input for the option's FILE.
+/// When that value is an input (`is_input`), it is handed back as one, the
+/// document goes to stdout as it did, and stderr says how to write it now.
+pub fn old_spelling(
+    option: &str,
+    dest: &mut Option<std::path::PathBuf>,
+    is_input: impl Fn(&std::path::Path) -> bool,
+) -> Option<std::path::PathBuf> {
+    let input = dest
+        .as_ref()
+        .filter(|p| !is_stdout(p) && is_input(p))?
+        .clone();
+    let shown = crate::format::quote::quote(&input.to_string_lossy());
+    eprintln!(
+        "fsfit: note: `{option} {shown}` is the old spelling of `{shown} {option}` \
+         ({shown} read, the output printed); `{option} FILE` now writes FILE"
+    );
+    *dest = Some(std::path::PathBuf::from("-"));
+    Some(input)
+}
+
+/// The TARGET of info and probe: given, or taken back from `--json
+/// TARGET`, the old flag's spelling (then the JSON is printed).
+pub fn target_or_old_spelling(
+    target: &Option<std::path::PathBuf>,
+    json: &mut Option<std::path::PathBuf>,
+    name: &str,
+) -> Result<std::path::PathBuf> {
+    if let Some(t) = target {
+        return Ok(t.clone());
     }
-    let want = match &a.command {
-        None => "fsfit.1".to_string(),
-        Some(c) => format!("fsfit-{c}.1"),
-    };
-    match pages.iter().find(|(n, _)| *n == want) {
-        Some((_, page)) => print(page),
-        None => Err(crate::Error::input(format!(
-            "no man page for '{}' (commands: {})",
-            a.command.as_deref().unwrap_or_default(),
-            pages
-                .iter()
-                .skip(1)
-                .map(|(n, _)| n.trim_start_matches("fsfit-").trim_end_matches(".1"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ))),
-    }
+    old_spelling("--json", json, |_| true)
+        .ok_or_else(|| crate::Error::input(format!("give the {name} to read")))
 }
 
 /// The folders of the files a long run will write (`--json`, `--report`)
-/// must exist before it spends its time: checked once, for every command.
+/// must exist before it spends its time: checked once, for every command
+/// (`-`, stdout, has none).
 pub fn output_folders_exist<'a>(
     files: impl IntoIterator<Item = &'a Option<std::path::PathBuf>>,
 ) -> Result<()> {
-    for p in files.into_iter().flatten() {
+    for p in files.into_iter().flatten().filter(|p| !is_stdout(p)) {
         let dir = match p.parent() {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => std::path::Path::new("."),
@@ -175,6 +162,26 @@ pub fn cancel_on_ctrl_c(also: fn()) {
             eprintln!("\nfsfit: stopping after cleaning up...");
         }
     });
+}
+
+/// The text a command prints when `--json -` has stdout: on stderr, so
+/// stdout holds the JSON alone; wrapped as [`print_text`] wraps it.
+pub fn print_to_stderr(out: &str) -> Result<()> {
+    eprint!(
+        "{}",
+        crate::report::text::wrap(out, crate::report::text::width())
+    );
+    Ok(())
+}
+
+/// Text for a person (tables, advice, plans): wrapped to the terminal's
+/// width, 100 columns when stdout is not a terminal. JSON, CSV and man
+/// pages go through [`print`] as they are.
+pub fn print_text(out: &str) -> Result<()> {
+    print(&crate::report::text::wrap(
+        out,
+        crate::report::text::width(),
+    ))
 }
 
 /// Every command's output goes through here: a closed pipe (`fsfit usage |

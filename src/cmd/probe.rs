@@ -11,13 +11,19 @@ pub fn run(a: &ProbeArgs, quiet: bool) -> Result<()> {
         tries: a.tries.max(1),
         progress: !quiet,
     };
-    let r = probe::probe(&a.target, opts)?;
-    if a.json {
+    let mut json = a.json.clone();
+    let target = super::target_or_old_spelling(&a.target, &mut json, "DEV or IMAGE")?;
+    super::output_folders_exist([&json])?;
+    let r = probe::probe(&target, opts)?;
+    if let Some(dest) = &json {
         let text = serde_json::to_string_pretty(&r)
             .map_err(|e| crate::Error::work(format!("cannot write JSON: {e}")))?;
-        return super::print(&(text + "\n"));
+        super::emit(dest, &(text + "\n"))?;
+        if super::is_stdout(dest) {
+            return Ok(());
+        }
     }
-    super::print(&text(&r))
+    super::print_text(&text(&r))
 }
 
 fn found(n: u64) -> String {

@@ -115,24 +115,46 @@ pub struct Options {
     /// `--driver`; None: the one this host would mount with.
     pub driver: Option<crate::fs::DriverKind>,
     pub format: Format,
+    /// `--json FILE` or `--csv FILE`: also written there, the table printed.
+    pub file: Option<(Format, PathBuf)>,
     pub report: Option<PathBuf>,
 }
 
 impl Options {
     pub fn new(a: &UsageArgs) -> Result<Options> {
-        let format = match (a.json, a.csv, a.matrix) {
-            (true, _, _) => Format::Json,
-            (_, true, _) => Format::Csv,
-            (_, _, true) => Format::Matrix,
-            _ => Format::Table,
+        let (mut json, mut csv) = (a.json.clone(), a.csv.clone());
+        // `usage --json DIR`: DIR is the tree (the old flag's spelling).
+        let mut tree = TreeArgs {
+            paths: a.tree.paths.clone(),
+            threads: a.tree.threads,
+        };
+        for (option, dest) in [("--json", &mut json), ("--csv", &mut csv)] {
+            if let Some(p) = super::old_spelling(option, dest, |p| p.is_dir()) {
+                tree.paths.insert(0, p);
+            }
+        }
+        let doc = match (&json, &csv) {
+            (Some(j), _) => Some((Format::Json, j.clone())),
+            (_, Some(c)) => Some((Format::Csv, c.clone())),
+            _ => None,
+        };
+        let shown = if a.matrix {
+            Format::Matrix
+        } else {
+            Format::Table
+        };
+        let (format, file) = match doc {
+            Some((f, p)) if super::is_stdout(&p) => (f, None),
+            Some((f, p)) => (shown, Some((f, p))),
+            None => (shown, None),
         };
         if a.top.is_some() && a.fs.is_empty() {
             return Err(Error::input(
                 "--top shows the waste of one config: give it with --fs (e.g. --fs exfat:128K)",
             ));
         }
-        super::output_folders_exist([&a.report])?;
-        let mut walk = Walk::new(&a.tree, a.cross_mounts)?;
+        super::output_folders_exist([&a.report, &json, &csv])?;
+        let mut walk = Walk::new(&tree, a.cross_mounts)?;
         walk.top = a.top.map(|n| n as usize);
         walk.appledouble = a.appledouble;
         if let Some(file) = &a.manifest {
@@ -153,6 +175,7 @@ impl Options {
             volume_assumed: a.volume.bytes().1,
             driver: a.driver.map(Into::into),
             format,
+            file,
             report: a.report.clone(),
         })
     }
@@ -161,19 +184,26 @@ impl Options {
 pub fn run(o: &Options, quiet: bool) -> Result<()> {
     let mut r = walk(&o.walk, &o.specs, o.volume, o.driver, quiet)?;
     r.volume_assumed = o.volume_assumed;
-    let out = match o.format {
+    let render = |f: Format| match f {
         Format::Json => report::json::usage(&r),
         Format::Csv => report::csv::usage(&r),
         Format::Table => report::text::usage::usage(&r),
         Format::Matrix => report::text::usage::matrix(&r),
     };
+    let out = render(o.format);
+    if let Some((f, path)) = &o.file {
+        super::emit(path, &render(*f))?;
+    }
     if let Some(path) = &o.report {
         let mut inputs = report::inputs::Inputs::default();
         let input = report::inputs::Input::Usage(Box::new(r));
         inputs.add("this run", "fsfit usage (this run)", input);
         super::report::write(&inputs, path, None)?;
     }
-    super::print(&out)
+    match o.format {
+        Format::Table | Format::Matrix => super::print_text(&out),
+        Format::Json | Format::Csv => super::print(&out),
+    }
 }
 
 /// Walk the tree once for every planned config; warnings go to stderr.

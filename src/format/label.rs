@@ -13,12 +13,15 @@ const FAT_CODEPAGE: u16 = 850;
 pub fn check(fs: &dyn Filesystem, label: &str) -> Result<String> {
     let rule = fs.label_rule();
     let title = fs.info().title;
+    // Echoed as it would be typed again: POSIX-quoted, so pasting it runs
+    // nothing (Debug's double quotes would let `$(...)` run).
+    let shown = super::quote::quote(label);
     let bad = |why: String| -> Result<String> {
-        Err(Error::work(format!("--label {label:?}: {title} {why}")))
+        Err(Error::input(format!("--label {shown}: {title} {why}")))
     };
     if label.is_empty() {
-        return Err(Error::work(
-            "--label \"\": an empty label; leave --label out for a volume without one",
+        return Err(Error::input(
+            "--label '': an empty label; leave --label out for a volume without one",
         ));
     }
     if let Some(c) = label.chars().find(|c| c.is_control()) {
@@ -82,6 +85,18 @@ mod tests {
 
     fn fs(n: &str) -> &'static dyn Filesystem {
         by_name(n).unwrap()
+    }
+
+    /// Pasted back, the echoed label runs nothing: POSIX single quotes,
+    /// where Debug's double quotes would run `$(...)`; and it is bad input.
+    #[test]
+    fn a_refused_label_is_echoed_in_posix_quotes() {
+        let e = check(fs("exfat"), "$(touch /tmp/p2)").unwrap_err();
+        assert!(
+            e.to_string().starts_with("--label '$(touch /tmp/p2)': "),
+            "{e}"
+        );
+        assert_eq!(e.exit_code(), 2);
     }
 
     #[test]

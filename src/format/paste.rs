@@ -127,22 +127,29 @@ pub fn fsfit_line(l: &Layout) -> String {
 const SD_FORMATTER: &str =
     "the SD Association's SD Memory Card Formatter lays the card out as the SD specification does";
 
-/// Windows' `format` line (cmd.exe: a label with spaces in double quotes).
+/// Windows' `format` line. The label is quoted so that neither cmd.exe nor
+/// PowerShell expands it; one only PowerShell's single quotes can protect
+/// gets them, and the line says it is for PowerShell.
 pub fn windows_line(l: &Layout) -> String {
     let info = l.fs.info();
     let Some(w) = info.formats.windows else {
         return format!("Windows cannot format {}", l.fs.name());
     };
     let label = l.label.as_deref().unwrap_or("");
-    let label = if label.contains(' ') {
-        format!("\"{label}\"")
-    } else {
-        label.to_string()
+    let (label, powershell_only) = match crate::format::quote::windows(label) {
+        Some(q) => (q, false),
+        None => (crate::format::quote::powershell(label), true),
     };
     let mut s = format!("format X: /FS:{w} /A:{} /Q /V:{label}", short(l.cluster));
+    if powershell_only {
+        s.push_str("   (in PowerShell)");
+    }
+    // A caveat for volumes over a size only worries below it.
     let notes: Vec<&str> = info
         .formats
         .windows_note
+        .filter(|n| l.full_size > n.over_bytes)
+        .map(|n| n.text)
         .into_iter()
         .chain(l.sd_layout.then_some(SD_FORMATTER))
         .collect();

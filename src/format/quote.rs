@@ -1,17 +1,47 @@
-//! Commands printed for people to paste: each argument shell-quoted, so a
-//! label with spaces, `;` or `$(...)` stays one argument and runs nothing.
+//! Commands printed for people to paste, and input echoed back in
+//! messages: each argument quoted for the shell it will be pasted into, so
+//! a label with spaces, `;` or `$(...)` stays one argument and runs
+//! nothing. The one place that knows each shell's rules.
 
-/// One argument for a POSIX shell: bare when it holds only characters no
-/// shell treats specially, else in single quotes (a `'` as `'\''`).
-pub fn quote(arg: &str) -> String {
-    let plain = !arg.is_empty()
+/// Characters no shell (POSIX, cmd.exe, PowerShell) treats specially.
+fn plain(arg: &str, also: &[u8]) -> bool {
+    !arg.is_empty()
         && arg
             .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"-_./:=,+@%".contains(&b));
-    if plain {
+            .all(|b| b.is_ascii_alphanumeric() || b"-_./:=,+".contains(&b) || also.contains(&b))
+}
+
+/// One argument for a POSIX shell (Linux, macOS): bare when it holds only
+/// characters no shell treats specially, else in single quotes (a `'` as
+/// `'\''`).
+pub fn quote(arg: &str) -> String {
+    if plain(arg, b"@%") {
         arg.to_string()
     } else {
         format!("'{}'", arg.replace('\'', "'\\''"))
+    }
+}
+
+/// One argument for a Windows line that is pasted into cmd.exe or
+/// PowerShell: bare when plain; in double quotes when neither expands
+/// anything inside them (cmd: `%` and `!`; PowerShell: `$` and a
+/// backtick; both: `"`). None when only PowerShell's single quotes keep it
+/// whole: see [`powershell`].
+pub fn windows(arg: &str) -> Option<String> {
+    if plain(arg, b"") {
+        return Some(arg.to_string());
+    }
+    let expands = arg.chars().any(|c| "%!$`\"".contains(c) || c.is_control());
+    (!expands).then(|| format!("\"{arg}\""))
+}
+
+/// One argument for PowerShell: single quotes take everything literally
+/// (a `'` doubled).
+pub fn powershell(arg: &str) -> String {
+    if plain(arg, b"") {
+        arg.to_string()
+    } else {
+        format!("'{}'", arg.replace('\'', "''"))
     }
 }
 
@@ -35,5 +65,19 @@ mod tests {
         assert_eq!(quote("it's"), "'it'\\''s'");
         assert_eq!(quote(""), "''");
         assert_eq!(join(&["mkfs.ext4", "-L", "$(id)"]), "mkfs.ext4 -L '$(id)'");
+    }
+
+    /// cmd.exe expands `%VAR%` even in double quotes, PowerShell `$(...)`:
+    /// such a label has only PowerShell's single quotes.
+    #[test]
+    fn windows_quoting_expands_nothing() {
+        assert_eq!(windows("DATA").as_deref(), Some("DATA"));
+        assert_eq!(windows("My Stick").as_deref(), Some("\"My Stick\""));
+        assert_eq!(windows("a&b").as_deref(), Some("\"a&b\""));
+        for bad in ["$(id)", "%PATH%", "a`b", "x\"y", "!x!"] {
+            assert_eq!(windows(bad), None, "{bad}");
+        }
+        assert_eq!(powershell("$(id)"), "'$(id)'");
+        assert_eq!(powershell("it's"), "'it''s'");
     }
 }

@@ -150,6 +150,10 @@ pub struct Drivers {
     pub kernel_modules: &'static [&'static str],
     /// A FUSE driver, if one exists.
     pub fuse: Option<FuseDriver>,
+    /// Windows' own driver (`ntfs`, `exfat`, `fastfat`), where Windows has
+    /// one: `usage --driver windows` models what it writes (the default of
+    /// the Windows build).
+    pub windows: Option<&'static str>,
 }
 
 /// Which kind of driver writes the copy (`fsfit usage --driver`).
@@ -157,14 +161,22 @@ pub struct Drivers {
 pub enum DriverKind {
     Kernel,
     Fuse,
+    /// Windows' own driver: modelled from Microsoft's specifications, never
+    /// checked against a volume Windows filled (`exact: false`).
+    Windows,
 }
 
 impl Drivers {
     /// `kernel:ntfs3`, `fuse:ntfs-3g`: the driver as the usage JSON names it.
     /// A kind the filesystem lacks falls back to the one it has.
     pub fn label(&self, kind: DriverKind) -> String {
+        let kind = match (kind, self.windows) {
+            (DriverKind::Windows, Some(w)) => return format!("windows:{w}"),
+            (DriverKind::Windows, None) => DriverKind::Kernel,
+            (k, _) => k,
+        };
         match (kind, self.kernel, self.fuse) {
-            (DriverKind::Fuse, _, Some(f)) | (DriverKind::Kernel, None, Some(f)) => {
+            (DriverKind::Fuse, _, Some(f)) | (_, None, Some(f)) => {
                 format!("fuse:{}", f.program.trim_start_matches("mount."))
             }
             (_, Some(k), _) => format!("kernel:{k}"),
@@ -200,14 +212,22 @@ pub struct DesktopOptions {
     pub fuse: &'static [&'static str],
 }
 
+/// A caveat about Windows' `format`, for volumes over a size (below it,
+/// a warning that does not apply only worries).
+#[derive(Clone, Copy, Debug)]
+pub struct WindowsNote {
+    pub over_bytes: u64,
+    pub text: &'static str,
+}
+
 /// How to format it on Windows and macOS (Linux: [`Filesystem::mkfs`] plus
 /// [`FsInfo::label_flag`]).
 #[derive(Clone, Copy, Debug)]
 pub struct Formats {
     /// The `/FS:` value of Windows' `format`, if Windows formats it.
     pub windows: Option<&'static str>,
-    /// A caveat printed after the Windows command.
-    pub windows_note: Option<&'static str>,
+    /// A caveat printed after the Windows command where it applies.
+    pub windows_note: Option<WindowsNote>,
     /// The macOS command, if macOS formats it: `{cluster}` (bytes),
     /// `{sectors}` (512-byte sectors per cluster) and `{label}` are filled in.
     pub macos: Option<&'static str>,
@@ -290,8 +310,8 @@ pub trait Filesystem: Sync {
     }
     /// Is the model for `driver` checked against real volumes (the JSON's
     /// `exact`)?
-    fn exact_with(&self, _driver: DriverKind) -> bool {
-        self.info().exact
+    fn exact_with(&self, driver: DriverKind) -> bool {
+        driver != DriverKind::Windows && self.info().exact
     }
     /// Can it keep a file's extended attributes? Where it cannot (FAT,
     /// exFAT), macOS's Finder writes each file's into a `._NAME`
@@ -308,7 +328,11 @@ pub trait Filesystem: Sync {
     /// The driver whose layout the model for `asked` follows (what the JSON
     /// names): the one asked for, unless the model knows only another.
     fn modelled_driver(&self, asked: DriverKind) -> DriverKind {
-        asked
+        if asked == DriverKind::Windows && self.info().drivers.windows.is_none() {
+            DriverKind::Kernel
+        } else {
+            asked
+        }
     }
 
     // What `fsfit bench` needs to make and mount it.

@@ -99,9 +99,9 @@ fn ids() -> (String, String) {
     // SAFETY: getuid/getgid cannot fail and touch no memory.
     #[cfg(unix)]
     let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
-    // Mounts are Linux's; elsewhere the options are only shown.
+    // Policies are applied by Linux mounts only; elsewhere nothing reads these.
     #[cfg(not(unix))]
-    let (uid, gid) = (0, 0);
+    let (uid, gid) = (0u32, 0u32);
     (
         env("SUDO_UID").unwrap_or_else(|| uid.to_string()),
         env("SUDO_GID").unwrap_or_else(|| gid.to_string()),

@@ -173,10 +173,28 @@ fn partition_start(dev: &Path) -> Option<u64> {
 /// What is at the start of a file or device: a filesystem (or why not), or partitions.
 type Probed = (Option<VolumeInfo>, Option<String>, Vec<PartitionInfo>);
 
+/// A reader of a file or device, `base` bytes in.
+type Reader<'a> = Box<dyn FnMut(u64, usize) -> std::io::Result<Vec<u8>> + 'a>;
+
 fn probe_file(path: &Path, size: u64, opts: &ProbeOptions) -> Result<Probed> {
     let disk = layout_size(path, size);
     let f = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-    let mut read = crate::info::file_reader(&f, 0);
+    probe_reader(path, size, disk, opts, &|base| {
+        Box::new(crate::info::file_reader(&f, base))
+    })
+}
+
+/// What is at the start of what `open(base)` reads, and in its partitions;
+/// `disk` is the size the drive was laid out for (what its alignment is
+/// judged against).
+fn probe_reader<'a>(
+    path: &Path,
+    size: u64,
+    disk: u64,
+    opts: &ProbeOptions,
+    open: &dyn Fn(u64) -> Reader<'a>,
+) -> Result<Probed> {
+    let mut read = open(0);
     let parts = partitions(&mut read)
         .map_err(|e| e.within(format_args!("{}: partition table", path.display())))?;
     if parts.is_empty() {
@@ -187,7 +205,7 @@ fn probe_file(path: &Path, size: u64, opts: &ProbeOptions) -> Result<Probed> {
     }
     let mut out = Vec::new();
     for p in parts {
-        let mut r = crate::info::file_reader(&f, p.start_bytes);
+        let mut r = open(p.start_bytes);
         let (volume, error) = if p.start_bytes >= size && size > 0 {
             (
                 None,
@@ -265,8 +283,12 @@ pub fn inspect(target: &Path, max_files: usize) -> Result<InfoReport> {
 
 /// `inspect`, with probe options (the FAT label code page).
 pub fn inspect_with(target: &Path, max_files: usize, opts: &ProbeOptions) -> Result<InfoReport> {
-    let md = std::fs::metadata(target).map_err(|e| Error::io(target, e))?;
     let name = target.to_string_lossy().into_owned();
+    #[cfg(windows)]
+    if let Some(dev) = crate::info::drive::device_of(target) {
+        return drive(&dev, name, opts);
+    }
+    let md = std::fs::metadata(target).map_err(|e| Error::io(target, e))?;
     if md.is_dir() {
         return mounted(target, name, max_files, opts);
     }
@@ -298,6 +320,26 @@ pub fn inspect_with(target: &Path, max_files: usize, opts: &ProbeOptions) -> Res
     Ok(InfoReport {
         partitions: parts,
         ..report(name, kind, size, start, volume, volume_error)
+    })
+}
+
+/// A Windows drive (`E:`, `\\.\E:`, `\\.\PhysicalDrive1`), read in whole
+/// sectors; a volume's partition start gives its alignment as on Linux.
+#[cfg(windows)]
+fn drive(dev: &str, name: String, opts: &ProbeOptions) -> Result<InfoReport> {
+    let d = crate::info::drive::open(dev)?;
+    let (mut volume, volume_error, parts) =
+        probe_reader(Path::new(dev), d.size, d.size, opts, &|base| {
+            Box::new(crate::info::drive::sector_reader(
+                &d.file, d.size, d.sector, base,
+            ))
+        })?;
+    if let (Some(v), Some(st)) = (volume.as_mut(), d.start) {
+        v.warnings.extend(hidden_sectors_mismatch(v, st));
+    }
+    Ok(InfoReport {
+        partitions: parts,
+        ..report(name, "device", d.size, d.start, volume, volume_error)
     })
 }
 

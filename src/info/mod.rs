@@ -9,6 +9,7 @@
 //! from disk is checked before it drives an allocation or a loop.
 
 pub mod describe;
+pub mod drive;
 pub mod foreign;
 #[cfg(target_os = "linux")]
 pub mod frag;

@@ -46,11 +46,15 @@ pub struct Config {
 }
 
 /// The driver that fills `fs` for `fsfit usage`: the one asked for, else
-/// the one this host would mount with (its kernel's when the kernel has it,
-/// else a FUSE driver, else the kernel's as on most Linux systems).
+/// the one this host would mount with (on Windows, Windows' own where it has
+/// one; on Linux its kernel's when the kernel has it, else a FUSE driver,
+/// else the kernel's as on most Linux systems).
 pub fn driver_for(fs: &dyn Filesystem, asked: Option<fs::DriverKind>) -> fs::DriverKind {
     let d = &fs.info().drivers;
     asked.unwrap_or_else(|| {
+        if cfg!(windows) && d.windows.is_some() {
+            return fs::DriverKind::Windows;
+        }
         let here = d
             .kernel
             .is_some_and(|k| fs::drivers::kernel_available(k, d.kernel_modules));

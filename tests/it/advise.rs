@@ -261,13 +261,20 @@ fn the_json_order_follows_the_stated_ranking() {
         ])
         .output()
         .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout).to_string();
-    for r in v["ranking"].as_array().unwrap() {
-        assert!(text.contains(r.as_str().unwrap()), "{r} not in\n{text}");
+    // The text wraps to 100 columns: compare word by word.
+    let flat = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let text = flat(&String::from_utf8_lossy(&out.stdout));
+    let ranking = v["ranking"].as_array().unwrap();
+    for r in ranking {
+        assert!(
+            text.contains(&flat(r.as_str().unwrap())),
+            "{r} not in\n{text}"
+        );
     }
-    // The classes, in the order the text states them.
-    let line = text
-        .lines()
+    // The classes, in the order the text states them (the same sentence).
+    let line = ranking
+        .iter()
+        .filter_map(|r| r.as_str())
         .find(|l| l.contains("by robustness class:"))
         .unwrap();
     let class_of = |fs: &str| {
@@ -852,4 +859,50 @@ fn the_advise_report_has_commands_left_out_and_a_log_chart() {
     assert!(page.contains("Size on disk, log scale"));
     assert!(page.contains("volume 7.45 GiB"), "the volume's line");
     assert!(page.contains("How the candidates are ranked"));
+}
+
+/// A label the choice cannot store is refused (exit 2) with the rule,
+/// echoed in POSIX single quotes so pasting it back runs nothing; a label
+/// it can store but a Windows shell would expand gets PowerShell's single
+/// quotes on the Windows line, and says so.
+#[test]
+fn a_label_the_choice_cannot_store_is_refused_and_echoed_safely() {
+    let t = tempfile::tempdir().unwrap();
+    write_file(&t.path().join("a.jpg"), 5000);
+    let tree = t.path().to_str().unwrap();
+    let base = [
+        "advise",
+        "-q",
+        tree,
+        "--for",
+        "windows,macos",
+        "--volume",
+        "64GB",
+    ];
+    let out = fsfit()
+        .args(base)
+        .args(["--label", "$(touch /tmp/p2)"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("--label '$(touch /tmp/p2)'"), "{err}");
+    assert!(err.contains("may not hold"), "the rule: {err}");
+    assert!(!err.contains("\"$("), "double quotes would run it: {err}");
+    assert!(out.stdout.is_empty(), "printed a plan before refusing");
+    let out = fsfit()
+        .args(base)
+        .args(["--for", "windows", "--label", "$(id)"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let windows = text
+        .lines()
+        .find(|l| l.contains("Windows: format"))
+        .unwrap();
+    assert!(
+        windows.contains("/V:'$(id)'   (in PowerShell)"),
+        "{windows}"
+    );
 }

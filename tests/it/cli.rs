@@ -358,3 +358,57 @@ fn file_too_large_for_fat32_is_found_and_does_not_fit() {
     assert_eq!(ex["fits"], true);
     assert!(Path::new(&t.path().join("big.iso")).exists());
 }
+
+fn usage_text(args: &[&str]) -> String {
+    let out = fsfit().arg("-q").arg("usage").args(args).output().unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// A shortened list says how many it left out; a note about ext4's
+/// root-reserved blocks appears only where ext4 is shown.
+#[test]
+fn shortened_lists_say_how_many_more_and_notes_follow_the_filesystems_shown() {
+    let t = tempfile::tempdir().unwrap();
+    let links = t.path().join("links");
+    std::fs::create_dir(&links).unwrap();
+    for i in 0..89 {
+        std::os::unix::fs::symlink("/nonexistent", links.join(format!("l{i}"))).unwrap();
+    }
+    let links = links.to_str().unwrap();
+    let text = usage_text(&[links, "--fs", "exfat"]);
+    assert!(text.contains("… 79 more"), "{text}");
+    assert!(
+        !text.contains("mkfs.ext4"),
+        "ext4's note without ext4: {text}"
+    );
+    let text = usage_text(&[links, "--fs", "exfat", "--fs", "ext4"]);
+    assert!(text.contains("mkfs.ext4 -m 0"), "{text}");
+}
+
+/// A percentage that means nothing is "—" with the reason, in the table
+/// and the matrix: a sparse file's holes make ext4's size on disk less than
+/// the data; FAT32, leaving the 5 GiB file out, has 3 bytes to store. The
+/// JSON keeps the numbers.
+#[test]
+fn sparse_files_and_tiny_remainders_give_no_meaningless_percentages() {
+    let t = tempfile::tempdir().unwrap();
+    std::fs::File::create(t.path().join("big.img"))
+        .unwrap()
+        .set_len(5 << 30)
+        .unwrap();
+    std::fs::write(t.path().join("notes.txt"), "hi\n").unwrap();
+    let tree = t.path().to_str().unwrap();
+    let args = [tree, "--fs", "fat32", "--fs", "ext4", "--volume", "64GB"];
+    let text = usage_text(&args);
+    for fs in ["ext4", "fat32"] {
+        let row = text.lines().find(|l| l.starts_with(fs)).unwrap();
+        assert!(row.contains(" — ") && !row.contains('%'), "{row}");
+    }
+    assert!(text.contains("— under 64 KiB of data to store"), "{text}");
+    assert!(text.contains("— less on disk than the data"), "{text}");
+    let matrix = usage_text(&[&args[..], &["--matrix"]].concat());
+    assert!(!matrix.contains('%'), "{matrix}");
+    let v = usage_json(&args);
+    assert!(v["configs"][0]["overhead_pct"].is_number());
+}

@@ -199,3 +199,102 @@ fn the_help_leads_with_advise_and_usage() {
         "{help}"
     );
 }
+
+/// Every subcommand's name, from `fsfit --help`.
+fn every_subcommand() -> Vec<String> {
+    let help = generated(&["--help"]);
+    let commands = help.split("Commands:").nth(1).unwrap();
+    commands
+        .lines()
+        .filter_map(|l| l.strip_prefix("  ").filter(|r| !r.starts_with(' ')))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|w| w.chars().all(|c| c.is_ascii_lowercase()) && *w != "help")
+        .map(String::from)
+        .collect()
+}
+
+/// Each `--help` and man page: the top-level one first.
+fn every_help_and_page() -> Vec<(String, String)> {
+    let mut v = vec![
+        ("--help".to_string(), generated(&["--help"])),
+        ("man".to_string(), generated(&["man"])),
+    ];
+    for c in every_subcommand() {
+        v.push((format!("{c} --help"), generated(&[&c, "--help"])));
+        v.push((format!("man {c}"), generated(&["man", &c])));
+    }
+    v
+}
+
+/// An example pasted as it stands must not write to whatever drive has a
+/// real name here (`dd of=/dev/loop7` once did): help names only
+/// placeholders (`/dev/sdX`, `$DEV` set from what emulate printed).
+#[test]
+fn help_examples_name_no_real_device() {
+    for (what, text) in every_help_and_page() {
+        for (i, _) in text.match_indices("/dev/") {
+            let name: String = text[i + 5..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric())
+                .collect();
+            assert!(
+                name.ends_with('X') || name.ends_with('N') || name == "zero",
+                "{what}: names /dev/{name}, a device that may exist"
+            );
+        }
+    }
+}
+
+/// Examples stay whole in an 80-column terminal, one per line: clap wraps
+/// longer lines there, so `image` once stood alone on a line; and the man
+/// pages keep them unfilled (.nf), not run together into a paragraph.
+#[test]
+fn help_examples_fit_80_columns_one_per_line() {
+    let commands = every_subcommand();
+    let example = |l: &str| {
+        let mut words = l.split_whitespace();
+        match (words.next(), words.next(), words.next()) {
+            (Some("#"), ..) => true,
+            (Some("fsfit"), Some(c), _) | (Some("sudo"), Some("fsfit"), Some(c)) => {
+                commands.iter().any(|k| k == c)
+            }
+            _ => false,
+        }
+    };
+    for (what, text) in every_help_and_page() {
+        for line in text.lines() {
+            if !what.starts_with("man") && example(line) {
+                assert!(line.chars().count() <= 80, "{what}: {line:?} is over 80");
+            }
+        }
+        if what.starts_with("man") && text.contains("\nfsfit ") {
+            assert!(text.contains("\n.nf\n"), "{what}: examples run together");
+        }
+    }
+}
+
+/// A newcomer reads what to give first (PATH, --for, --volume), then what
+/// to measure with, then output, then tuning; the SYNOPSIS names values.
+#[test]
+fn advise_help_and_synopsis_in_a_newcomers_order() {
+    let help = generated(&["advise", "--help"]);
+    let at = |s: &str| help.find(s).unwrap_or_else(|| panic!("{s} missing"));
+    assert!(at("--for") < at("--volume"));
+    assert!(at("--volume") < at("Measure with:"));
+    assert!(at("--device <DEV>") > at("Measure with:"));
+    assert!(at("Measure with:") < at("Output:"));
+    assert!(at("--json [<FILE>]") > at("Output:"));
+    assert!(at("Output:") < at("Tuning:"));
+    assert!(at("--threads") > at("Tuning:"));
+    let page = generated(&["man", "advise"]);
+    let synopsis = page.split(".SH SYNOPSIS\n").nth(1).unwrap();
+    let synopsis = synopsis.lines().next().unwrap();
+    assert!(
+        synopsis.contains(r"[\fB\-\-device\fR \fI<DEV>\fR]"),
+        "{synopsis}"
+    );
+    assert!(
+        synopsis.contains(r"[\fB\-\-json\fR [\fI<FILE>\fR]]"),
+        "{synopsis}"
+    );
+}

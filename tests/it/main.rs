@@ -66,3 +66,6 @@ mod usage_checks;
 mod validation;
 #[cfg(target_os = "linux")]
 mod windows;
+mod windows_models;
+#[cfg(target_os = "linux")]
+mod wine_drive;

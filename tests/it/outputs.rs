@@ -40,3 +40,166 @@ fn output_paths_are_checked_before_the_work() {
         assert!(out.stdout.is_empty(), "{args:?}: worked first");
     }
 }
+
+fn run_in(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
+    fsfit().current_dir(dir).args(args).output().unwrap()
+}
+
+fn is_json(out: &[u8], schema: &str) -> bool {
+    serde_json::from_slice::<serde_json::Value>(out)
+        .is_ok_and(|v| v["schema"] == schema || v.is_array())
+}
+
+/// `--json [FILE]` the same on every command: no value or `-` prints the
+/// JSON, a FILE is written (and the text printed), a missing folder is
+/// refused before the work, and nothing named `-` is ever left behind.
+#[test]
+fn json_takes_an_optional_file_on_every_command() {
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path();
+    write_file(&d.join("photos/a.jpg"), 5000);
+    let img = d.join("card.img");
+    std::fs::File::create(&img)
+        .unwrap()
+        .set_len(64 << 20)
+        .unwrap();
+    crate::common::run("mkfs.vfat", &[img.to_str().unwrap()]);
+    let cases: [(&[&str], &str); 6] = [
+        (&["usage", "photos", "--fs", "exfat"], "fsfit.usage/1"),
+        (&["advise", "photos"], "fsfit.advise/1"),
+        (&["info", "card.img"], "fsfit.info/1"),
+        (
+            &[
+                "format",
+                "x.img",
+                "--size",
+                "64G",
+                "--fs",
+                "exfat",
+                "--dry-run",
+            ],
+            "fsfit.format/1",
+        ),
+        (&["bench", "--list-profiles"], ""),
+        (&["usage", "photos", "--fs", "exfat", "--csv"], ""),
+    ];
+    for (args, schema) in cases {
+        let doc = if args.contains(&"--csv") {
+            "--csv"
+        } else {
+            "--json"
+        };
+        let argv: Vec<&str> = args.iter().copied().filter(|a| *a != "--csv").collect();
+        for tail in [vec![doc], vec![doc, "-"]] {
+            let all = [argv.clone(), tail.clone()].concat();
+            let out = run_in(d, &all);
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(0), "{all:?}: {err}");
+            if doc == "--json" {
+                assert!(is_json(&out.stdout, schema), "{all:?}: not JSON on stdout");
+            } else {
+                assert!(out.stdout.starts_with(b"fs,cluster_bytes"), "{all:?}");
+            }
+            assert!(!d.join("-").exists(), "{all:?} wrote a file named -");
+        }
+        let file = d.join("out.doc");
+        let all = [argv.clone(), vec![doc, "out.doc"]].concat();
+        let out = run_in(d, &all);
+        assert_eq!(out.status.code(), Some(0), "{all:?}");
+        let written = std::fs::read(&file).unwrap();
+        if doc == "--json" {
+            assert!(
+                is_json(&written, schema),
+                "{all:?}: the FILE is not the JSON"
+            );
+            assert!(!is_json(&out.stdout, schema), "{all:?}: JSON on stdout too");
+        }
+        std::fs::remove_file(&file).unwrap();
+        let all = [argv.clone(), vec![doc, "/nonexistent/x.json"]].concat();
+        let out = run_in(d, &all);
+        assert_eq!(out.status.code(), Some(2), "{all:?}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("does not exist"));
+    }
+    assert!(!d.join("x.img").exists(), "a dry run made its image");
+}
+
+/// The old flag spellings keep working, with a note on stderr: `usage
+/// --json DIR` walks DIR and prints JSON (as `usage DIR --json` does),
+/// `info --json TARGET` reads TARGET.
+#[test]
+fn old_json_flag_spellings_still_work_with_a_note() {
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path();
+    write_file(&d.join("photos/a.jpg"), 5000);
+    let img = d.join("card.img");
+    std::fs::File::create(&img)
+        .unwrap()
+        .set_len(64 << 20)
+        .unwrap();
+    crate::common::run("mkfs.vfat", &[img.to_str().unwrap()]);
+    let new = run_in(d, &["usage", "photos", "--fs", "exfat", "--json"]);
+    let old = run_in(d, &["usage", "--json", "photos", "--fs", "exfat"]);
+    let tree = |o: &std::process::Output| {
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        v["tree"]["files"].clone()
+    };
+    assert_eq!(tree(&new), 1);
+    assert_eq!(tree(&old), tree(&new), "--json DIR walked something else");
+    let note = String::from_utf8_lossy(&old.stderr);
+    assert!(note.contains("old spelling"), "{note}");
+    assert!(!String::from_utf8_lossy(&new.stderr).contains("old spelling"));
+    let out = run_in(d, &["info", "--json", "card.img"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(is_json(&out.stdout, "fsfit.info/1"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("old spelling"));
+}
+
+/// Every command's text on a fixed input fits 100 columns (the width when
+/// stdout is not a terminal): advise once printed lines of 399 characters,
+/// usage's assumed-volume line 170, `bench --list-profiles` 41 lines over
+/// 100.
+#[test]
+fn every_commands_text_fits_100_columns() {
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path();
+    write_file(&d.join("photos/a.jpg"), 5000);
+    write_file(&d.join("photos/raw/b.cr2"), 3 << 20);
+    let img = d.join("card.img");
+    std::fs::File::create(&img)
+        .unwrap()
+        .set_len(64 << 20)
+        .unwrap();
+    crate::common::run("mkfs.vfat", &[img.to_str().unwrap()]);
+    let runs: [&[&str]; 10] = [
+        &["advise", "photos", "--for", "camera", "--volume", "64GB"],
+        &[
+            "advise",
+            "photos",
+            "--for",
+            "windows,macos",
+            "--label",
+            "My Photos",
+        ],
+        &["advise", "photos", "--for", "linux", "--volume", "1TB"],
+        &["usage", "photos"],
+        &["usage", "photos", "--matrix"],
+        &["bench", "--list-profiles"],
+        &["bench", "--list-profiles", "--sources"],
+        &["bench", "--list"],
+        &["info", "card.img"],
+        &["format", "x.img", "--size", "64G", "--sd", "--dry-run"],
+    ];
+    for args in runs {
+        let out = run_in(d, &[&["-q"], args].concat());
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.lines().count() > 1, "{args:?}: {text}");
+        for line in text.lines() {
+            assert!(
+                line.chars().count() <= 100,
+                "{args:?}: {} columns: {line}",
+                line.chars().count()
+            );
+        }
+    }
+}

@@ -4,13 +4,14 @@ use super::Ctx;
 use crate::{Error, Result};
 use std::fs::File;
 use std::io::{Read, Write};
-use std::os::fd::AsRawFd;
 use std::path::Path;
 
 /// Block size for reads and writes (the documents copy in 1 MiB blocks).
 pub const BLOCK: usize = 1 << 20;
 
+#[cfg(target_os = "linux")]
 pub fn syncfs(path: &Path) -> Result<()> {
+    use std::os::fd::AsRawFd;
     let f = File::open(path).map_err(|e| Error::io(path, e))?;
     if unsafe { libc::syncfs(f.as_raw_fd()) } != 0 {
         return Err(Error::work(format!(
@@ -22,8 +23,21 @@ pub fn syncfs(path: &Path) -> Result<()> {
     Ok(())
 }
 
+#[cfg(windows)]
+pub use super::windows::syncfs;
+
+/// The volume is full: ENOSPC, or Windows' ERROR_DISK_FULL and
+/// ERROR_HANDLE_DISK_FULL.
+fn full(e: &std::io::Error) -> bool {
+    #[cfg(unix)]
+    let codes = [libc::ENOSPC];
+    #[cfg(windows)]
+    let codes = [112, 39];
+    e.raw_os_error().is_some_and(|c| codes.contains(&c))
+}
+
 fn io_err(path: &Path, e: std::io::Error) -> Error {
-    if e.raw_os_error() == Some(libc::ENOSPC) {
+    if full(&e) {
         Error::work(format!("{}: the volume is full", path.display()))
     } else {
         Error::io(path, e)
@@ -76,8 +90,13 @@ pub fn write(
     Ok(())
 }
 
-/// Read a whole file; returns its length.
+/// Read a whole file; returns its length. On Windows the file is opened
+/// unbuffered and read into the sector-aligned part of `buf` (see
+/// workloads/windows.rs), so the read comes from the drive, not the cache.
 pub fn read(ctx: &mut Ctx, path: &Path, buf: &mut [u8]) -> Result<u64> {
+    #[cfg(windows)]
+    let (mut f, buf) = super::windows::open_unbuffered(path, buf).map_err(|e| io_err(path, e))?;
+    #[cfg(not(windows))]
     let mut f = File::open(path).map_err(|e| io_err(path, e))?;
     ctx.ops += 1;
     let mut total = 0u64;

@@ -29,8 +29,7 @@ fn target(ctx: &Ctx) -> PathBuf {
 }
 
 fn free_bytes(ctx: &Ctx) -> Result<u64> {
-    let s = crate::device::statvfs(ctx.root)?;
-    Ok(s.f_bavail * s.f_frsize)
+    crate::bench::measure::free_space(ctx.root)
 }
 
 /// Fill and punch holes (untimed); returns the size the holes add up to.
@@ -83,7 +82,15 @@ fn size_of(holes: u64) -> u64 {
     (holes / 10 * 9).max(HOLE)
 }
 
+/// Extents of a file: none read off Linux (Windows would answer
+/// FSCTL_GET_RETRIEVAL_POINTERS; not asked yet, so the field stays absent).
+#[cfg(not(target_os = "linux"))]
+pub fn extents(_: &std::path::Path) -> Option<u32> {
+    None
+}
+
 /// Extents of a file by FIEMAP, if the driver answers it.
+#[cfg(target_os = "linux")]
 pub fn extents(path: &std::path::Path) -> Option<u32> {
     #[repr(C)]
     struct Fiemap {

@@ -13,6 +13,8 @@ mod sets;
 mod single;
 mod tenmb;
 mod tree;
+#[cfg(windows)]
+mod windows;
 
 /// What each workload is lives in bench/kinds.rs, which every system builds.
 pub use super::kinds::{unit_of, Kind, Phase, Unit};
@@ -42,7 +44,8 @@ impl Ctx<'_> {
         crate::cancel::check()
     }
 
-    /// Make everything written durable: syncfs on the volume.
+    /// Make everything written durable: syncfs on the volume (on Windows,
+    /// FlushFileBuffers: see workloads/windows.rs).
     pub fn syncfs(&mut self) -> Result<()> {
         files::syncfs(self.root)?;
         self.ops += 1;

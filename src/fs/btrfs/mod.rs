@@ -239,6 +239,7 @@ pub const INFO: FsInfo = FsInfo {
         kernel: Some("btrfs"),
         kernel_modules: &["btrfs"],
         fuse: None,
+        windows: None,
     },
     // flushoncommit: data is written before the commit that names it.
     mount_options: &["sync", "flushoncommit"],

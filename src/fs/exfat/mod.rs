@@ -409,6 +409,7 @@ pub const INFO: FsInfo = FsInfo {
             // no `sync` on its mounts.
             sync_ignored: Some("exfat-fuse 1.3 drops -o sync"),
         }),
+        windows: Some("exfat"),
     },
     mount_options: &["sync", "dirsync"],
     // udisks2 data/builtin_mount_options.conf `exfat_defaults`; exfat-fuse
@@ -511,6 +512,16 @@ impl Filesystem for Exfat {
         }
         v
     }
+    /// Windows' exfat.sys is modelled as exfat-fuse is: both follow
+    /// Microsoft's exFAT specification (learn.microsoft.com, "exFAT file
+    /// system specification"), whose rules decide the space: an entry set of
+    /// a File, a Stream Extension and one File Name entry per 15 UTF-16
+    /// units (32 bytes each), clusters per file ceil(size / cluster), none
+    /// for an empty file. Assumed equal, not checked against a volume
+    /// Windows filled: a new folder's one cluster, growth one cluster at a
+    /// time, entry sets packed across cluster boundaries. Windows strips a
+    /// name's trailing dots and spaces as Linux's fs/exfat does; a tree of
+    /// such names is the one place the two models could differ.
     fn model(&self, volume: u64, cluster: u64) -> crate::Result<Box<dyn Model>> {
         Ok(Box::new(ExfatModel::new(volume, cluster, DEFAULT_DRIVER)?))
     }

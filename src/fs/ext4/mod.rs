@@ -1065,6 +1065,7 @@ pub const INFO: FsInfo = FsInfo {
         kernel: Some("ext4"),
         kernel_modules: &["ext4"],
         fuse: None,
+        windows: None,
     },
     mount_options: &["sync", "dirsync", "data=journal", "data=writeback"],
     // udisks2 data/builtin_mount_options.conf `ext4_defaults`.

@@ -418,6 +418,7 @@ pub const INFO: FsInfo = FsInfo {
         kernel: Some("f2fs"),
         kernel_modules: &["f2fs"],
         fuse: None,
+        windows: None,
     },
     // fsync_mode=strict: fsync also writes the node chain (POSIX order).
     mount_options: &["sync", "fsync_mode=strict"],

@@ -12,7 +12,7 @@
 pub mod format;
 pub mod probe;
 
-use super::{Acc, Drivers, Filesystem, Formats, FsInfo, FuseDriver, Limits, Model};
+use super::{Acc, Drivers, Filesystem, Formats, FsInfo, FuseDriver, Limits, Model, WindowsNote};
 use super::{Checker, ExitCodes};
 use crate::scan::{Dir, Entry, Kind};
 use crate::units::{iec, short};
@@ -147,6 +147,7 @@ const FAT_INFO: FsInfo = FsInfo {
             // the mount flags say.
             sync_ignored: Some("fusefat writes nothing until unmount"),
         }),
+        windows: Some("fastfat"),
     },
     // flush: vfat writes back early when the last file handle closes.
     mount_options: &["sync", "flush", "dirsync"],
@@ -213,9 +214,11 @@ pub const FAT32_INFO: FsInfo = FsInfo {
     title: "FAT32",
     formats: Formats {
         windows: Some("FAT32"),
-        windows_note: Some(
-            "Windows' format refuses FAT32 over 32 GB: use Linux or a third-party tool",
-        ),
+        windows_note: Some(WindowsNote {
+            // Windows' own "32 GB" is 32 GiB: a card sold as 32 GB formats.
+            over_bytes: 32 << 30,
+            text: "Windows' format refuses FAT32 over 32 GB: use Linux or a third-party tool",
+        }),
         macos: Some("sudo newfs_msdos -F 32 -c {sectors} -v {label} /dev/diskNsM"),
     },
     preference: 4,
@@ -925,12 +928,47 @@ impl Filesystem for Fat {
         v
     }
 
-    fn modelled_driver(&self, _asked: super::DriverKind) -> super::DriverKind {
+    fn modelled_driver(&self, asked: super::DriverKind) -> super::DriverKind {
         // The model follows vfat's name rule (FSFIT_FAT_NAMES picks another
-        // rule); fusefat's own layout is not modelled.
-        super::DriverKind::Kernel
+        // rule), or Windows' own; fusefat's own layout is not modelled.
+        match asked {
+            super::DriverKind::Windows => asked,
+            _ => super::DriverKind::Kernel,
+        }
+    }
+    /// Windows' fastfat: Microsoft's FAT specification (fatgen103, "FAT
+    /// Long Directory Entries") and Windows NT's DIR_NTRes case bits decide
+    /// which names need LFN slots: a name valid as 8.3 whose base and
+    /// extension are each all-lowercase or all-uppercase takes none, which is
+    /// the WinNt rule. Assumed equal to Linux vfat, not checked against a
+    /// volume Windows filled: clusters per file (ceil(size / cluster), none
+    /// for an empty file), one cluster for a new folder with its "." and
+    /// ".." entries, folders growing one cluster at a time.
+    fn model_with(
+        &self,
+        volume: u64,
+        cluster: u64,
+        driver: super::DriverKind,
+    ) -> crate::Result<Box<dyn Model>> {
+        let rule = match driver {
+            super::DriverKind::Windows => NameRule::WinNt,
+            _ => self.names,
+        };
+        self.model_names(volume, cluster, rule)
     }
     fn model(&self, volume: u64, cluster: u64) -> crate::Result<Box<dyn Model>> {
+        self.model_names(volume, cluster, self.names)
+    }
+}
+
+impl Fat {
+    /// The model with `rule` for names (unless FSFIT_FAT_NAMES picks one).
+    fn model_names(
+        &self,
+        volume: u64,
+        cluster: u64,
+        rule: NameRule,
+    ) -> crate::Result<Box<dyn Model>> {
         if !cluster.is_power_of_two() || !(512..=65536).contains(&cluster) {
             return Err(crate::Error::input(format!(
                 "mkfs.fat takes 1 to 128 sectors of 512 bytes per cluster, not {}",
@@ -941,7 +979,7 @@ impl Filesystem for Fat {
         Ok(Box::new(FatModel {
             layout,
             cluster,
-            names: NameRule::from_env().unwrap_or(self.names),
+            names: NameRule::from_env().unwrap_or(rule),
             charset: Charset::from_env(),
         }))
     }

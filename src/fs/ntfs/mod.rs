@@ -612,6 +612,7 @@ pub const INFO: FsInfo = FsInfo {
             // ntfs-3g passes `sync` on to the mount: findmnt shows it.
             sync_ignored: None,
         }),
+        windows: Some("ntfs"),
     },
     mount_options: &["sync"],
     // udisks2 data/builtin_mount_options.conf: `ntfs3_defaults` for the
@@ -721,6 +722,18 @@ impl Filesystem for Ntfs {
     fn model(&self, volume: u64, cluster: u64) -> crate::Result<Box<dyn Model>> {
         self.model_with(volume, cluster, super::DriverKind::Fuse)
     }
+    /// Windows' ntfs.sys gets the ntfs-3g layout. From Microsoft's NTFS
+    /// documentation (learn.microsoft.com, "Master File Table"): a file
+    /// record segment per file, 1 KiB on the volumes Windows formats, data
+    /// resident in it while it fits (about 700 bytes of a 1 KiB record),
+    /// directory indexes in 4 KiB index buffers. Assumed equal to ntfs-3g,
+    /// not checked against a volume Windows filled: the size of a file's
+    /// record and of its $I30 entries (no 8.3 short names: Windows 8 and
+    /// later create none on volumes other than the system drive), the
+    /// resident limit, how an index grows, and that an MFT record costs
+    /// space only as the MFT grows. Not modelled: the MFT zone Windows keeps
+    /// free beside the MFT (12.5 % of the volume, given to files last),
+    /// which changes where data goes, not how much.
     fn model_with(
         &self,
         volume: u64,

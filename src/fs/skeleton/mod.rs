@@ -45,6 +45,7 @@ pub const INFO: FsInfo = FsInfo {
         kernel_modules: &["skeletonfs"],
         // Or Some(FuseDriver { program, args, slow }) for a FUSE driver.
         fuse: None,
+        windows: None,
     },
     // Options worth comparing in bench and crash runs; `sync` always.
     mount_options: &["sync", "dirsync"],

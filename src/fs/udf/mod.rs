@@ -263,6 +263,7 @@ pub const INFO: FsInfo = FsInfo {
         kernel: Some("udf"),
         kernel_modules: &["udf"],
         fuse: None,
+        windows: None,
     },
     mount_options: &["sync"],
     // udisks2 data/builtin_mount_options.conf `udf_defaults`.

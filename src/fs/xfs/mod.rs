@@ -356,6 +356,7 @@ pub const INFO: FsInfo = FsInfo {
         kernel: Some("xfs"),
         kernel_modules: &["xfs"],
         fuse: None,
+        windows: None,
     },
     // wsync: namespace changes are synchronous (like dirsync).
     mount_options: &["sync", "wsync"],

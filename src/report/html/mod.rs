@@ -44,21 +44,9 @@ fn flag_meaning(f: &str) -> &'static str {
     }
 }
 
-/// A command line as one would type it again.
+/// A command line as one would type it again (POSIX-quoted).
 fn shell_line(args: &[String]) -> String {
-    args.iter()
-        .map(|a| {
-            if !a.is_empty()
-                && a.chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "-_./:=,+@%".contains(c))
-            {
-                a.clone()
-            } else {
-                format!("'{}'", a.replace('\'', "'\\''"))
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
+    crate::format::quote::join(args)
 }
 
 const CSS: &str = r#"

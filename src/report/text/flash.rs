@@ -5,7 +5,19 @@ use crate::flash::Profile;
 use crate::units::iec;
 use std::fmt::Write;
 
-pub fn profiles(all: &[Profile]) -> String {
+/// What the columns of the profiles table mean.
+const LEGEND: &str = "
+FAMILY     au: a few allocation units open at a time (sticks, older cards);
+           paged: page-mapped with a fast write cache (SSDs, A1/A2 cards)
+AU, PAGE   allocation unit (erase block) and write page: a smaller write costs a whole page
+OPEN       AUs open at once for linear / for out-of-order writes
+Pw MB/s    write speed into an open AU (paged: into the cache)
+Pm MB/s    speed of moving data when an AU is closed (paged: writing once the cache is full)
+READ       read speed, MB/s; TRANSPORT: how the host talks to it
+A profile is a class of device, not your stick.
+";
+
+pub fn profiles(all: &[Profile], sources: bool) -> String {
     let mut rows = vec![[
         "PROFILE",
         "FAMILY",
@@ -34,7 +46,15 @@ pub fn profiles(all: &[Profile]) -> String {
         ]);
     }
     let mut o = crate::report::columns(&rows, |i| i < 2 || i == 8);
-    let _ = writeln!(o, "\nOPEN: AUs open for linear/random writes. A profile is a class of device, not your stick.");
+    o += LEGEND;
+    if !sources {
+        o.push('\n');
+        for p in all {
+            let _ = writeln!(o, "{}: {}", p.name, p.summary);
+        }
+        o += "\nWhere each figure comes from: fsfit bench --list-profiles --sources\n";
+        return o;
+    }
     for p in all {
         let _ = writeln!(o, "\n{}: {}", p.name, p.summary);
         for (k, v) in &p.sources {

@@ -8,4 +8,185 @@ pub mod flash;
 pub mod info;
 pub mod usage;
 
-pub use crate::units::count;
+pub use crate::units::{count, count_as};
+
+/// The columns text output wraps to: the terminal's, or 100 when stdout
+/// is not a terminal (a file, a pipe, a test).
+pub fn width() -> usize {
+    use std::io::IsTerminal;
+    if std::io::stdout().is_terminal() {
+        if let Some((terminal_size::Width(w), _)) = terminal_size::terminal_size() {
+            return usize::from(w).max(40);
+        }
+    }
+    100
+}
+
+/// Every line of `text` longer than `width` columns broken at spaces, its
+/// continuation indented two more than the line; shorter lines as they
+/// are. A shell command is never broken (it must paste whole): a trailing
+/// `   # comment` or `   (note)` moves above it, a `Label: command` line puts the command
+/// on the next line; a command still too long continues on the next
+/// lines after a ` \`.
+pub fn wrap(text: &str, width: usize) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / 16);
+    for line in text.split_inclusive('\n') {
+        let (body, end) = match line.strip_suffix('\n') {
+            Some(b) => (b, "\n"),
+            None => (line, ""),
+        };
+        let mut lines = Vec::new();
+        wrap_line(body, width, &mut lines);
+        out += &lines.join("\n");
+        out += end;
+    }
+    out
+}
+
+/// What a printed command starts with (fsfit's own, and the steps advise
+/// and format print for Linux, Windows and macOS).
+const COMMANDS: &[&str] = &[
+    "sudo ",
+    "fsfit ",
+    "printf ",
+    "lsblk ",
+    "format ",
+    "diskutil ",
+    "newfs",
+    "mkfs",
+];
+
+fn is_command(s: &str) -> bool {
+    COMMANDS.iter().any(|c| s.starts_with(c))
+}
+
+fn wrap_line(line: &str, width: usize, out: &mut Vec<String>) {
+    if line.chars().count() <= width {
+        out.push(line.to_string());
+        return;
+    }
+    let indent = line.len() - line.trim_start_matches(' ').len();
+    let (pad, body) = line.split_at(indent);
+    if is_command(body) {
+        let note = body.split_once("   # ").map(|(c, n)| (c, format!("# {n}")));
+        match note.or_else(|| body.split_once("   (").map(|(c, n)| (c, format!("({n}")))) {
+            Some((cmd, note)) => {
+                out.push(format!("{pad}{note}"));
+                continued(pad, cmd.trim_end(), width, out);
+            }
+            None => continued(pad, body, width, out),
+        }
+        return;
+    }
+    if let Some((label, cmd)) = labelled_command(body) {
+        out.push(format!("{pad}{label}"));
+        wrap_line(&format!("{pad}    {cmd}"), width, out);
+        return;
+    }
+    let hang = " ".repeat(indent + 2);
+    let mut current = pad.to_string();
+    let mut fresh = true;
+    for word in body.split_whitespace() {
+        let len = current.chars().count();
+        if !fresh && len + 1 + word.chars().count() > width {
+            out.push(std::mem::replace(&mut current, hang.clone()));
+            fresh = true;
+        }
+        if !fresh {
+            current.push(' ');
+        }
+        current += word;
+        fresh = false;
+    }
+    out.push(current);
+}
+
+/// A POSIX command longer than `width` on several lines joined by ` \`
+/// (pasted, the shell reads one command), broken only at spaces outside
+/// quotes; Windows' `format` line (whose shells continue lines otherwise)
+/// stays whole.
+fn continued(pad: &str, cmd: &str, width: usize, out: &mut Vec<String>) {
+    if cmd.starts_with("format ") || pad.len() + cmd.chars().count() <= width {
+        out.push(format!("{pad}{cmd}"));
+        return;
+    }
+    let mut words = Vec::new();
+    let (mut start, mut quote) = (0, None);
+    for (i, c) in cmd.char_indices() {
+        match (quote, c) {
+            (None, '\'' | '"') => quote = Some(c),
+            (Some(q), c) if c == q => quote = None,
+            (None, ' ') => {
+                if i > start {
+                    words.push(&cmd[start..i]);
+                }
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    words.push(&cmd[start..]);
+    let mut current = pad.to_string();
+    for (i, w) in words.iter().enumerate() {
+        let fresh = current.trim().is_empty();
+        if !fresh && current.chars().count() + 1 + w.chars().count() + 2 > width {
+            out.push(format!("{current} \\"));
+            current = format!("{pad}    ");
+        } else if i > 0 {
+            current.push(' ');
+        }
+        current += w;
+    }
+    out.push(current);
+}
+
+/// `Windows: format X: ...`, `or in one line: sudo fsfit ...`: the label
+/// (with its colon) and the command after it.
+fn labelled_command(body: &str) -> Option<(&str, &str)> {
+    let mut from = 0;
+    while let Some(i) = body[from..].find(": ") {
+        let at = from + i;
+        let rest = body[at + 2..].trim_start();
+        if is_command(rest) {
+            return Some((&body[..=at], rest));
+        }
+        from = at + 2;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::wrap;
+
+    #[test]
+    fn prose_wraps_with_a_hanging_indent_and_short_lines_stay() {
+        let text = "  - one two three four five six\nshort\n";
+        assert_eq!(
+            wrap(text, 16),
+            "  - one two\n    three four\n    five six\nshort\n"
+        );
+        assert_eq!(wrap("a  b   c\n", 100), "a  b   c\n");
+    }
+
+    #[test]
+    fn commands_are_never_broken() {
+        let cmd = "    sudo wipefs -a /dev/sdX   # erase old signatures\n";
+        assert_eq!(
+            wrap(cmd, 30),
+            "    # erase old signatures\n    sudo wipefs -a /dev/sdX\n"
+        );
+        let line = "  Windows: format X: /FS:exFAT /A:128K /Q /V:DATA\n";
+        assert_eq!(
+            wrap(line, 40),
+            "  Windows:\n      format X: /FS:exFAT /A:128K /Q /V:DATA\n"
+        );
+        let long = "sudo fsfit format /dev/sdX --label 'My Data'";
+        assert_eq!(
+            wrap(long, 24),
+            "sudo fsfit format \\\n    /dev/sdX --label \\\n    'My Data'"
+        );
+        let windows = "format X: /FS:exFAT /A:128K /Q /V:DATA";
+        assert_eq!(wrap(windows, 20), windows);
+    }
+}

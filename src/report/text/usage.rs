@@ -43,8 +43,11 @@ pub fn matrix(r: &UsageReport) -> String {
                     .iter()
                     .find(|c| c.fs == f && c.cluster_bytes == cl)
                 {
-                    Some(c) if c.fits => format!("{:+.1} %", c.overhead_pct),
-                    Some(c) => format!("{:+.1} %!", c.overhead_pct),
+                    Some(c) => match overhead_cell(&r.tree, c, 1) {
+                        Ok(p) if c.fits => p,
+                        Ok(p) => format!("{p}!"),
+                        Err(_) => "—".to_string(),
+                    },
                     None => "-".to_string(),
                 },
             );
@@ -54,7 +57,8 @@ pub fn matrix(r: &UsageReport) -> String {
     o.push_str(&crate::report::columns(&cells, |i| i == 0));
     let _ = writeln!(
         o,
-        "\n! does not fit (or cannot be mounted)   - not planned or not possible at this size"
+        "\n! does not fit (or cannot be mounted)   - not planned or not possible at this size\n\
+         — no percentage: under 64 KiB to store, or less on disk than the data (sparse files)"
     );
     refused(&mut o, r);
     top(&mut o, r);
@@ -106,10 +110,12 @@ fn header(r: &UsageReport) -> String {
         thousands(t.apparent_bytes)
     );
     if t.errors > 0 {
+        // The warnings went to stderr: with stdout redirected they are not
+        // "above", so say where they are.
         let _ = writeln!(
             o,
-            "      {} entries could not be read (see the warnings above)",
-            t.errors
+            "      {} could not be read: the warnings are on stderr, one line each",
+            super::count_as(t.errors, "entry", "entries")
         );
     }
     if r.skipped_mounts > 0 {
@@ -160,6 +166,7 @@ fn configs(o: &mut String, r: &UsageReport) {
         "FITS",
     ];
     let mut cells: Vec<Vec<String>> = vec![header.iter().map(|s| s.to_string()).collect()];
+    let mut dashes: Vec<&str> = Vec::new();
     for c in &rows {
         let mark = match (c.default_cluster, c.exact) {
             (true, true) => "*",
@@ -183,13 +190,21 @@ fn configs(o: &mut String, r: &UsageReport) {
             iec(c.tree_bytes),
             iec(c.slack_bytes),
             iec(c.metadata_bytes),
-            format!("{:+.2} %", c.overhead_pct),
+            overhead_cell(t, c, 2).unwrap_or_else(|why| {
+                if !dashes.contains(&why) {
+                    dashes.push(why);
+                }
+                "—".to_string()
+            }),
             iec(c.free_bytes),
             fits,
         ]);
     }
     let last = header.len() - 1;
     o.push_str(&crate::report::columns(&cells, |i| i < 2 || i == last));
+    for why in dashes {
+        let _ = writeln!(o, "— {why}");
+    }
     let _ = writeln!(
         o,
         "\n* the cluster mkfs picks by default   ~ modelled, not checked against real volumes"
@@ -207,7 +222,7 @@ fn configs(o: &mut String, r: &UsageReport) {
         let _ = writeln!(o, "Drivers modelled: {}", drivers.join(", "));
     }
     notes_under_the_table(o, &rows);
-    free_space_note(o);
+    free_space_note(o, &rows);
 }
 
 /// What the table's FITS and APPARENT columns stand for, config by config:
@@ -234,13 +249,32 @@ fn notes_under_the_table(o: &mut String, rows: &[&crate::usage::ConfigReport]) {
     }
 }
 
-/// Which free space `free` and `fits` count.
-fn free_space_note(o: &mut String) {
-    let _ = writeln!(
+/// Which free space `free` and `fits` count; the part on blocks kept back
+/// for root only where a filesystem shown has them (its mkfs takes `-m`).
+fn free_space_note(o: &mut String, rows: &[&crate::usage::ConfigReport]) {
+    let _ = write!(
         o,
-        "Free space: statvfs f_bfree, every free block of the fresh volume; a user's copy can\n\
-         fill all of it as fsfit formats ext4 (mkfs.ext4 -m 0: nothing kept back for root)"
+        "Free space: statvfs f_bfree, every free block of the fresh volume"
     );
+    let mut kept_none: Vec<String> = Vec::new();
+    for c in rows {
+        let argv = crate::fs::by_name(&c.fs).and_then(|f| f.mkfs(c.cluster_bytes));
+        let Some(argv) = argv.filter(|a| a.windows(2).any(|w| w[0] == "-m" && w[1] == "0")) else {
+            continue;
+        };
+        let what = format!("{} ({} -m 0: nothing kept back for root)", c.fs, argv[0]);
+        if !kept_none.contains(&what) {
+            kept_none.push(what);
+        }
+    }
+    if !kept_none.is_empty() {
+        let _ = write!(
+            o,
+            "; a user's copy can fill all of it as fsfit formats {}",
+            kept_none.join(", ")
+        );
+    }
+    o.push('\n');
 }
 
 /// Refused configs, one line per filesystem when none of its sizes works.
@@ -302,8 +336,13 @@ fn findings(o: &mut String, r: &UsageReport) {
                 any = true;
             }
             let _ = writeln!(o, "  {}: {what}: {}", names.join(", "), thousands(n));
-            for p in c.problem_examples.get(k.key()).into_iter().flatten() {
+            let examples = c.problem_examples.get(k.key());
+            for p in examples.into_iter().flatten() {
                 let _ = writeln!(o, "      {}", shorten(&p.escape_debug().to_string(), 100));
+            }
+            let shown = examples.map_or(0, |e| e.len() as u64);
+            if shown > 0 && n > shown {
+                let _ = writeln!(o, "      … {} more", thousands(n - shown));
             }
         }
     }
@@ -313,6 +352,34 @@ fn findings(o: &mut String, r: &UsageReport) {
             "\nCompatibility: no problems found for these filesystems."
         );
     }
+}
+
+/// Under this much data to store, a percentage measures a cluster's and
+/// the metadata's fixed cost, not the data (a 100-byte file alone once
+/// showed +1170185.71 %).
+const PCT_FLOOR: u64 = 64 << 10;
+
+/// The overhead as the text prints it, or why a percentage would mean
+/// nothing there (the JSON keeps the number).
+fn overhead_cell(
+    t: &crate::scan::TreeCounts,
+    c: &crate::usage::ConfigReport,
+    digits: usize,
+) -> Result<String, &'static str> {
+    let stored = t.apparent_bytes - c.cannot_store_bytes.min(t.apparent_bytes);
+    if stored < PCT_FLOOR && t.apparent_bytes > 0 {
+        return Err(
+            "under 64 KiB of data to store: a percentage would measure a cluster's \
+                    and the metadata's fixed cost, not the data; ON DISK is the figure",
+        );
+    }
+    if c.overhead_pct < 0.0 {
+        return Err(
+            "less on disk than the data's apparent size: sparse files' holes are \
+                    not written; ON DISK is the figure",
+        );
+    }
+    Ok(format!("{:+.digits$} %", c.overhead_pct))
 }
 
 /// A path cut in the middle to at most `max` characters for the terminal

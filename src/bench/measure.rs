@@ -1,0 +1,575 @@
+//! The measuring loop every target shares: each selected workload run
+//! `repeat` times in a folder, cold before its read and scan phases, timed
+//! with its durable writes inside, read back once, and summarized with the
+//! honesty flags. The runner (Linux: formatted volumes, `--dir`) and the
+//! Windows `--dir` run (bench/windows.rs) both measure through it; only how
+//! a phase is made cold ([`Cold`]) differs by system.
+
+use super::counters::{self, DiskStat};
+use super::results::*;
+use super::stats;
+use super::workloads::{self, Ctx, Data, Phase, Workload};
+use crate::cancel;
+use crate::{Error, Result};
+use std::path::Path;
+use std::time::Instant;
+
+#[cfg(target_os = "linux")]
+use super::flash::Sim;
+#[cfg(target_os = "linux")]
+use crate::device::mount::Mounted;
+
+/// No block trace to replay off Linux: `--flash` is refused before a run,
+/// so no value of this type ever exists there.
+#[cfg(not(target_os = "linux"))]
+pub enum Sim {}
+
+#[cfg(not(target_os = "linux"))]
+impl Sim {
+    fn start(&self) -> Result<()> {
+        match *self {}
+    }
+
+    fn finish(&mut self, _: (), _: &mut Run, _: crate::flash::Overlap) -> Result<()> {
+        match *self {}
+    }
+}
+
+/// The seed of the content every run writes and reads back.
+pub const DATA_SEED: u64 = 0x000f_5f17;
+
+/// What every config's runs share: the workloads, their scale and repeats.
+pub struct Runs<'a> {
+    pub workloads: &'a [&'static dyn Workload],
+    pub scale: f64,
+    /// Grow each family's scale until one run takes this long (0: off).
+    pub min_seconds: f64,
+    pub repeat: u32,
+    /// More runs than `repeat` while a figure's spread has not settled
+    /// (`--quick`); None: exactly `repeat`.
+    pub settle: Option<super::settle::Settle>,
+}
+
+impl Runs<'_> {
+    /// Bytes the target must hold for these workloads at this scale.
+    pub fn space_needed(&self) -> u64 {
+        let need = self
+            .workloads
+            .iter()
+            .map(|w| w.space_needed(self.scale))
+            .max()
+            .unwrap_or(0);
+        // Room for metadata, slack at big clusters and the filesystem's own share.
+        need + need / 3 + (256 << 20)
+    }
+}
+
+/// What the report's `error` says for an error: an interruption is
+/// "interrupted" there (the JSON field's text since the first release).
+pub fn report_text(e: &Error) -> String {
+    match e {
+        Error::Interrupted => "interrupted".to_string(),
+        e => e.to_string(),
+    }
+}
+
+/// The progress display: one bar over every run of every config.
+pub fn progress(quiet: bool, total: u64) -> indicatif::ProgressBar {
+    if quiet {
+        return indicatif::ProgressBar::hidden();
+    }
+    let pb = indicatif::ProgressBar::new(total);
+    pb.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{bar:30} {pos}/{len} runs  {elapsed_precise}  {msg}",
+        )
+        .unwrap(),
+    );
+    pb
+}
+
+/// Everything measured around one timed run.
+fn measure(
+    w: &dyn Workload,
+    ctx: &mut Ctx,
+    counters_path: Option<&Path>,
+    daemon: Option<u32>,
+    sim: Option<&mut Sim>,
+) -> Result<(Run, workloads::Outcome)> {
+    let tracer = sim.as_ref().map(|s| s.start()).transpose()?;
+    let disk0 = counters_path.and_then(counters::read_stat);
+    let ru0 = counters::rusage();
+    let d0 = daemon.and_then(counters::process_cpu);
+    ctx.ops = 0;
+    let sc0 = counters::syscalls();
+    let t0 = Instant::now();
+    let out = w.run(ctx)?;
+    let seconds = t0.elapsed().as_secs_f64();
+    let sc1 = counters::syscalls();
+    let ru = counters::rusage().since(&ru0);
+    let disk1 = counters_path.and_then(counters::read_stat);
+    let d1 = daemon.and_then(counters::process_cpu);
+    let disk = match (disk0, disk1) {
+        (Some(a), Some(b)) => DiskStat {
+            read_bytes: b.read_bytes.saturating_sub(a.read_bytes),
+            write_bytes: b.write_bytes.saturating_sub(a.write_bytes),
+        },
+        _ => DiskStat::default(),
+    };
+    let daemon_cpu_s = match (d0, d1) {
+        (Some(a), Some(b)) => Some((b.0 + b.1) - (a.0 + a.1)),
+        _ => None,
+    };
+    Ok((
+        Run {
+            seconds,
+            device_read_bytes: disk.read_bytes,
+            device_write_bytes: disk.write_bytes,
+            cpu_user_s: ru.user_s,
+            cpu_sys_s: ru.sys_s,
+            ctx_voluntary: ru.ctx_voluntary,
+            ctx_involuntary: ru.ctx_involuntary,
+            ops: ctx.ops,
+            syscalls_read: sc0.zip(sc1).map(|(a, b)| b.0.saturating_sub(a.0)),
+            syscalls_write: sc0.zip(sc1).map(|(a, b)| b.1.saturating_sub(a.1)),
+            daemon_cpu_s,
+            mount_read_bytes: None,
+            extents: out.extents,
+            trace_cpu_s: None,
+            simulated: Vec::new(),
+        },
+        out,
+    ))
+    .and_then(|(mut run, out)| {
+        if let (Some(s), Some(t)) = (sim, tracer) {
+            s.finish(t, &mut run, w.kind().overlap)?;
+        }
+        Ok((run, out))
+    })
+}
+
+/// The honesty checks on a workload's runs.
+pub fn flags_for(
+    phase: Phase,
+    bytes: u64,
+    runs: &[Run],
+    have_counters: bool,
+    cv_pct: f64,
+) -> Vec<String> {
+    let mut flags = Vec::new();
+    if !have_counters {
+        flags.push("no-device-counters".to_string());
+    } else {
+        // Judged on the phase's own device reads, during its own timing:
+        // what the remount before it read (mount_read_bytes) is metadata or
+        // readahead the phase then finds cached, not a cold read of its own.
+        let suspect = match phase {
+            Phase::Read => {
+                bytes > 0
+                    && runs
+                        .iter()
+                        .any(|r| (r.device_read_bytes as f64) < 0.9 * bytes as f64)
+            }
+            Phase::Scan => runs.iter().any(|r| r.device_read_bytes == 0),
+            _ => false,
+        };
+        if suspect {
+            flags.push("cache-suspect".to_string());
+        }
+        if phase == Phase::Write
+            && runs
+                .iter()
+                .any(|r| (r.device_write_bytes as f64) < 0.9 * bytes as f64)
+        {
+            flags.push("write-not-durable".to_string());
+        }
+    }
+    if cv_pct > 10.0 {
+        flags.push("high-cv".to_string());
+    }
+    flags
+}
+
+/// How a config's read, scan and dupsearch phases are made cold.
+pub enum Cold<'a> {
+    /// Unmount (the filesystem's caches go), flush the device's buffer cache,
+    /// mount again.
+    #[cfg(target_os = "linux")]
+    Remount(&'a mut Mounted),
+    /// `--dir`: syncfs, posix_fadvise and drop_caches; what it managed
+    /// ("drop_caches+fadvise", or "fadvise" when not root).
+    #[cfg(target_os = "linux")]
+    DropCaches(&'static str),
+    /// Windows `--dir`: file data is read with FILE_FLAG_NO_BUFFERING (the
+    /// workloads' reads bypass the cache); the metadata a scan reads may
+    /// still be cached, which its figures are flagged for.
+    #[cfg(windows)]
+    Unbuffered(std::marker::PhantomData<&'a ()>),
+}
+
+impl Cold<'_> {
+    /// Make the next phase cold. Returns the device bytes a remount read
+    /// (a driver's readahead at mount time), which count as cold reads.
+    fn chill(&mut self, root: &Path, counters: Option<&Path>) -> Result<Option<u64>> {
+        match self {
+            #[cfg(target_os = "linux")]
+            Cold::Remount(m) => {
+                let before = counters.and_then(counters::read_stat);
+                m.remount()?;
+                let after = counters.and_then(counters::read_stat);
+                Ok(before
+                    .zip(after)
+                    .map(|(x, y)| y.read_bytes.saturating_sub(x.read_bytes)))
+            }
+            #[cfg(target_os = "linux")]
+            Cold::DropCaches(how) => {
+                *how = super::cache::drop_caches(root);
+                Ok(None)
+            }
+            #[cfg(windows)]
+            Cold::Unbuffered(_) => {
+                let _ = (root, counters);
+                Ok(None)
+            }
+        }
+    }
+
+    /// A cold phase whose caches could only partly be dropped: `--dir` on
+    /// Linux without root (no drop_caches), a scan on Windows (the metadata
+    /// it reads cannot be evicted there).
+    fn partial(&self, phase: Phase) -> bool {
+        match self {
+            #[cfg(target_os = "linux")]
+            Cold::DropCaches(how) => {
+                *how == "fadvise" && matches!(phase, Phase::Read | Phase::Scan)
+            }
+            #[cfg(windows)]
+            Cold::Unbuffered(_) => phase == Phase::Scan,
+            #[allow(unreachable_patterns)]
+            _ => false,
+        }
+    }
+
+    /// The FUSE daemon serving the mount, for its CPU time.
+    fn daemon(&self) -> Option<u32> {
+        match self {
+            #[cfg(target_os = "linux")]
+            Cold::Remount(m) => m.daemon_pid,
+            _ => None,
+        }
+    }
+}
+
+/// Where a config's workloads run, and what watches them.
+pub struct Site<'a> {
+    pub runs: Runs<'a>,
+    pub data: &'a Data,
+    /// The device counters read around each run.
+    pub counters: Option<&'a Path>,
+    pub pb: &'a indicatif::ProgressBar,
+    /// "fs:cluster " before each progress message.
+    pub label: &'a str,
+    pub root: &'a Path,
+}
+
+impl<'a> Site<'a> {
+    pub fn ctx(&self, scale: f64) -> Ctx<'a> {
+        Ctx {
+            root: self.root,
+            scale,
+            data: self.data,
+            ops: 0,
+        }
+    }
+}
+
+/// Every selected workload, `repeat` times, measured, in `root`: cold
+/// before cold phases, read back once after the runs, the family's files
+/// removed after its last selected workload.
+pub fn run_workloads(
+    site: &Site,
+    cold: &mut Cold,
+    res: &mut ConfigResult,
+    mut sim: Option<&mut Sim>,
+) -> Result<()> {
+    let opts = &site.runs;
+    let sel = opts.workloads;
+    for (i, w) in sel.iter().enumerate() {
+        cancel::check()?;
+        let scale = if opts.min_seconds > 0.0 {
+            site.pb
+                .set_message(format!("{}{} sizing", site.label, w.name()));
+            let ctx_at = |scale: f64| site.ctx(scale);
+            size_by_time(*w, opts, site.root, site.counters, cold, &ctx_at)?
+        } else {
+            opts.scale
+        };
+        let (runs, last, mut error, stopped) =
+            repeat_runs(site, *w, scale, cold, sim.as_deref_mut())?;
+        if error.is_none() && !runs.is_empty() {
+            if let Err(e) = w.verify(&mut site.ctx(scale)) {
+                error = Some(format!("read-back check failed: {e}"));
+            }
+        }
+        let mut wr = summarize(*w, last, runs, error, site.counters.is_some());
+        if opts.settle.is_some() {
+            wr.flags.extend(super::settle::flags(
+                wr.median_seconds,
+                stopped.filter(|_| wr.cv_pct > 10.0),
+            ));
+        }
+        if scale != opts.scale {
+            wr.scale = Some(scale);
+        }
+        if cold.partial(w.phase()) {
+            wr.flags.push("cache-drop-partial".into());
+        }
+        res.workloads.push(wr);
+        // Free the family's space after its last selected workload.
+        if !sel[i + 1..].iter().any(|o| o.family() == w.family()) {
+            free_family(site, &site.ctx(scale).dir(w.family()));
+        }
+    }
+    Ok(())
+}
+
+/// `repeat` measured runs of one workload at `scale`, and more while
+/// `settle` asks for them: the runs, the last outcome, the error that
+/// stopped them (Ctrl-C is an `Err`), and why the repeats stopped.
+fn repeat_runs(
+    site: &Site,
+    w: &dyn Workload,
+    scale: f64,
+    cold: &mut Cold,
+    mut sim: Option<&mut Sim>,
+) -> Result<Repeated> {
+    let (opts, pb, root, counters) = (&site.runs, site.pb, site.root, site.counters);
+    let cold_phase = matches!(w.phase(), Phase::Read | Phase::Scan);
+    let mut runs: Vec<Run> = Vec::new();
+    let mut last = workloads::Outcome::default();
+    let started = Instant::now();
+    let mut stopped = None;
+    for rep in 0.. {
+        if rep >= opts.repeat {
+            let secs: Vec<f64> = runs.iter().map(|r| r.seconds).collect();
+            stopped = opts
+                .settle
+                .map_or(Some(super::settle::Stopped::Settled), |s| {
+                    s.next(&secs, opts.repeat, started)
+                });
+            if stopped.is_some() {
+                break;
+            }
+            // A run beyond the ones counted in the progress bar's length.
+            pb.inc_length(1);
+        }
+        pb.set_message(format!(
+            "{}{} {}/{}",
+            site.label,
+            w.name(),
+            rep + 1,
+            opts.repeat.max(rep + 1)
+        ));
+        let mut c = site.ctx(scale);
+        let mut step = || -> Result<_> {
+            w.prepare(&mut c)?;
+            let remount_read = if cold_phase {
+                cold.chill(root, counters)?
+            } else {
+                None
+            };
+            let (mut run, out) = measure(w, &mut c, counters, cold.daemon(), sim.as_deref_mut())?;
+            run.mount_read_bytes = remount_read;
+            Ok((run, out))
+        };
+        let r = step();
+        pb.inc(1);
+        match r {
+            Ok((run, out)) => {
+                runs.push(run);
+                last = out;
+            }
+            Err(e) => {
+                cancel::check()?;
+                pb.inc(u64::from(opts.repeat.saturating_sub(rep + 1)));
+                return Ok((runs, last, Some(e.to_string()), None));
+            }
+        }
+    }
+    Ok((runs, last, None, stopped))
+}
+
+/// What [`repeat_runs`] gives back.
+type Repeated = (
+    Vec<Run>,
+    workloads::Outcome,
+    Option<String>,
+    Option<super::settle::Stopped>,
+);
+
+/// Remove a workload family's folder once no later workload needs it.
+fn free_family(site: &Site, dir: &Path) {
+    if let Err(e) = std::fs::remove_dir_all(dir) {
+        if e.kind() != std::io::ErrorKind::NotFound {
+            site.pb
+                .suspend(|| eprintln!("fsfit: warning: {}: {e}", dir.display()));
+        }
+    }
+}
+
+/// The scale at which one run of `w` takes at least `--min-time` (as fio's
+/// `runtime=` and hyperfine's minimum time do): untimed runs, the first at
+/// the chosen scale (also a warm-up: the first write after mkfs or a
+/// quiesce pays for things later ones do not), then grown by what was
+/// missing, up to three tries, at most 64 times the chosen scale and as far
+/// as half the volume's free space allows.
+fn size_by_time<'a>(
+    w: &dyn Workload,
+    opts: &Runs,
+    root: &Path,
+    counters: Option<&Path>,
+    cold: &mut Cold,
+    ctx_at: &dyn Fn(f64) -> Ctx<'a>,
+) -> Result<f64> {
+    // Deletes grow only as far as a run that can be timed (--quick): their
+    // files are written untimed first, and a bigger delete lasts hardly
+    // longer when it is of fewer, larger files.
+    let want = match (w.phase(), opts.settle) {
+        (Phase::Delete, None) => return Ok(opts.scale),
+        (Phase::Delete, Some(_)) => super::settle::MIN_RUN_SECONDS.min(opts.min_seconds),
+        _ => opts.min_seconds,
+    };
+    let room = free_space(root).unwrap_or(0) / 2;
+    let mut scale = opts.scale;
+    for _ in 0..3 {
+        let mut c = ctx_at(scale);
+        let mut once = || -> Result<f64> {
+            w.prepare(&mut c)?;
+            if matches!(w.phase(), Phase::Read | Phase::Scan) {
+                cold.chill(root, counters)?;
+            }
+            let t0 = Instant::now();
+            w.run(&mut c)?;
+            Ok(t0.elapsed().as_secs_f64())
+        };
+        let t = match once() {
+            Ok(t) => t,
+            Err(e) if cancel::requested() => return Err(e),
+            // The timed runs will meet and report the same error.
+            Err(_) => return Ok(scale),
+        };
+        if t >= want {
+            break;
+        }
+        let mut grow = (want / t.max(1e-3) * 1.2).min(64.0 * opts.scale / scale);
+        while grow > 1.0 && w.space_needed(scale * grow) > room {
+            grow /= 1.5;
+        }
+        if grow < 1.05 {
+            break;
+        }
+        scale *= grow;
+    }
+    Ok(scale)
+}
+
+fn summarize(
+    w: &dyn Workload,
+    out: workloads::Outcome,
+    runs: Vec<Run>,
+    error: Option<String>,
+    have_counters: bool,
+) -> WorkloadResult {
+    let secs: Vec<f64> = runs.iter().map(|r| r.seconds).collect();
+    let s = stats::summarize(&secs).unwrap_or(stats::Summary {
+        median: 0.0,
+        min: 0.0,
+        max: 0.0,
+        cv_pct: 0.0,
+    });
+    let mut flags = flags_for(w.phase(), out.bytes, &runs, have_counters, s.cv_pct);
+    #[cfg(target_os = "linux")]
+    let simulated = super::flash::summarize(&runs, out.files, out.bytes);
+    #[cfg(not(target_os = "linux"))]
+    let simulated = Vec::new();
+    if error.is_some() {
+        flags.push("failed".into());
+    }
+    WorkloadResult {
+        name: w.name().into(),
+        files: out.files,
+        bytes: out.bytes,
+        median_seconds: s.median,
+        min_seconds: s.min,
+        max_seconds: s.max,
+        mb_per_s: stats::mb_per_s(out.bytes, s.median),
+        files_per_s: if s.median > 0.0 {
+            out.files as f64 / s.median
+        } else {
+            0.0
+        },
+        cv_pct: (s.cv_pct * 100.0).round() / 100.0,
+        scale: None,
+        flags,
+        relative_pct: None,
+        error,
+        runs,
+        simulated,
+    }
+}
+
+/// Space an unprivileged writer may still use there (f_bavail).
+#[cfg(target_os = "linux")]
+pub fn free_space(dir: &Path) -> Result<u64> {
+    let s = crate::device::statvfs(dir)?;
+    Ok(s.f_bavail * s.f_frsize)
+}
+
+#[cfg(windows)]
+pub use super::windows::free_space;
+
+/// The warnings and figures on a whole run: how many figures are noisy, and
+/// each config's speed relative to the baseline's.
+pub fn conclude(baseline: usize, report: &mut BenchReport) {
+    let figures: Vec<_> = report.results.iter().flat_map(|r| &r.workloads).collect();
+    let noisy = figures.iter().filter(|w| w.cv_pct > 10.0).count();
+    if noisy > 0 {
+        eprintln!(
+            "fsfit: warning: {noisy} of {} figures vary by more than 10 % between runs (marked ~); \
+more --repeat, or a quieter machine, would tighten them",
+            figures.len()
+        );
+    }
+    // The baseline named a planned config; it may have stopped before running.
+    if baseline < report.results.len() {
+        report.baseline = report.results[baseline].label();
+        super::relative::relate(report);
+    }
+}
+
+/// The machine the figures were measured on.
+pub fn host() -> Host {
+    Host {
+        kernel: if cfg!(windows) {
+            "windows".to_string()
+        } else {
+            std::fs::read_to_string("/proc/sys/kernel/osrelease")
+                .map(|s| s.trim().to_string())
+                .unwrap_or_default()
+        },
+        fsfit: env!("CARGO_PKG_VERSION").to_string(),
+        cpus: std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
+        lab: lab(),
+    }
+}
+
+/// Which lab VM this runs in, if any: `FSFIT_LAB` (scripts/lab/ sets it), or
+/// user-mode Linux recognised by its CPU line, so a run started by hand in
+/// the lab is labelled too.
+pub(crate) fn lab() -> Option<String> {
+    if let Some(v) = std::env::var("FSFIT_LAB").ok().filter(|v| !v.is_empty()) {
+        return Some(v);
+    }
+    let cpu = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    cpu.contains("User Mode Linux").then(|| "uml".to_string())
+}
