@@ -173,6 +173,8 @@ mod tests {
         assert!(w1 >= w0);
     }
 
+    // /proc and the clock tick are Linux's.
+    #[cfg(target_os = "linux")]
     #[test]
     fn proc_stat_with_odd_command_names() {
         let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;

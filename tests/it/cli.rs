@@ -368,6 +368,7 @@ fn usage_text(args: &[&str]) -> String {
 /// A shortened list says how many it left out; a note about ext4's
 /// root-reserved blocks appears only where ext4 is shown.
 #[test]
+#[cfg(target_os = "linux")]
 fn shortened_lists_say_how_many_more_and_notes_follow_the_filesystems_shown() {
     let t = tempfile::tempdir().unwrap();
     let links = t.path().join("links");
