@@ -427,7 +427,7 @@ mod tests {
     }
 
     fn lines(fs: &str, cluster: u64, label: &str) -> (String, String, String) {
-        lines_at(fs, cluster, label, 64 << 30)
+        lines_at(fs, cluster, label, 16 << 30)
     }
 
     /// Each system's line, from the registry and the one plan.
@@ -444,7 +444,8 @@ mod tests {
             "sudo newfs_exfat -b 32768 -v DATA /dev/diskNsM   \
              (diskutil eraseVolume ExFAT DATA diskNsM picks its own cluster)"
         );
-        let (linux, windows, macos) = lines("fat32", 4096, "DATA");
+        // Over 32 GiB, where the FAT32 note applies.
+        let (linux, windows, macos) = lines_at("fat32", 4096, "DATA", 64 << 30);
         assert!(
             linux.starts_with("sudo mkfs.fat -F 32 -s 8 -a -R "),
             "{linux}"

@@ -86,6 +86,13 @@ pub struct AdviseArgs {
     #[arg(help_heading = "Measure with", long, value_name = "FILE.json")]
     pub crash: Vec<PathBuf>,
 
+    /// With --flash (or the default profile): rank by the synthetic copy
+    /// (each file written whole, then one metadata block) instead of copying
+    /// a sample of your files onto each candidate under trace. Quick, but it
+    /// orders only clusters within a filesystem.
+    #[arg(help_heading = "Measure with", long, conflicts_with_all = ["device", "image", "bench"])]
+    pub synthetic: bool,
+
     /// How the candidates are mounted when measured: server, desktop or
     /// windows-write-through (an approximation of Windows' quick removal)
     /// [default: the one --for implies, and said].

@@ -53,6 +53,8 @@ pub struct Options {
     pub format: Option<(PathBuf, Option<String>, bool)>,
     /// `--mount-policy`, else the one `--for` implies.
     pub mount_policy: advise::Policy,
+    /// `--synthetic`: no traced copy of a sample, even where one could run.
+    pub synthetic: bool,
 }
 
 /// The `--for` systems, each known by name.
@@ -122,6 +124,7 @@ impl Options {
             json: a.json.clone(),
             measured_on,
             drive: a.drive.clone(),
+            synthetic: a.synthetic,
             format,
         })
     }
@@ -400,7 +403,12 @@ fn simulate(
     let Some((profile, _)) = &opts.drive else {
         return Ok(None);
     };
-    if let Some(why) = advise::traced::unavailable(o.walk.manifest.is_some()) {
+    let why_not = if o.synthetic {
+        Some("--synthetic asked for the quick estimate".to_string())
+    } else {
+        advise::traced::unavailable(o.walk.manifest.is_some())
+    };
+    if let Some(why) = why_not {
         return Ok(Some(advise::Simulation::synthetic(
             &profile.name,
             &o.mount_policy,

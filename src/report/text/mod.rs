@@ -71,7 +71,7 @@ fn wrap_line(line: &str, width: usize, out: &mut Vec<String>) {
         let note = body.split_once("   # ").map(|(c, n)| (c, format!("# {n}")));
         match note.or_else(|| body.split_once("   (").map(|(c, n)| (c, format!("({n}")))) {
             Some((cmd, note)) => {
-                out.push(format!("{pad}{note}"));
+                note_above(pad, &note, width, out);
                 continued(pad, cmd.trim_end(), width, out);
             }
             None => continued(pad, body, width, out),
@@ -99,6 +99,18 @@ fn wrap_line(line: &str, width: usize, out: &mut Vec<String>) {
         fresh = false;
     }
     out.push(current);
+}
+
+/// A command's note, moved above it, wrapped as prose; a `# comment` keeps
+/// its `#` on every line, so the block still pastes as comments.
+fn note_above(pad: &str, note: &str, width: usize, out: &mut Vec<String>) {
+    let Some(text) = note.strip_prefix("# ") else {
+        wrap_line(&format!("{pad}{note}"), width, out);
+        return;
+    };
+    let mut lines = Vec::new();
+    wrap_line(&format!("{pad}{text}"), width.saturating_sub(2), &mut lines);
+    out.extend(lines.iter().map(|l| format!("{pad}# {}", l.trim_start())));
 }
 
 /// A POSIX command longer than `width` on several lines joined by ` \`
