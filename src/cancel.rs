@@ -2,7 +2,7 @@
 //! installs, read by every long loop (bench workloads, crash states,
 //! advise's budget rounds, format's steps). A loop asks [`check`], which
 //! turns a request into [`Error::Interrupted`]: the error's kind, never its
-//! text, says the run was stopped (issue #22: no string comparison decides
+//! text, says the run was stopped (no string comparison decides
 //! control flow).
 
 use crate::{Error, Result};

@@ -9,7 +9,7 @@ pub const FLASH_MIN_CLUSTER: u64 = 4096;
 /// Where the speed curve comes from, shown beside every assumed figure.
 pub const SOURCE: &str = "the curve of one drive's measurements: exFAT on a WD SN570 NVMe SSD in a USB 3.2 enclosure, a 5.3 GB file written with rsync, median of 3";
 
-/// Seed 000's medians (cluster bytes, MB/s): 0.5K 92, 4K 309, 8K 333,
+/// The exFAT cluster-size measurements' medians (cluster bytes, MB/s): 0.5K 92, 4K 309, 8K 333,
 /// 32K 360, 128K 392, 32M 437.
 const CURVE: [(u64, f64); 6] = [
     (512, 92.1),

@@ -1,5 +1,5 @@
 //! The ranking: keep the configs the named systems write and that store the
-//! tree, then weigh speed against space the way seed 000 did ("8 KiB: 338
+//! tree, then weigh speed against space the way the exFAT cluster-size measurements did ("8 KiB: 338
 //! MB/s at 10 % overhead"): the fastest config within the overhead limit,
 //! where speed is measured when it can be and assumed (and said so) when not.
 
@@ -373,7 +373,7 @@ fn score(good: &mut [Candidate], o: &Order, crash: &[Robustness]) {
 /// Tie-break: measured speeds within noise of the leader's are a tie; the
 /// tie goes to the cluster the prior favours (the larger, up to the mkfs
 /// default): small clusters cost what a write benchmark does not time
-/// (format time, allocation-table size, file-manager lag: seed 000).
+/// (format time, allocation-table size, file-manager lag, as the exFAT cluster-size measurements found).
 /// Returns the reason when it moved a candidate to the top.
 fn tie_break(good: &mut Vec<Candidate>, o: &Order, volume: u64) -> Option<String> {
     if !o.measured || good.len() < 2 {

@@ -5,7 +5,7 @@
 //!
 //! On other systems than Linux only the portable core's commands are
 //! built: usage, info, advise (without --device, --image or --format),
-//! report, completions and man (#22 item 7); on Windows also bench --dir.
+//! report, completions and man; on Windows also bench --dir.
 
 pub mod advise;
 #[cfg(any(target_os = "linux", windows))]

@@ -9,7 +9,7 @@ use crate::{Error, Result};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-/// Moved to results.rs (the reports read it on any system, #22 item 7).
+/// Moved to results.rs (the reports read it on any system).
 pub use super::results::Steps;
 
 /// What happened to one state's image; the same for every crash point

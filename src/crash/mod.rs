@@ -6,7 +6,7 @@
 //! compared with the workload's oracle and checked.
 //!
 //! The runs are Linux only; results.rs (what the reports read) and the
-//! log, states, faults and oracle logic build on every system (#22 item 7).
+//! log, states, faults and oracle logic build on every system.
 
 #[cfg(target_os = "linux")]
 pub mod check;
@@ -20,7 +20,7 @@ pub mod states;
 #[cfg(target_os = "linux")]
 pub mod workloads;
 
-/// Moved to results.rs (data the reports read, #22 item 7).
+/// Moved to results.rs (data the reports read).
 pub use results::{CrashResult, Outcomes, Report, Skipped, Worst, SCHEMA};
 
 #[cfg(target_os = "linux")]

@@ -1,6 +1,6 @@
 //! What a crash run reports, as data: the results file's types, apart from
 //! the recorder and the checker runs that produce them (Linux only), so
-//! `fsfit report` reads them on any system (#22 item 7).
+//! `fsfit report` reads them on any system.
 
 use super::faults;
 use serde::{Deserialize, Serialize};

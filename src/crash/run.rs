@@ -2,7 +2,7 @@
 //! recorder): record each config × workload, build its crash states,
 //! serve, mount, judge and tally them, and rebuild one state for
 //! `--replay`. The module is compiled on Linux only, so its items need no
-//! cfg of their own (#22 item 7).
+//! cfg of their own.
 
 use super::results::{CrashResult, Report, Skipped, Worst, SCHEMA};
 use super::{check, faults, log, oracle, recorder, states, workloads};

@@ -11,7 +11,7 @@
 //! module but the shared helpers (error, units, atomic).
 //!
 //! All of it is Linux (loop and block ioctls, mount, FUSE, /proc and /sys)
-//! but driver.rs, the registry's data, and [`have_program`] (#22 item 7).
+//! but driver.rs, the registry's data, and [`have_program`].
 
 #[cfg(target_os = "linux")]
 pub mod cleanup;

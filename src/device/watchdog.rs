@@ -2,7 +2,7 @@
 //! served device): a watchdog that aborts the FUSE connection when the
 //! cleanup of what sits on it is stuck, and a guard process that aborts it
 //! if fsfit is killed. Moved from crash/recorder.rs so device/served.rs does
-//! not import crash/ (#22); the messages still name the write recorder, as
+//! not import crash/; the messages still name the write recorder, as
 //! they did for both.
 
 use std::path::{Path, PathBuf};

@@ -1,4 +1,4 @@
-//! The managed-flash model (#18): what a USB stick or an SD card does with
+//! The managed-flash model: what a USB stick or an SD card does with
 //! the block requests a filesystem sends it.
 //!
 //! This file holds only the interface the parts share, so that they can be

@@ -1,7 +1,7 @@
 //! One directory read with `readdir` and `fstatat(dirfd, name)`, without
 //! the allocations of `std::fs::read_dir` (a `CString` per entry, an `Arc`
 //! and a copy of the path per directory): the walk does this for every
-//! entry of the tree, and malloc/free were ~10 % of its user CPU (#13).
+//! entry of the tree, and malloc/free were ~10 % of its user CPU.
 
 use super::{Entry, Kind};
 use std::ffi::{CStr, CString, OsStr, OsString};

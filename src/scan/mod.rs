@@ -199,7 +199,7 @@ pub struct Dir<'a> {
     pub rel_str: Option<&'a str>,
     /// The directory's own name (the last part of `rel`) in UTF-16 units,
     /// its byte length when it is not UTF-8; 0 for the root. Worked out
-    /// once here: NTFS's eight configs each asked for it (#13).
+    /// once here: NTFS's eight configs each asked for it.
     pub name_utf16: u32,
     /// [`Dir::may_collide`], worked out on first use.
     may_collide: std::cell::OnceCell<bool>,
@@ -269,7 +269,7 @@ impl<'a> Dir<'a> {
     /// than (exFAT's up-case table, vfat's fold and dot stripping, Windows'
     /// upper-casing agree with it on ASCII names); a directory with a
     /// non-ASCII name may always collide. Each of those rules then skips its
-    /// own search: worked out once per directory for all filesystems (#13).
+    /// own search: worked out once per directory for all filesystems.
     pub fn may_collide(&self) -> bool {
         *self
             .may_collide

@@ -708,7 +708,7 @@ fn crash_file(dir: &Path, name: &str, model: &str, fs: &str, cluster: u64, damag
     p.to_str().unwrap().to_string()
 }
 
-// `advise --crash` (#11): measured crash damage moves a config down; a
+// `advise --crash`: measured crash damage moves a config down; a
 // lying device's runs say nothing about the filesystem and are left out.
 #[test]
 fn crash_results_rank_a_damaged_filesystem_after_clean_ones() {

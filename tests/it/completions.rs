@@ -127,7 +127,7 @@ fn unknown_shell_is_bad_arguments() {
     assert_eq!(out.status.code(), Some(2));
 }
 
-/// One man page per subcommand (#20), each typeset without a warning, and
+/// One man page per subcommand, each typeset without a warning, and
 /// every fsfit-X(1) the main page names exists.
 #[cfg(target_os = "linux")]
 #[test]

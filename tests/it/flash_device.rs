@@ -1,5 +1,5 @@
 //! The emulated flash device (`fsfit emulate`) and the read-only probe
-//! (`fsfit probe`), #18 items 6, 7 and 8(c): the probe finds the AU and page
+//! (`fsfit probe`): the probe finds the AU and page
 //! size of the profile it probes through the emulated device, finds nothing
 //! on a plain loop device or image, never opens for writing; flashbench's
 //! --open-au pattern on the emulated 2-open-AU stick gives the figures of
@@ -462,7 +462,7 @@ fn copy_and_sync(dir: &std::path::Path) -> (f64, f64) {
     (t0.elapsed().as_secs_f64(), thread_cpu_seconds() - cpu0)
 }
 
-/// The replay check of #18 item 7: a workload's simulated time, from its
+/// The replay check: a workload's simulated time, from its
 /// block trace (tracefs, as `bench --flash` takes it) replayed through the
 /// profile's model, agrees with the time it took on the emulated device
 /// within 15 %. The model replays the trace of mkfs and mount first, so

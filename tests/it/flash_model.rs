@@ -1,4 +1,4 @@
-//! The managed-flash model alone (#18, validation a): the behaviours its
+//! The managed-flash model alone: the behaviours its
 //! public sources describe, checked on the model's own arithmetic.
 
 use fsfit::flash::au::sd_spec_speed;

@@ -1,4 +1,4 @@
-//! Block traces through tracefs (#18): the requests a real loop device
+//! Block traces through tracefs: the requests a real loop device
 //! received, with their offsets, lengths and kinds; the tracer's own
 //! ftrace instance is gone afterwards.
 

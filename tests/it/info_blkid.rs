@@ -684,7 +684,7 @@ fn a_whole_disk_lists_partitions_like_lsblk() {
     assert!(row.contains("NO"), "{text}");
 }
 
-// ------------------------------------------------- the cases of issue #20
+// ----------------------------------- the cases a new user tried
 
 /// Labels blkid once read otherwise: exFAT labels in non-Latin scripts,
 /// a FAT label set to "NO NAME", a FAT label whose first byte is 0xE5

@@ -361,7 +361,7 @@ fn usage_under_kernel_exfat_and_ntfs3() {
         if *fs == "exfat" {
             assert_eq!(kernel, real, "{fs}:{cluster}: kernel exfat and fsfit");
         } else {
-            // The ntfs3 model: within 0.1 % (issue #20; the ntfs-3g
+            // The ntfs3 model: within 0.1 % (the ntfs-3g
             // layout of small directories' indexes made it +0.39 % on a
             // Python library tree); the ntfs-3g model is ~9 % low here.
             // The mixed tree's large folders: +0.15 % (3 index blocks).
@@ -429,7 +429,7 @@ fn check_crash(run: &lab::Run, json: &Path, lab_name: &str, want: &[(&str, &str,
         );
         assert!(r["error"].is_null(), "{fs}: {}", r["error"]);
         let states = r["states"].as_u64().unwrap();
-        // fsfit crash judges at least 40 states per config × workload (#21).
+        // fsfit crash judges at least 40 states per config × workload.
         assert!(states >= 40, "{fs}: {states} states");
         assert!(
             r["writes"].as_u64().unwrap() > 0,
@@ -645,7 +645,7 @@ fn bench_flash_traces_kernel_vfat_udf_f2fs_in_qemu() {
 }
 
 /// Where the host has no vfat, `fsfit crash --fs fat32` skips FAT and names
-/// the lab command that crash-tests the kernel vfat users have (#21): that
+/// the lab command that crash-tests the kernel vfat users have: that
 /// command, run as printed (the lab's default modules), must work.
 #[test]
 fn fat_skip_names_a_lab_command_that_runs() {

@@ -1,5 +1,5 @@
 //! Which top-level module (`src/<module>/` or `src/<module>.rs`) may use
-//! which (issue #22): the modules stand in layers, lowest first, and code
+//! which: the modules stand in layers, lowest first, and code
 //! may only use modules in lower layers. So no two modules import each
 //! other, directly or around a loop, and a change low down never needs one
 //! high up. Each layer says why it sits where it does; a new module must be

@@ -372,7 +372,7 @@ fn unknown_format_and_missing_file_are_one_line() {
 
 /// The same rclone listing in any JSON layout (compacted onto one line as
 /// `jq -c .` does, or pretty-printed across many lines) gives the same
-/// figures as rclone's own layout (#20).
+/// figures as rclone's own layout.
 #[cfg(target_os = "linux")]
 #[test]
 fn rclone_listing_in_any_json_layout() {

@@ -1,5 +1,5 @@
 //! Every command checks where it will write (--json, --report, -o) before
-//! it works, exit 2, as bench does (#20).
+//! it works, exit 2, as bench does.
 
 use crate::common;
 

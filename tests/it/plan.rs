@@ -215,7 +215,10 @@ fn a_camera_card_gets_the_sd_layout() {
         assert!(line.contains(" --sd "), "{line}");
         // The label may stand on the line above when the two do not fit
         // the width together.
-        assert!(text.contains("or in one line:") && text.contains(line), "{text}");
+        assert!(
+            text.contains("or in one line:") && text.contains(line),
+            "{text}"
+        );
         let why = v["why"].to_string();
         assert!(why.contains("SD specification"), "{volume}: {why}");
         assert!(!text.contains("(cameras"), "the system's name once: {text}");

@@ -1,4 +1,4 @@
-//! `--volume` as people give it (#20): sizes as typed, a drive or image to
+//! `--volume` as people give it: sizes as typed, a drive or image to
 //! read the size from, nonsense refused with one line, the default said to
 //! be assumed.
 

@@ -1,4 +1,4 @@
-//! What a user reads (#20): plurals, no empty headings, counts that add
+//! What a user reads: plurals, no empty headings, counts that add
 //! up, nonsense refused with one line, an empty folder said to be empty.
 
 use crate::common;

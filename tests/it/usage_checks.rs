@@ -1,4 +1,4 @@
-//! `fsfit usage` figures that hold for every tree (#20): unreadable and
+//! `fsfit usage` figures that hold for every tree: unreadable and
 //! repeated PATHs, files a filesystem cannot store, dates FAT and exFAT
 //! cannot hold, blocks x86 cannot mount, name limits, collision pairs,
 //! long paths in the terminal.

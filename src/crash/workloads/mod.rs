@@ -2,7 +2,7 @@
 //! the oracle what it wrote and when each thing became durable. One file
 //! each, all behind [`Workload`]; adding one means adding a file here and a
 //! line to [`all`]. Before each one, the "old files" are written and synced:
-//! damage to them is seed 002's disaster.
+//! damage to them is the disaster of the exFAT-vs-UDF stick test (shared seeds).
 
 mod append;
 mod copy;

@@ -279,7 +279,7 @@ pub const INFO: FsInfo = FsInfo {
         macos: None,
     },
     robustness: "no journal on hard-disk media; few fsck tools",
-    // No UDF checker exists on Linux (udftools has none; seed 002 found none
+    // No UDF checker exists on Linux (udftools has none; the exFAT-vs-UDF stick test found none
     // on Windows either that repairs): `fsfit crash` reports that as a result.
     checker: None,
     preference: 10,
