@@ -15,6 +15,8 @@ pub mod flash;
 pub mod kinds;
 #[cfg(any(target_os = "linux", windows))]
 pub mod measure;
+#[cfg(target_os = "linux")]
+mod prepare;
 pub mod relative;
 pub mod results;
 #[cfg(target_os = "linux")]
