@@ -18,8 +18,11 @@ const SAME_SPEED: f64 = 1.10;
 
 fn candidate(c: &ConfigReport, tree: &TreeCounts) -> Candidate {
     let a = tree.apparent_bytes.max(1) as f64;
+    // Sparse files take less on disk than their size, but data "like
+    // yours" copied by a tool that fills holes would not: never more
+    // than one byte of data per free byte.
     let holds = if c.tree_bytes > 0 {
-        (c.free_bytes as f64 * a / c.tree_bytes as f64) as u64
+        (c.free_bytes as f64 * (a / c.tree_bytes as f64).min(1.0)) as u64
     } else {
         c.free_bytes
     };
@@ -522,6 +525,7 @@ fn seconds(s: f64) -> String {
 fn assumptions(usage: &UsageReport, opts: &Options, measured: bool, fill: u64) -> Vec<String> {
     let tree = &usage.tree;
     let mut assumptions = Vec::new();
+    assumptions.extend(crate::usage::sparse_note(tree));
     if let (false, Some((p, how))) = (measured, &opts.drive) {
         let method = match &opts.simulation {
             Some(s) if s.method == "traced" => {
@@ -624,13 +628,27 @@ fn why_systems(why: &mut Vec<String>, c: &Candidate, volume: u64, systems: &[&sy
 /// the limit or below the flash floor.
 fn why_space(why: &mut Vec<String>, c: &Candidate, usage: &UsageReport, fill: u64, o: &Order) {
     let (max, floor_applies) = (o.max, o.floor_applies);
+    let config = usage
+        .configs
+        .iter()
+        .find(|x| x.fs == c.fs && x.cluster_bytes == c.cluster_bytes);
+    let overhead = match config.map(|x| crate::usage::overhead_shown(&usage.tree, x)) {
+        Some(Err(why)) => format!(
+            "no overhead percentage ({})",
+            why.replace("; ON DISK is the figure", "")
+        ),
+        _ => format!("{:+.1} % overhead (limit {max} %)", c.overhead_pct),
+    };
     why.push(format!(
-        "your {} ({}) {} {} on it: {:+.1} % overhead (limit {max} %); at {} of data like yours that is {} wasted",
+        "your {} ({}) {} {} on it: {overhead}; at {} of data like yours that is {} wasted",
         crate::units::count(usage.tree.files, "file"),
         iec(usage.tree.apparent_bytes),
-        if usage.tree.files == 1 { "takes" } else { "take" },
+        if usage.tree.files == 1 {
+            "takes"
+        } else {
+            "take"
+        },
         iec(c.tree_bytes),
-        c.overhead_pct,
         iec(fill),
         iec(c.wasted_at_fill_bytes)
     ));

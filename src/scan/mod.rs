@@ -295,6 +295,19 @@ pub struct TreeCounts {
     /// Regular files by size: under 64 KiB, under 16 MiB, 16 MiB and more
     /// (what `fsfit advise` weighs the bench workloads by).
     pub by_size: [SizeClass; 3],
+    /// Sparse files (fewer bytes allocated than their length): how many,
+    /// their apparent size, and the bytes of data they hold (what a copy
+    /// that keeps holes writes). Absent from the JSON when there are none.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub sparse_files: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub sparse_apparent_bytes: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub sparse_data_bytes: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 #[derive(Clone, Copy, Debug, Default, serde::Serialize, serde::Deserialize, PartialEq, Eq)]
@@ -323,6 +336,9 @@ impl TreeCounts {
         self.errors += o.errors;
         self.non_utf8_names += o.non_utf8_names;
         self.control_char_names += o.control_char_names;
+        self.sparse_files += o.sparse_files;
+        self.sparse_apparent_bytes += o.sparse_apparent_bytes;
+        self.sparse_data_bytes += o.sparse_data_bytes;
         for (a, b) in self.by_size.iter_mut().zip(o.by_size.iter()) {
             a.files += b.files;
             a.bytes += b.bytes;
@@ -343,6 +359,11 @@ impl TreeCounts {
                 let c = &mut self.by_size[size_class(e.size)];
                 c.files += 1;
                 c.bytes += e.size;
+                if e.is_sparse() {
+                    self.sparse_files += 1;
+                    self.sparse_apparent_bytes += e.size;
+                    self.sparse_data_bytes += e.stored;
+                }
             }
             Kind::Dir => self.dirs += 1,
             Kind::Symlink => self.symlinks += 1,

@@ -45,6 +45,50 @@ pub struct Config {
     pub keeps_holes: bool,
 }
 
+/// Sparse files in a sentence: what they hold, and what a copy takes by
+/// tools that keep holes (cp, rsync -S; onto ext4, XFS, Btrfs, F2FS, NTFS
+/// under ntfs-3g) and by those that fill them (FAT, exFAT, Explorer).
+pub fn sparse_note(t: &crate::scan::TreeCounts) -> Option<String> {
+    use crate::units::iec;
+    (t.sparse_files > 0).then(|| {
+        format!(
+            "sparse files: {} ({} long, {} of data in them): a copy that keeps holes writes \
+             {}, one that fills them (FAT, exFAT, most copy tools) writes {}",
+            crate::units::thousands(t.sparse_files),
+            iec(t.sparse_apparent_bytes),
+            iec(t.sparse_data_bytes),
+            iec(t.sparse_data_bytes),
+            iec(t.sparse_apparent_bytes)
+        )
+    })
+}
+
+/// Under this much data to store, a percentage measures a cluster's and
+/// the metadata's fixed cost, not the data (a 100-byte file alone once
+/// showed +1170185.71 %).
+pub const PCT_FLOOR: u64 = 64 << 10;
+
+/// A config's overhead as a person should read it, or why a percentage
+/// would mean nothing there (too little data, or sparse files whose holes
+/// are not written); every text view (usage, advise) asks this one
+/// function, and the JSON keeps the number.
+pub fn overhead_shown(t: &crate::scan::TreeCounts, c: &ConfigReport) -> Result<f64, &'static str> {
+    let stored = t.apparent_bytes - c.cannot_store_bytes.min(t.apparent_bytes);
+    if stored < PCT_FLOOR && t.apparent_bytes > 0 {
+        return Err(
+            "under 64 KiB of data to store: a percentage would measure a cluster's \
+                    and the metadata's fixed cost, not the data; ON DISK is the figure",
+        );
+    }
+    if c.overhead_pct < 0.0 {
+        return Err(
+            "less on disk than the data's apparent size: sparse files' holes are \
+                    not written; ON DISK is the figure",
+        );
+    }
+    Ok(c.overhead_pct)
+}
+
 /// The driver that fills `fs` for `fsfit usage`: the one asked for, else
 /// the one this host would mount with (on Windows, Windows' own where it has
 /// one; on Linux its kernel's when the kernel has it, else a FUSE driver,

@@ -412,4 +412,48 @@ fn sparse_files_and_tiny_remainders_give_no_meaningless_percentages() {
     assert!(!matrix.contains('%'), "{matrix}");
     let v = usage_json(&args);
     assert!(v["configs"][0]["overhead_pct"].is_number());
+    // The sparse file is its own line: its length, the data it holds, and
+    // what each kind of copy writes.
+    assert!(
+        text.contains("sparse files: 1 (5.00 GiB long, 0 B of data in them)"),
+        "{text}"
+    );
+    assert_eq!(v["tree"]["sparse_files"], 1, "{}", v["tree"]);
+    assert_eq!(v["tree"]["sparse_apparent_bytes"], 5u64 << 30);
+}
+
+/// advise on a sparse file: no negative overhead, and data "like yours"
+/// never more than the volume holds (it said "-99.6 % overhead … at 203
+/// TiB of data like yours" on a 931 GiB volume).
+// Sparse files are seen on Linux (the Windows walk does not detect them).
+#[cfg(target_os = "linux")]
+#[test]
+fn advise_on_a_sparse_file_weighs_no_more_than_the_volume() {
+    let t = tempfile::tempdir().unwrap();
+    std::fs::File::create(t.path().join("big.img"))
+        .unwrap()
+        .set_len(5 << 30)
+        .unwrap();
+    std::fs::write(t.path().join("notes.txt"), vec![b'x'; 100_000]).unwrap();
+    let out = common::fsfit()
+        .arg("advise")
+        .arg(t.path())
+        .args(["--for", "linux", "--volume", "1TB", "--synthetic"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!text.contains("-99") && !text.contains("-100"), "{text}");
+    assert!(
+        text.contains("no overhead percentage (less on disk"),
+        "{text}"
+    );
+    assert!(text.contains("sparse files: 1"), "{text}");
+    for unit in ["TiB of data", "PiB of data", "EiB of data"] {
+        assert!(!text.contains(unit), "{unit}: {text}");
+    }
 }

@@ -141,17 +141,31 @@ fn commands(o: &mut String, cmd: &Commands, p: &DrivePlan) {
     let _ = writeln!(o, "  macOS:   {}", c.macos);
 }
 
+/// A candidate's overhead, or "—" where a percentage would mean nothing
+/// (usage::overhead_shown decides, as for usage's table).
+fn overhead(a: &Advice, c: &crate::advise::Candidate) -> String {
+    let config = a
+        .usage
+        .configs
+        .iter()
+        .find(|x| x.fs == c.fs && x.cluster_bytes == c.cluster_bytes);
+    match config.map(|x| crate::usage::overhead_shown(&a.usage.tree, x)) {
+        Some(Err(_)) => "—".to_string(),
+        _ => format!("{:+.1} %", c.overhead_pct),
+    }
+}
+
 /// The first dozen candidates, one line each with how their speed is known.
 fn candidates(o: &mut String, a: &Advice) {
     let _ = writeln!(o, "\nCandidates, best first:");
     for c in a.candidates.iter().take(12) {
         let _ = writeln!(
             o,
-            "  {:>6}:{:<5} {:>10} on disk ({:+.1} %){}{}",
+            "  {:>6}:{:<5} {:>10} on disk ({}){}{}",
             c.fs,
             short(c.cluster_bytes),
             iec(c.tree_bytes),
-            c.overhead_pct,
+            overhead(a, c),
             speed(c, a.speed_measured),
             if c.problems > 0 {
                 format!(", {}", count(c.problems, "finding"))

@@ -109,6 +109,9 @@ fn header(r: &UsageReport) -> String {
         iec(t.apparent_bytes),
         thousands(t.apparent_bytes)
     );
+    if let Some(note) = crate::usage::sparse_note(t) {
+        let _ = writeln!(o, "      {note}");
+    }
     if t.errors > 0 {
         // The warnings went to stderr: with stdout redirected they are not
         // "above", so say where they are.
@@ -354,32 +357,14 @@ fn findings(o: &mut String, r: &UsageReport) {
     }
 }
 
-/// Under this much data to store, a percentage measures a cluster's and
-/// the metadata's fixed cost, not the data (a 100-byte file alone once
-/// showed +1170185.71 %).
-const PCT_FLOOR: u64 = 64 << 10;
-
 /// The overhead as the text prints it, or why a percentage would mean
-/// nothing there (the JSON keeps the number).
+/// nothing there (decided by usage::overhead_shown).
 fn overhead_cell(
     t: &crate::scan::TreeCounts,
     c: &crate::usage::ConfigReport,
     digits: usize,
 ) -> Result<String, &'static str> {
-    let stored = t.apparent_bytes - c.cannot_store_bytes.min(t.apparent_bytes);
-    if stored < PCT_FLOOR && t.apparent_bytes > 0 {
-        return Err(
-            "under 64 KiB of data to store: a percentage would measure a cluster's \
-                    and the metadata's fixed cost, not the data; ON DISK is the figure",
-        );
-    }
-    if c.overhead_pct < 0.0 {
-        return Err(
-            "less on disk than the data's apparent size: sparse files' holes are \
-                    not written; ON DISK is the figure",
-        );
-    }
-    Ok(format!("{:+.digits$} %", c.overhead_pct))
+    crate::usage::overhead_shown(t, c).map(|p| format!("{p:+.digits$} %"))
 }
 
 /// A path cut in the middle to at most `max` characters for the terminal
