@@ -184,6 +184,9 @@ mod tests {
         assert_eq!(sy, 50.0 / hz);
     }
 
+    // process_cpu reads /proc/PID/stat: Linux only (Windows' --dir runs
+    // take their CPU time from GetProcessTimes instead).
+    #[cfg(target_os = "linux")]
     #[test]
     fn own_cpu_time_is_readable() {
         let me = std::process::id();

@@ -41,10 +41,12 @@ fn output_paths_are_checked_before_the_work() {
     }
 }
 
+#[cfg(target_os = "linux")]
 fn run_in(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
     fsfit().current_dir(dir).args(args).output().unwrap()
 }
 
+#[cfg(target_os = "linux")]
 fn is_json(out: &[u8], schema: &str) -> bool {
     serde_json::from_slice::<serde_json::Value>(out)
         .is_ok_and(|v| v["schema"] == schema || v.is_array())
@@ -53,6 +55,8 @@ fn is_json(out: &[u8], schema: &str) -> bool {
 /// `--json [FILE]` the same on every command: no value or `-` prints the
 /// JSON, a FILE is written (and the text printed), a missing folder is
 /// refused before the work, and nothing named `-` is ever left behind.
+// It makes its image with mkfs.vfat, a Linux tool.
+#[cfg(target_os = "linux")]
 #[test]
 fn json_takes_an_optional_file_on_every_command() {
     let t = tempfile::tempdir().unwrap();
@@ -126,6 +130,8 @@ fn json_takes_an_optional_file_on_every_command() {
 /// The old flag spellings keep working, with a note on stderr: `usage
 /// --json DIR` walks DIR and prints JSON (as `usage DIR --json` does),
 /// `info --json TARGET` reads TARGET.
+// It makes its image with mkfs.vfat, a Linux tool.
+#[cfg(target_os = "linux")]
 #[test]
 fn old_json_flag_spellings_still_work_with_a_note() {
     let t = tempfile::tempdir().unwrap();
@@ -158,6 +164,8 @@ fn old_json_flag_spellings_still_work_with_a_note() {
 /// stdout is not a terminal): advise once printed lines of 399 characters,
 /// usage's assumed-volume line 170, `bench --list-profiles` 41 lines over
 /// 100.
+// It makes its image with mkfs.vfat, a Linux tool.
+#[cfg(target_os = "linux")]
 #[test]
 fn every_commands_text_fits_100_columns() {
     let t = tempfile::tempdir().unwrap();
