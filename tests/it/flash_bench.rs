@@ -289,7 +289,9 @@ fn bad_flash_arguments_are_refused_with_one_line() {
             "1000",
         ],
         vec!["bench", "--flash", "usb2-stick", "--dir", "/tmp"],
-        vec!["bench", "--json"],
+        // `--json` alone prints to stdout now; a folder that is not there
+        // is refused before any work.
+        vec!["bench", "--json", "/nonexistent-fsfit-dir/x.json"],
     ] {
         let out = fsfit().args(&args).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}");
