@@ -154,6 +154,10 @@ pub struct Drivers {
     /// one: `usage --driver windows` models what it writes (the default of
     /// the Windows build).
     pub windows: Option<&'static str>,
+    /// Where the kernel driver mounted `sync` (the windows-write-through
+    /// approximation) writes measurably differently from Windows' own
+    /// write-through, what differs; None where no difference is known.
+    pub kernel_sync: Option<&'static str>,
 }
 
 /// Which kind of driver writes the copy (`fsfit usage --driver`).

@@ -124,19 +124,21 @@ pub fn options(fs: &dyn Filesystem, policy: MountPolicy, fuse: bool) -> Vec<Stri
 /// `driver` (as [`super::drivers::choose`] picked it) mounted under `policy`.
 pub fn apply(fs: &dyn Filesystem, policy: MountPolicy, driver: &Driver) -> Applied {
     let added = options(fs, policy, driver.is_fuse()).join(",");
-    let ignored = match driver {
-        Driver::Fuse { .. } if policy == MountPolicy::WindowsWriteThrough => {
-            fs.info().drivers.fuse.and_then(|f| f.sync_ignored)
-        }
-        _ => None,
+    let drivers = &fs.info().drivers;
+    let (ignored, differs) = match driver {
+        Driver::Fuse { .. } => (drivers.fuse.and_then(|f| f.sync_ignored), None),
+        Driver::Kernel { .. } => (None, drivers.kernel_sync),
     };
     let note = match (policy, ignored) {
         (MountPolicy::WindowsWriteThrough, Some(why)) => Some(format!(
             "approximates write-through, but this driver ignores sync: {why}"
         )),
-        (MountPolicy::WindowsWriteThrough, None) => {
-            Some("approximates Windows' write-through by synchronous writes".to_string())
-        }
+        (MountPolicy::WindowsWriteThrough, None) => Some(
+            std::iter::once("approximates Windows' write-through by synchronous writes")
+                .chain(differs)
+                .collect::<Vec<_>>()
+                .join("\n"),
+        ),
         _ => None,
     };
     Applied {
@@ -148,13 +150,14 @@ pub fn apply(fs: &dyn Filesystem, policy: MountPolicy, driver: &Driver) -> Appli
 
 /// How every view names a result's policy: the policy, then the options
 /// the mount used and what the policy only approximates, one item a line
-/// (text indents them under the config; HTML joins them).
+/// (text indents them under the config; HTML joins them). A note's lines
+/// are items of their own, so each fits a terminal's line.
 pub fn shown(name: &str, options: &str, note: Option<&str>) -> Vec<String> {
     let mut v = vec![format!("mount policy {name}")];
     if !options.is_empty() {
         v.push(format!("-o {}", options.trim_start_matches("-o ")));
     }
-    v.extend(note.map(str::to_string));
+    v.extend(note.into_iter().flat_map(str::lines).map(str::to_string));
     v
 }
 
@@ -227,6 +230,31 @@ mod tests {
         assert!(a.note.unwrap().contains("approximates"));
         let a = apply(exfat, MountPolicy::Server, &kernel);
         assert!(a.options.is_empty() && a.note.is_none());
+    }
+
+    #[test]
+    fn kernel_vfat_says_where_its_sync_is_not_windows_write_through() {
+        let vfat = Driver::Kernel {
+            fstype: "vfat".into(),
+            opts: String::new(),
+        };
+        let fat = crate::fs::by_name("fat32").unwrap();
+        let note = apply(fat, MountPolicy::WindowsWriteThrough, &vfat)
+            .note
+            .unwrap();
+        let lines = shown("windows-write-through", "sync", Some(&note));
+        assert_eq!(lines.len(), 4, "{lines:?}");
+        assert!(lines[3].contains("every cluster"), "{lines:?}");
+        // Indented by six under a config, each line fits 100 columns.
+        assert!(lines.iter().all(|l| l.len() + 6 <= 100), "{lines:?}");
+        assert!(apply(fat, MountPolicy::Server, &vfat).note.is_none());
+        let ext4 = crate::fs::by_name("ext4").unwrap();
+        let kernel = Driver::Kernel {
+            fstype: "ext4".into(),
+            opts: String::new(),
+        };
+        let note = apply(ext4, MountPolicy::WindowsWriteThrough, &kernel).note;
+        assert_eq!(note.unwrap().lines().count(), 1);
     }
 
     #[test]

@@ -240,6 +240,7 @@ pub const INFO: FsInfo = FsInfo {
         kernel_modules: &["btrfs"],
         fuse: None,
         windows: None,
+        kernel_sync: None,
     },
     // flushoncommit: data is written before the commit that names it.
     mount_options: &["sync", "flushoncommit"],

@@ -410,6 +410,7 @@ pub const INFO: FsInfo = FsInfo {
             sync_ignored: Some("exfat-fuse 1.3 drops -o sync"),
         }),
         windows: Some("exfat"),
+        kernel_sync: None,
     },
     mount_options: &["sync", "dirsync"],
     // udisks2 data/builtin_mount_options.conf `exfat_defaults`; exfat-fuse

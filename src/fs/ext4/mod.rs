@@ -1066,6 +1066,7 @@ pub const INFO: FsInfo = FsInfo {
         kernel_modules: &["ext4"],
         fuse: None,
         windows: None,
+        kernel_sync: None,
     },
     mount_options: &["sync", "dirsync", "data=journal", "data=writeback"],
     // udisks2 data/builtin_mount_options.conf `ext4_defaults`.

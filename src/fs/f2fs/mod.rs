@@ -419,6 +419,7 @@ pub const INFO: FsInfo = FsInfo {
         kernel_modules: &["f2fs"],
         fuse: None,
         windows: None,
+        kernel_sync: None,
     },
     // fsync_mode=strict: fsync also writes the node chain (POSIX order).
     mount_options: &["sync", "fsync_mode=strict"],

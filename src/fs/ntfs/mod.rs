@@ -613,6 +613,7 @@ pub const INFO: FsInfo = FsInfo {
             sync_ignored: None,
         }),
         windows: Some("ntfs"),
+        kernel_sync: None,
     },
     mount_options: &["sync"],
     // udisks2 data/builtin_mount_options.conf: `ntfs3_defaults` for the

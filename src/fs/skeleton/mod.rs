@@ -46,6 +46,7 @@ pub const INFO: FsInfo = FsInfo {
         // Or Some(FuseDriver { program, args, slow }) for a FUSE driver.
         fuse: None,
         windows: None,
+        kernel_sync: None,
     },
     // Options worth comparing in bench and crash runs; `sync` always.
     mount_options: &["sync", "dirsync"],

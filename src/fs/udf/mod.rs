@@ -264,6 +264,7 @@ pub const INFO: FsInfo = FsInfo {
         kernel_modules: &["udf"],
         fuse: None,
         windows: None,
+        kernel_sync: None,
     },
     mount_options: &["sync"],
     // udisks2 data/builtin_mount_options.conf `udf_defaults`.

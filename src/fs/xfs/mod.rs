@@ -357,6 +357,7 @@ pub const INFO: FsInfo = FsInfo {
         kernel_modules: &["xfs"],
         fuse: None,
         windows: None,
+        kernel_sync: None,
     },
     // wsync: namespace changes are synchronous (like dirsync).
     mount_options: &["sync", "wsync"],
