@@ -255,6 +255,12 @@ mod tests {
         };
         let note = apply(ext4, MountPolicy::WindowsWriteThrough, &kernel).note;
         assert_eq!(note.unwrap().lines().count(), 1);
+        // Every registry's difference is one line that fits under a config.
+        for f in crate::fs::all() {
+            if let Some(d) = f.info().drivers.kernel_sync {
+                assert!(!d.contains('\n') && d.len() + 6 <= 100, "{d}");
+            }
+        }
     }
 
     #[test]
