@@ -226,7 +226,8 @@ fn class10_kernel_tree_across_families() {
 /// differs. Sector 63 against sector 64 isolates the pages a 4 KiB block
 /// straddles: never cheaper. Against 1 MiB the AUs' phase changes too (the
 /// filesystem's 4 MiB-aligned structures fall 1 MiB or 31.5 KiB into an
-/// AU), and that moves the figure either way: printed for the table.
+/// AU), and on the cards with one or two open AUs that moves the figure
+/// by more than the pages do, either way: printed for the table.
 #[test]
 fn sector_63_costs_what_the_record_measured() {
     if !ready() {
@@ -262,6 +263,17 @@ fn sector_63_costs_what_the_record_measured() {
                 "{} on {p}: straddled pages cost nothing",
                 fs.label
             );
+            // On the record's class of card (4 KiB pages, a floor under a
+            // lone write) the read-modify-writes outweigh the AU phase: the
+            // record's direction. ntfs-3g's writes are long runs there, few
+            // of them start inside a page: printed, not asserted.
+            if p == "sd-2013-class10" && fs.label != "ntfs-3g" {
+                assert!(
+                    vs_1m > 1.0,
+                    "{} on {p}: sector 63 {vs_1m:.3}x 1 MiB",
+                    fs.label
+                );
+            }
         }
     }
 }
