@@ -218,6 +218,33 @@ fn filesystem_writes() -> Vec<Request> {
     out
 }
 
+/// The read-modify-write, to the microsecond: a 4 KiB write that starts
+/// 512 bytes into a page of a fresh AU covers two pages. Against the same
+/// write on the page boundary it costs one more page programmed, a merge of
+/// its first page (a small read, then a program on its own: the read
+/// latency, the page at the read speed, the write floor), the completion of
+/// its last page when the next write does not continue it (the read alone),
+/// and one page less to copy before that next write.
+#[test]
+fn a_write_across_two_pages_costs_what_the_read_modify_write_costs() {
+    let p = profile("sd-2013-class10").unwrap();
+    let q = &p.params;
+    let at = 4 * q.au_bytes;
+    let pair = |shift: u64| {
+        let t = [write(at + shift, 4096), write(at + (64 << 10), 4096)];
+        replay(&mut *p.device(), &t).device_seconds
+    };
+    let page = q.page_bytes as f64;
+    let (pw, pr, pm) = (q.write_mb_s * 1e6, q.read_mb_s * 1e6, q.move_mb_s * 1e6);
+    let old_page = q.read_latency_us * 1e-6 + page / pr;
+    let expected = page / pw + (old_page + q.write_latency_us * 1e-6) + old_page - page / pm;
+    let extra = pair(512) - pair(0);
+    assert!(
+        (extra - expected).abs() < 1e-9,
+        "extra {extra:.6} s, the mechanism says {expected:.6} s"
+    );
+}
+
 /// A partition at sector 63 against one at 1 MiB (the record: +6 % to
 /// +41 % on a Class 10 card of 2010): every 4 KiB block straddles two
 /// pages, and each page a write covers in part is read, merged and
