@@ -365,7 +365,7 @@ marked set_aside)",
         let most = all.iter().map(|w| w.runs.len()).max().unwrap_or(0);
         out.push(format!(
             "{} figures did not settle ({budget} when their time ran out, {max} at {most} runs):\n  \
-the machine's load changed between runs; a quieter moment would settle them",
+other programs shared the disk and the kernel's threads; a quieter moment would settle them",
             budget + max
         ));
     }
