@@ -610,11 +610,30 @@ fn usage_curves(fs: &str, usage: &[Named<UsageReport>]) -> UsageCurves {
                 points,
             });
         }
-        curves.over.push(Curve {
-            name: series_name(&u.label, "overhead", n),
-            style: curves.over.len(),
-            points: pts(&|c| c.overhead_pct),
-        });
+        // Only the clusters where a percentage means something (not for
+        // sparse files' unwritten holes, nor a few KiB of data).
+        let apparent = u.doc.tree.apparent_bytes;
+        let over: Vec<Point> = pts(&|c| c.overhead_pct)
+            .into_iter()
+            .filter(|p| {
+                cs.iter().any(|c| {
+                    c.cluster_bytes == p.x
+                        && crate::usage::no_percentage(
+                            apparent,
+                            c.cannot_store_bytes,
+                            c.overhead_pct,
+                        )
+                        .is_none()
+                })
+            })
+            .collect();
+        if over.len() >= 2 {
+            curves.over.push(Curve {
+                name: series_name(&u.label, "overhead", n),
+                style: curves.over.len(),
+                points: over,
+            });
+        }
     }
     curves
 }
@@ -671,6 +690,9 @@ fn usage_panels(fs: &str, slug: &str, usage: &[Named<UsageReport>]) -> Vec<Chart
         None,
     );
 
+    if over.is_empty() {
+        return vec![size_chart, wasted_chart];
+    }
     let desc = format!(
         "Size on disk over the apparent size of the files, minus 100 % (the growth in size), per cluster size. {}.",
         describe_curves(&over, &|v| format!("{} %", num(v)))
