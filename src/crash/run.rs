@@ -241,14 +241,15 @@ fn run_config(o: &Options, c: &Config, pool: &mut Vec<Slot>) -> Result<CrashResu
     Ok(res)
 }
 
-/// A one-line summary, for progress output.
+/// A short summary for progress output, on two lines that fit 100
+/// columns.
 fn one_line(r: &CrashResult) -> String {
     if let Some(e) = &r.error {
         return format!("error: {e}");
     }
     let o = &r.outcomes;
     format!(
-        "{} states ({} distinct images) in {:.1} s ({:.1}/s): {} mount as is, {} durable lost, {} old damaged, {} unrepairable",
+        "{} states ({} distinct images) in {:.1} s ({:.1}/s):\n    {} mount as is, {} durable lost, {} old damaged, {} unrepairable",
         r.states, r.images, r.seconds, r.states_per_s, o.mountable_as_is, o.durable_lost, o.old_files_damaged, o.unrepairable
     )
 }
