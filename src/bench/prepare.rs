@@ -79,12 +79,12 @@ fn image_holds(opts: &Options, need: u64, size: u64) -> Result<()> {
     if size >= need {
         return Ok(());
     }
+    // Short enough for one line of 100 columns.
     Err(Error::input(format!(
-        "the workloads at --scale {} need about {} but the image is {}: pass --size {} or a \
-         smaller --scale",
+        "the image is {}, --scale {} needs about {}: pass --size {} or a smaller --scale",
+        iec(size),
         opts.scale,
         iec(need),
-        iec(size),
         short(crate::fs::round_up(need, 1 << 30))
     )))
 }

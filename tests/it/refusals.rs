@@ -119,17 +119,17 @@ const CASES: &[(&str, &[&str], &str)] = &[
     (
         "bench: an image --size too small for the workloads",
         &["bench", "--image", "IMG", "--size", "1G", "--fs", "ext4"],
-        "need about",
+        "needs about",
     ),
     (
         "bench: a temporary image --size too small (in $TMPDIR, here the folder)",
         &["bench", "--size", "1G", "--fs", "ext4"],
-        "need about",
+        "needs about",
     ),
     (
         "bench: an image fsfit made, too small without --size",
         &["bench", "--image", "OURS", "--fs", "ext4"],
-        "need about",
+        "needs about",
     ),
     (
         "bench: --dir naming a file",
