@@ -638,7 +638,17 @@ fn check_capacity_finds_the_last_good_block_of_every_kind_of_fake() {
         ("random", "each read gives other bytes"),
     ];
     for (kind, says) in kinds {
-        for short in [4 * KIB, 128 * KIB, MIB + 4 * KIB, claims / 2] {
+        // On the 4 KiB grid but off the 1 MiB one (4 KiB, 128 KiB, 1 MiB +
+        // 4 KiB, 3 MiB - 4 KiB), 1 MiB exactly (a wrap that short passed
+        // f3probe), and half the claim.
+        for short in [
+            4 * KIB,
+            128 * KIB,
+            MIB,
+            MIB + 4 * KIB,
+            3 * MIB - 4 * KIB,
+            claims / 2,
+        ] {
             let real = claims - short;
             let backend: Box<dyn Backend> = match kind {
                 "wrap" => Box::new(Wrap::in_memory(real, claims)),
@@ -658,6 +668,10 @@ fn check_capacity_finds_the_last_good_block_of_every_kind_of_fake() {
                 "{what}: {t}"
             );
             assert!(t.contains(says), "{what}: {t}");
+            // Only what this drive was seen doing: no other kind's words.
+            for (other, words) in kinds.iter().filter(|k| k.0 != kind) {
+                assert!(!t.contains(words), "{what} told as {other}: {t}");
+            }
             assert!(!t.contains("[1/"), "{what}: a format step ran: {t}");
         }
     }
