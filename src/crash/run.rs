@@ -633,8 +633,10 @@ fn tally(
                 kind,
                 detail,
                 replay: format!(
-                    "fsfit crash --replay {} --state {id} -o {id}.img",
-                    dir.display()
+                    "fsfit crash --replay {} --state {} -o {}",
+                    crate::quote::quote(&dir.to_string_lossy()),
+                    crate::quote::quote(id),
+                    crate::quote::quote(&format!("{id}.img"))
                 ),
             }
         })

@@ -19,7 +19,6 @@ pub mod layout;
 pub mod paste;
 #[cfg(target_os = "linux")]
 pub mod plan;
-pub mod quote;
 pub use crate::fs::sd;
 #[cfg(target_os = "linux")]
 pub mod table;
@@ -182,8 +181,8 @@ fn yes_erase_names_the_image(r: &Request) -> crate::Result<()> {
     }
     Err(Error::input(format!(
         "--yes-erase {} does not name the target {}: an image needs no --yes-erase",
-        quote::quote(y),
-        quote::quote(&r.target.to_string_lossy())
+        crate::quote::quote(y),
+        crate::quote::quote(&r.target.to_string_lossy())
     )))
 }
 

@@ -46,7 +46,7 @@ fn flag_meaning(f: &str) -> &'static str {
 
 /// A command line as one would type it again (POSIX-quoted).
 fn shell_line(args: &[String]) -> String {
-    crate::format::quote::join(args)
+    crate::quote::join(args)
 }
 
 const CSS: &str = r#"
