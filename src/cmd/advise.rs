@@ -55,6 +55,8 @@ pub struct Options {
     pub mount_policy: advise::Policy,
     /// `--synthetic`: no traced copy of a sample, even where one could run.
     pub synthetic: bool,
+    /// `--verbose`: the text explains the ranking too.
+    pub verbose: bool,
 }
 
 /// The `--for` systems, each known by name.
@@ -122,6 +124,7 @@ impl Options {
             budget: a.budget.unwrap_or(DEFAULT_BUDGET),
             label: a.label.clone(),
             json: a.json.clone(),
+            verbose: a.verbose,
             measured_on,
             drive: a.drive.clone(),
             synthetic: a.synthetic,
@@ -347,9 +350,9 @@ pub fn run(o: &Options, quiet: bool) -> Result<()> {
         Some(p) if p.as_os_str() == "-" => super::print(&json)?,
         Some(p) => {
             report::write_atomic(p, json.as_bytes())?;
-            super::print_text(&report::text::advise::text(&advice))?;
+            super::print_text(&report::text::advise::text(&advice, o.verbose))?;
         }
-        None => super::print_text(&report::text::advise::text(&advice))?,
+        None => super::print_text(&report::text::advise::text(&advice, o.verbose))?,
     }
     let Some(choice) = &advice.choice else {
         return Err(Error::work(

@@ -214,8 +214,16 @@ fn every_commands_text_fits_100_columns() {
         .set_len(64 << 20)
         .unwrap();
     crate::common::run("mkfs.vfat", &[img.to_str().unwrap()]);
-    let runs: [&[&str]; 16] = [
+    let runs: [&[&str]; 17] = [
         &["advise", "photos", "--for", "camera", "--volume", "64GB"],
+        &[
+            "advise",
+            "photos",
+            "--for",
+            "car",
+            "--synthetic",
+            "--verbose",
+        ],
         &[
             "advise",
             "backup",
