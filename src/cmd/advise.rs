@@ -95,6 +95,7 @@ impl Options {
                 crate::units::iec(volume)
             )));
         }
+        label_fits_some(&systems, volume, &a.label)?;
         let format = format_target(a)?;
         #[cfg(target_os = "linux")]
         if (target.is_some() || format.is_some()) && unsafe { libc::geteuid() } != 0 {
@@ -225,6 +226,26 @@ fn check(a: &AdviseArgs) -> Result<()> {
     // `--json -` prints; a file's folder must exist before the work.
     let json_file = a.json.clone().filter(|p| p.as_os_str() != "-");
     super::output_folders_exist([&json_file])
+}
+
+/// A --label that no filesystem the --for systems use can store is refused
+/// before the walk and any measuring (it was once refused at the end, after
+/// an --image had been made and measured for 18 s); one that some can store
+/// is checked again against the choice once it is known.
+fn label_fits_some(systems: &[&System], volume: u64, label: &str) -> Result<()> {
+    let mut first = None;
+    let usable = crate::fs::all()
+        .iter()
+        .filter(|f| systems.iter().all(|s| s.uses(f.name(), volume)));
+    for f in usable {
+        match crate::format::label::check(*f, label) {
+            Ok(_) => return Ok(()),
+            Err(e) => {
+                first.get_or_insert(e);
+            }
+        }
+    }
+    first.map_or(Ok(()), Err)
 }
 
 /// A `fsfit bench --json` file, or why it is not one: read as `fsfit

@@ -142,6 +142,13 @@ const CASES: &[(&str, &[&str], &str)] = &[
         "No such file",
     ),
     (
+        "advise: a label no filesystem the systems use can store",
+        &[
+            "advise", ".", "--for", "camera", "--label", "ab/cd", "--image", "IMG", "--size", "1G",
+        ],
+        "may not hold '/'",
+    ),
+    (
         "info: a character device",
         &["info", "/dev/null"],
         "not a block device",
