@@ -690,17 +690,20 @@ fn device_fault(
 
 /// `fsfit crash --replay RUN_DIR --state ID -o IMAGE`: write one state's image.
 pub fn replay(dir: &Path, id: &str, out: &Path) -> Result<()> {
+    // --replay's folder and --state are what the user typed: a wrong one
+    // is bad input (exit 2), as an unreadable PATH is.
     let text = std::fs::read(dir.join("states.json")).map_err(|e| {
-        Error::work(format!(
+        Error::input(format!(
             "{} is not a crash run directory (no states.json): {e}",
             dir.display()
         ))
     })?;
     let all: Vec<states::State> =
-        serde_json::from_slice(&text).map_err(|e| Error::work(format!("states.json: {e}")))?;
+        serde_json::from_slice(&text).map_err(|e| Error::input(format!("states.json: {e}")))?;
     let s = all.iter().find(|s| s.id == id).ok_or_else(|| {
-        Error::work(format!(
-            "no state '{id}' in {} ({} states)",
+        Error::input(format!(
+            "no state {} in {} ({} states)",
+            crate::quote::quote(id),
             dir.display(),
             all.len()
         ))

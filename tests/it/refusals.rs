@@ -149,6 +149,16 @@ const CASES: &[(&str, &[&str], &str)] = &[
         "may not hold '/'",
     ),
     (
+        "bench: an empty device name",
+        &["bench", "--device", "", "--yes-erase", "", "--quick"],
+        "empty device name",
+    ),
+    (
+        "crash: --replay of a folder that is not a crash run",
+        &["crash", "--replay", "OLD", "--state", "p1", "-o", "IMG"],
+        "not a crash run directory",
+    ),
+    (
         "info: a character device",
         &["info", "/dev/null"],
         "not a block device",
