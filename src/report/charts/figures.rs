@@ -610,23 +610,7 @@ fn usage_curves(fs: &str, usage: &[Named<UsageReport>]) -> UsageCurves {
                 points,
             });
         }
-        // Only the clusters where a percentage means something (not for
-        // sparse files' unwritten holes, nor a few KiB of data).
-        let apparent = u.doc.tree.apparent_bytes;
-        let over: Vec<Point> = pts(&|c| c.overhead_pct)
-            .into_iter()
-            .filter(|p| {
-                cs.iter().any(|c| {
-                    c.cluster_bytes == p.x
-                        && crate::usage::no_percentage(
-                            apparent,
-                            c.cannot_store_bytes,
-                            c.overhead_pct,
-                        )
-                        .is_none()
-                })
-            })
-            .collect();
+        let over = meaningful(pts(&|c| c.overhead_pct), &cs, u.doc.tree.apparent_bytes);
         if over.len() >= 2 {
             curves.over.push(Curve {
                 name: series_name(&u.label, "overhead", n),
@@ -636,6 +620,22 @@ fn usage_curves(fs: &str, usage: &[Named<UsageReport>]) -> UsageCurves {
         }
     }
     curves
+}
+
+/// The overhead points of the clusters where a percentage means
+/// something (not for sparse files' unwritten holes, nor a few KiB of
+/// data: usage::no_percentage decides).
+fn meaningful(points: Vec<Point>, cs: &[&ConfigReport], apparent: u64) -> Vec<Point> {
+    points
+        .into_iter()
+        .filter(|p| {
+            cs.iter().any(|c| {
+                c.cluster_bytes == p.x
+                    && crate::usage::no_percentage(apparent, c.cannot_store_bytes, c.overhead_pct)
+                        .is_none()
+            })
+        })
+        .collect()
 }
 
 /// Size on disk, wasted space and overhead against cluster size.
