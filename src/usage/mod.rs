@@ -68,25 +68,60 @@ pub fn sparse_note(t: &crate::scan::TreeCounts) -> Option<String> {
 /// showed +1170185.71 %).
 pub const PCT_FLOOR: u64 = 64 << 10;
 
+/// Why a config's overhead percentage would mean nothing: too little data
+/// to store, or sparse files whose holes are not written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NoPercentage {
+    TooLittleData,
+    SparseHoles,
+}
+
+impl NoPercentage {
+    /// The CSV's `overhead_note`: a word for programs.
+    pub fn key(self) -> &'static str {
+        match self {
+            NoPercentage::TooLittleData => "too-little-data",
+            NoPercentage::SparseHoles => "sparse-holes",
+        }
+    }
+
+    /// What a person reads (text, JSON, HTML).
+    pub fn why(self) -> &'static str {
+        match self {
+            NoPercentage::TooLittleData => {
+                "under 64 KiB of data to store: a percentage would measure a cluster's and the \
+                 metadata's fixed cost, not the data; ON DISK is the figure"
+            }
+            NoPercentage::SparseHoles => {
+                "less on disk than the data's apparent size: sparse files' holes are not \
+                 written; ON DISK is the figure"
+            }
+        }
+    }
+}
+
+/// Whether an overhead percentage means anything for `apparent` bytes of
+/// which `cannot_store` are left out: the one place that decides, for
+/// every view (text, JSON, CSV, HTML).
+pub fn no_percentage(apparent: u64, cannot_store: u64, pct: f64) -> Option<NoPercentage> {
+    let stored = apparent - cannot_store.min(apparent);
+    if stored < PCT_FLOOR && apparent > 0 {
+        Some(NoPercentage::TooLittleData)
+    } else if pct < 0.0 {
+        Some(NoPercentage::SparseHoles)
+    } else {
+        None
+    }
+}
+
 /// A config's overhead as a person should read it, or why a percentage
-/// would mean nothing there (too little data, or sparse files whose holes
-/// are not written); every text view (usage, advise) asks this one
-/// function, and the JSON keeps the number.
+/// would mean nothing there; the JSON keeps the number beside the reason
+/// (`overhead_note`).
 pub fn overhead_shown(t: &crate::scan::TreeCounts, c: &ConfigReport) -> Result<f64, &'static str> {
-    let stored = t.apparent_bytes - c.cannot_store_bytes.min(t.apparent_bytes);
-    if stored < PCT_FLOOR && t.apparent_bytes > 0 {
-        return Err(
-            "under 64 KiB of data to store: a percentage would measure a cluster's \
-                    and the metadata's fixed cost, not the data; ON DISK is the figure",
-        );
+    match no_percentage(t.apparent_bytes, c.cannot_store_bytes, c.overhead_pct) {
+        Some(n) => Err(n.why()),
+        None => Ok(c.overhead_pct),
     }
-    if c.overhead_pct < 0.0 {
-        return Err(
-            "less on disk than the data's apparent size: sparse files' holes are \
-                    not written; ON DISK is the figure",
-        );
-    }
-    Ok(c.overhead_pct)
 }
 
 /// The driver that fills `fs` for `fsfit usage`: the one asked for, else
@@ -205,6 +240,10 @@ pub struct ConfigReport {
     #[serde(default)]
     pub cannot_store_bytes: u64,
     pub overhead_pct: f64,
+    /// Why `overhead_pct` means nothing here (see [`no_percentage`]):
+    /// absent where it does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overhead_note: Option<String>,
     pub fits: bool,
     /// Why a volume of this config cannot be mounted (ext4 or XFS blocks
     /// over x86's 4 KiB page): then it does not fit either.
@@ -621,6 +660,8 @@ fn row(
         metadata_bytes: sizes.metadata_bytes,
         cannot_store_bytes,
         overhead_pct: (overhead_pct * 100.0).round() / 100.0,
+        overhead_note: no_percentage(apparent, cannot_store_bytes, overhead_pct)
+            .map(|n| n.why().to_string()),
         fits: model.fits(&sizes) && found.counts.too_large == 0 && unmountable.is_none(),
         unmountable,
         exact: cfg.exact,
