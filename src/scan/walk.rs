@@ -280,3 +280,72 @@ impl<'s, 'v: 's> Here<'_, 's, 'v> {
             .push(Entry::new(l.into_name(), kind, st.size, st.mtime).with_allocated(st.allocated));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A folder large enough to be stat'ed by every thread is handed over
+    /// in readdir order (the models' "earlier name wins" depends on it),
+    /// every entry with its own size, its subfolders walked.
+    #[test]
+    fn a_large_folder_keeps_readdir_order() {
+        let d = tempfile::tempdir().unwrap();
+        let n = PARALLEL_STAT + 500;
+        for i in 0..n {
+            let p = d.path().join(format!("f{i}"));
+            if i % 100 == 0 {
+                fs::create_dir(&p).unwrap();
+                fs::write(p.join("inner"), vec![0u8; i]).unwrap();
+            } else {
+                fs::write(&p, vec![0u8; i % 300]).unwrap();
+            }
+        }
+        let seen = Mutex::new(Vec::new());
+        let visit = |dir: &Dir| {
+            let names = dir.entries.iter();
+            let names = names.map(|e| (e.name().to_os_string(), e.kind, e.size));
+            seen.lock()
+                .unwrap()
+                .push((dir.rel.to_path_buf(), names.collect()));
+        };
+        let opts = WalkOptions {
+            threads: 3,
+            cross_mounts: false,
+        };
+        let progress = AtomicU64::new(0);
+        let paths = [d.path().to_path_buf()];
+        let summary = walk(&paths, &opts, &progress, &visit).unwrap();
+        let mut seen: Vec<(PathBuf, Vec<(OsString, Kind, u64)>)> = seen.into_inner().unwrap();
+        seen.sort_by(|a, b| a.0.cmp(&b.0));
+        assert_eq!(seen.len(), 1 + n.div_ceil(100));
+        let readdir: Vec<(OsString, Kind, u64)> = fs::read_dir(d.path())
+            .unwrap()
+            .map(|e| {
+                let e = e.unwrap();
+                let md = e.metadata().unwrap();
+                let kind = if md.is_dir() { Kind::Dir } else { Kind::File };
+                let size = if md.is_dir() {
+                    seen_size(&seen[0].1, &e.file_name())
+                } else {
+                    md.len()
+                };
+                (e.file_name(), kind, size)
+            })
+            .collect();
+        assert_eq!(seen[0].0, PathBuf::new());
+        assert_eq!(seen[0].1, readdir);
+        assert_eq!(seen[1].0, PathBuf::from("f0"));
+        assert_eq!(seen[1].1.len(), 1);
+        assert_eq!(
+            summary.counts.files as usize,
+            n - n.div_ceil(100) + n.div_ceil(100)
+        );
+        assert_eq!(summary.counts.errors, 0);
+    }
+
+    /// A folder's own size (st_size) as the walk saw it.
+    fn seen_size(entries: &[(OsString, Kind, u64)], name: &std::ffi::OsStr) -> u64 {
+        entries.iter().find(|e| e.0 == name).unwrap().2
+    }
+}

@@ -688,3 +688,85 @@ fn row(
         default_cluster: cfg.fs.default_cluster(volume) == cfg.cluster,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use scan::{Entry, Kind};
+
+    /// A large folder as the walk hands it over: names that collide, that
+    /// Windows refuses, that are too long, not UTF-8 or odd in time, files
+    /// too large for FAT, a sparse one, links, subfolders.
+    fn large_folder() -> Vec<Entry> {
+        let mut v: Vec<Entry> = (0..3000u64)
+            .map(|i| {
+                let name = match i % 7 {
+                    0 => format!("File{i}.TXT"),
+                    1 => format!("file{}.txt", i - 1),
+                    2 => format!("bad:{i}?"),
+                    3 => format!("{}{i}", "é".repeat(130)),
+                    4 => format!("trailing{i}."),
+                    _ => format!("plain-{i}"),
+                };
+                let kind = match i % 11 {
+                    0 => Kind::Dir,
+                    1 => Kind::Symlink,
+                    _ => Kind::File,
+                };
+                let mtime = 315_532_700 + (i as i64) * 3_600_001;
+                Entry::new(name.into(), kind, i * 4099 % 300_000, mtime)
+            })
+            .collect();
+        v.push(Entry::new("big.iso".into(), Kind::File, 5 << 30, 0));
+        v.push(Entry::new("sparse".into(), Kind::File, 1 << 30, 0).with_allocated(8192));
+        #[cfg(unix)]
+        v.push(Entry::new(
+            std::os::unix::ffi::OsStringExt::from_vec(b"x\xff".to_vec()),
+            Kind::File,
+            1,
+            1,
+        ));
+        v
+    }
+
+    #[test]
+    fn a_large_folder_evaluated_in_parallel_counts_as_on_one_thread() {
+        for top in [None, Some(3)] {
+            let opts = UsageOptions {
+                threads: 3,
+                cross_mounts: false,
+                top,
+                appledouble: top.is_some(),
+            };
+            let (configs, _) = plan(&[], 64 << 30, None).unwrap();
+            let shape = Shape::of(&configs, &opts);
+            let eval = Eval {
+                shape: &shape,
+                configs: &configs,
+                opts: &opts,
+            };
+            let entries = large_folder();
+            assert!(entries.len() >= PARALLEL_DIR);
+            let rel = std::path::Path::new("some/folder");
+            let dir = scan::Dir::new(rel, false, &entries);
+            let mut one = shape.new_state(configs.len());
+            eval.dir(&dir, &mut one);
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(3)
+                .build()
+                .unwrap();
+            let many = pool.install(|| eval.dir_in_parallel(&dir));
+            assert_eq!(one.accs, many.accs);
+            assert_eq!(one.cannot_store, many.cannot_store);
+            assert!(one.cannot_store.iter().any(|&b| b == 5 << 30));
+            for (a, b) in one.findings.iter().zip(&many.findings) {
+                assert_eq!(a.counts, b.counts);
+                assert_eq!(a.examples, b.examples);
+            }
+            assert!(one.findings.iter().any(|f| f.counts.case_collision > 0));
+            let folders = |s: &ThreadState| format!("{:?}", s.folders);
+            assert_eq!(folders(&one), folders(&many));
+            assert_eq!(one.folders.len(), usize::from(top.is_some()));
+        }
+    }
+}
