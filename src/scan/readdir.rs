@@ -160,10 +160,16 @@ mod tests {
             let mut listed = Vec::new();
             s.list(&mut listed).unwrap();
             let mut v: Vec<Seen> = Vec::new();
-            for l in &listed {
-                let st = s.stat(l).unwrap();
-                let name = l.os_name().to_os_string();
-                v.push((name, st.kind(), st.size, st.mtime, st.dev, st.allocated));
+            for l in listed {
+                let st = s.stat(&l).unwrap();
+                v.push((
+                    l.into_name(),
+                    st.kind(),
+                    st.size,
+                    st.mtime,
+                    st.dev,
+                    st.allocated,
+                ));
             }
             v.sort_by(|a, b| a.0.cmp(&b.0));
             v
@@ -188,6 +194,12 @@ mod tests {
         std::os::unix::fs::symlink("file-that-is-not-there", d.path().join("link")).unwrap();
         let seen = ours(d.path());
         assert_eq!(seen.len(), 4);
+        // Its subfolders are opened by path, when their turn comes.
+        let mut s = DirStream::open(d.path()).unwrap();
+        let mut listed = Vec::new();
+        s.list(&mut listed).unwrap();
+        assert!(listed.iter().all(|l| s.open_child(l).is_none()));
+        assert!(listed.iter().any(|l| l.os_name() == "sub"));
         assert_eq!(seen, linux(d.path()));
         let md = std::fs::metadata(d.path()).unwrap();
         assert_eq!(dev_of(&md), dirstream::dev_of(&md));

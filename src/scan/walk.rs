@@ -285,6 +285,8 @@ impl<'s, 'v: 's> Here<'_, 's, 'v> {
 mod tests {
     use super::*;
 
+    type Seen = (OsString, Kind, u64);
+
     /// A folder large enough to be stat'ed by every thread is handed over
     /// in readdir order (the models' "earlier name wins" depends on it),
     /// every entry with its own size, its subfolders walked.
@@ -316,10 +318,10 @@ mod tests {
         let progress = AtomicU64::new(0);
         let paths = [d.path().to_path_buf()];
         let summary = walk(&paths, &opts, &progress, &visit).unwrap();
-        let mut seen: Vec<(PathBuf, Vec<(OsString, Kind, u64)>)> = seen.into_inner().unwrap();
+        let mut seen: Vec<(PathBuf, Vec<Seen>)> = seen.into_inner().unwrap();
         seen.sort_by(|a, b| a.0.cmp(&b.0));
         assert_eq!(seen.len(), 1 + n.div_ceil(100));
-        let readdir: Vec<(OsString, Kind, u64)> = fs::read_dir(d.path())
+        let readdir: Vec<Seen> = fs::read_dir(d.path())
             .unwrap()
             .map(|e| {
                 let e = e.unwrap();
@@ -345,7 +347,7 @@ mod tests {
     }
 
     /// A folder's own size (st_size) as the walk saw it.
-    fn seen_size(entries: &[(OsString, Kind, u64)], name: &std::ffi::OsStr) -> u64 {
+    fn seen_size(entries: &[Seen], name: &std::ffi::OsStr) -> u64 {
         entries.iter().find(|e| e.0 == name).unwrap().2
     }
 }
