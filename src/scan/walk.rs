@@ -105,14 +105,7 @@ pub fn walk(
         let tops = tops_ref;
         if root_dir {
             let (p, md) = &tops[0];
-            let task = Task {
-                path: p.clone(),
-                rel: PathBuf::new(),
-                is_root: true,
-                dev: dev_of(md),
-                opened: None,
-            };
-            spawn(s, shared, task);
+            spawn(s, shared, Task::top(p, md, PathBuf::new(), true));
         } else {
             // A synthetic root holding the command-line paths.
             let mut entries = Vec::new();
@@ -125,14 +118,7 @@ pub fn walk(
                     .unwrap_or_else(|| OsString::from("root"));
                 let e = entry_of(name.clone(), md);
                 if e.kind == Kind::Dir {
-                    let task = Task {
-                        path: p.clone(),
-                        rel: PathBuf::from(&name),
-                        is_root: false,
-                        dev: dev_of(md),
-                        opened: None,
-                    };
-                    spawn(s, shared, task);
+                    spawn(s, shared, Task::top(p, md, PathBuf::from(&name), false));
                 }
                 entries.push(e);
             }
@@ -183,6 +169,19 @@ struct Task {
     dev: u64,
     /// Opened by its parent's descriptor; None: opened by path.
     opened: Option<DirStream>,
+}
+
+impl Task {
+    /// A command-line path, opened by path.
+    fn top(path: &Path, md: &fs::Metadata, rel: PathBuf, is_root: bool) -> Task {
+        Task {
+            path: path.to_path_buf(),
+            rel,
+            is_root,
+            dev: dev_of(md),
+            opened: None,
+        }
+    }
 }
 
 fn spawn<'s, 'v: 's>(s: &rayon::Scope<'s>, shared: &'s Shared<'v>, task: Task) {
