@@ -1,6 +1,7 @@
 //! What the system says happened, rather than what fsfit asked for: the block
 //! device's own I/O counters, this process's CPU time and context switches,
-//! and the CPU time of a FUSE driver's daemon.
+//! the CPU time of a FUSE driver's daemon, and how long both waited for a
+//! CPU that other programs held.
 
 use std::path::{Path, PathBuf};
 
@@ -113,6 +114,63 @@ pub fn parse_proc_io(text: &str) -> Option<(u64, u64)> {
     Some((field("syscr:")?, field("syscw:")?))
 }
 
+/// Nanoseconds each thread of a process has spent runnable but waiting for
+/// a CPU, by thread id: the second field of /proc/PID/task/TID/schedstat
+/// (kept by the scheduler whenever the kernel has schedstats; zero or
+/// absent where it does not). On a busy machine this is the part of a
+/// run's wall time that other programs took, not the filesystem.
+pub fn runqueue_waits(pid: u32) -> Option<Vec<(u32, u64)>> {
+    let dir = std::fs::read_dir(format!("/proc/{pid}/task")).ok()?;
+    let mut v = Vec::new();
+    for e in dir.flatten() {
+        let Some(tid) = e.file_name().to_str().and_then(|t| t.parse().ok()) else {
+            continue;
+        };
+        let text = std::fs::read_to_string(e.path().join("schedstat")).unwrap_or_default();
+        if let Some(ns) = parse_schedstat(&text) {
+            v.push((tid, ns));
+        }
+    }
+    Some(v)
+}
+
+/// The runqueue wait (ns) of a schedstat line: "oncpu_ns wait_ns slices".
+pub fn parse_schedstat(text: &str) -> Option<u64> {
+    text.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Seconds of runqueue wait between two [`runqueue_waits`] of one process:
+/// threads that started in between count from zero, ones that ended are
+/// left out (their wait went with them).
+pub fn waited_since(before: &[(u32, u64)], after: &[(u32, u64)]) -> f64 {
+    let ns: u64 = after
+        .iter()
+        .map(|(tid, a)| {
+            let b = before.iter().find(|(t, _)| t == tid).map_or(0, |x| x.1);
+            a.saturating_sub(b)
+        })
+        .sum();
+    ns as f64 / 1e9
+}
+
+/// Seconds in which at least one task on the machine waited for a CPU
+/// since boot: the "some" total of /proc/pressure/cpu (pressure stall
+/// information; absent on kernels without it).
+pub fn cpu_pressure() -> Option<f64> {
+    parse_pressure(&std::fs::read_to_string("/proc/pressure/cpu").ok()?)
+}
+
+/// The "some" line's `total=` (microseconds), in seconds.
+pub fn parse_pressure(text: &str) -> Option<f64> {
+    let some = text.lines().find(|l| l.starts_with("some "))?;
+    let us: u64 = some
+        .split_whitespace()
+        .find_map(|f| f.strip_prefix("total="))?
+        .parse()
+        .ok()?;
+    Some(us as f64 / 1e6)
+}
+
 /// User and system CPU seconds of a process, from `/proc/PID/stat`.
 pub fn process_cpu(pid: u32) -> Option<(f64, f64)> {
     let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
@@ -171,6 +229,32 @@ mod tests {
         let (r1, w1) = syscalls().unwrap();
         assert!(r1 >= r0 + 5, "{r0} -> {r1}");
         assert!(w1 >= w0);
+    }
+
+    #[test]
+    fn schedstat_and_pressure_fields() {
+        assert_eq!(parse_schedstat("200071 121889 2\n"), Some(121_889));
+        assert_eq!(parse_schedstat("200071"), None);
+        let psi = "some avg10=7.38 avg60=2.52 avg300=7.16 total=6751675712\n\
+full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n";
+        assert_eq!(parse_pressure(psi), Some(6751.675712));
+        assert_eq!(parse_pressure("full avg10=0.00 total=5\n"), None);
+        // A thread that began in between counts from zero; one that ended
+        // is left out; a counter never goes backwards into the sum.
+        let before = [(1, 1_000_000_000), (2, 500), (3, 7)];
+        let after = [(1, 1_250_000_000), (2, 400), (4, 50_000_000)];
+        assert!((waited_since(&before, &after) - 0.3).abs() < 1e-12);
+    }
+
+    /// This thread's wait is read back, and only grows.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn own_runqueue_wait_is_readable() {
+        let me = std::process::id();
+        let a = runqueue_waits(me).unwrap();
+        assert!(!a.is_empty(), "no thread of this process has a schedstat");
+        let b = runqueue_waits(me).unwrap();
+        assert!(waited_since(&a, &b) >= 0.0);
     }
 
     // /proc and the clock tick are Linux's.

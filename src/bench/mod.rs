@@ -17,6 +17,8 @@ pub mod kinds;
 pub mod measure;
 #[cfg(target_os = "linux")]
 mod prepare;
+#[cfg(target_os = "linux")]
+mod priority;
 pub mod relative;
 pub mod results;
 #[cfg(target_os = "linux")]

@@ -35,6 +35,11 @@ pub struct BenchReport {
     /// Why the run stopped before its end (what was measured is above).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The scheduling priority the measuring ran at, when fsfit raised it
+    /// (`--quick`: other programs' work waits for the runs, not the
+    /// reverse); absent: the priority fsfit was started with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priority: Option<String>,
     /// `--flash`: the trace, the partition offset and the profiles.
     #[serde(flatten)]
     pub sim: SimInfo,
@@ -203,6 +208,11 @@ pub struct WorkloadResult {
     pub scale: Option<f64>,
     /// `cache-suspect`, `write-not-durable`, `high-cv`, `no-device-counters`, ...
     pub flags: Vec<String>,
+    /// The share of their time (percent, median) the runs the figure comes
+    /// from spent waiting for a CPU other programs held; the runs' own
+    /// `cpu_wait_s` over their `seconds`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_wait_pct: Option<f64>,
     /// This config's figure over the baseline config's, in percent (above
     /// 100: faster than the baseline), from bench/relative.rs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -256,4 +266,18 @@ pub struct Run {
     /// `--flash`: this run replayed on each profile.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub simulated: Vec<SimRun>,
+    /// Seconds the run's own tasks (fsfit's threads, the FUSE daemon's)
+    /// were runnable but waited for a CPU other programs held, from the
+    /// scheduler's per-thread schedstat. Part of `seconds`, never taken out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_wait_s: Option<f64>,
+    /// Seconds of the run in which some task on the machine waited for a
+    /// CPU (/proc/pressure/cpu "some"): how busy the machine was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_pressure_s: Option<f64>,
+    /// Why this run is not among those the figure comes from (`--quick`:
+    /// its tasks waited for a CPU for much of it, and quieter runs of the
+    /// same workload were had). Still a real run, kept here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub set_aside: Option<String>,
 }

@@ -133,6 +133,7 @@ those that do not fit will stop with \"the volume is full\"",
         results: Vec::new(),
         skipped: Vec::new(),
         error: None,
+        priority: None,
         sim: Default::default(),
     };
     let pb = measure::progress(o.quiet, (o.workloads.len() as u64) * o.repeat as u64);

@@ -34,7 +34,11 @@ pub struct BenchArgs {
 
     /// A small scale, each workload grown until one run takes --min-time
     /// (0.5 s), as far as the volume allows (with --flash: not grown, the
-    /// simulated runs last seconds already).
+    /// simulated runs last seconds already). For a busy machine: the runs
+    /// take the CPU before other programs (real-time priority), a run that
+    /// still waited for a CPU over 10 % of its time is set aside and run
+    /// again, and runs repeat until their spread settles (up to 10 runs or
+    /// 8 s a figure); the table marks the figures that did not.
     #[arg(long)]
     pub quick: bool,
 

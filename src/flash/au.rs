@@ -20,7 +20,15 @@
 //! Pages are programmed whole, so a write that covers part of a page first
 //! reads it to merge the old contents (Bergmann, LWN 428584: a write smaller
 //! than a page is a read-modify-write). That is where a partition off the
-//! page boundary pays: its 4 KiB blocks straddle two pages now and then.
+//! page boundary pays: each of its 4 KiB blocks straddles two pages, and "a
+//! cluster write that splits two pages forces the FTL to perform four
+//! internal I/O operations instead of one" (a guide to FAT layouts on NAND,
+//! quoted at theoven.org/index.php?topic=1358.0). A merged page therefore
+//! costs a small read (the read latency flashbench -a measures) and a
+//! program on its own, outside the write's stream of whole pages (the floor
+//! a lone small write pays, `write_latency`). A card keeps the last page a
+//! write left partial in its buffer: the write that continues it merges
+//! nothing; when none does, that page is completed from its old contents.
 
 use super::{profile::Params, Device, Op, Request};
 
@@ -191,12 +199,22 @@ impl AuDevice {
         self.program_merging(off, len, merged)
     }
 
-    /// As [`Self::program`], reading `merged` pages first.
+    /// As [`Self::program`], `merged` of the pages being read-modify-writes.
     fn program_merging(&mut self, off: u64, len: u64, merged: u64) -> (f64, u64) {
         let bytes = page_span(off, len, self.page);
         self.flash_written += bytes;
-        let read = (merged * self.page) as f64 * self.read_s;
-        (bytes as f64 * self.write_s + read, bytes)
+        let rmw = merged as f64 * (self.old_page_s() + self.write_latency_s);
+        (bytes as f64 * self.write_s + rmw, bytes)
+    }
+
+    /// Reading a page's old contents to merge them: a read that continues
+    /// nothing, so it pays the read latency flashbench -a measures on small
+    /// reads (the README's example: a second page costs ~150 us more). The
+    /// merged page is then programmed on its own, outside the write's
+    /// stream of whole pages, so it also pays the floor of a lone small
+    /// write (`write_latency`; [`Self::program_merging`]).
+    fn old_page_s(&self) -> f64 {
+        self.read_latency_s + self.page as f64 * self.read_s
     }
 
     /// Copy `bytes` inside the flash at Pm.
@@ -241,16 +259,20 @@ impl AuDevice {
     /// Close slot `i`: copy what was not written in this cycle (one AU copy).
     fn close(&mut self, i: usize) -> f64 {
         let o = self.open.swap_remove(i);
-        let rest = if o.random {
-            self.au.saturating_sub(o.pages_written() * self.page)
+        let (rest, partial) = if o.random {
+            (self.au.saturating_sub(o.pages_written() * self.page), false)
         } else {
-            self.au - o.wp.div_ceil(self.page) * self.page
+            let partial = o.wp % self.page != 0;
+            (self.au - o.wp.div_ceil(self.page) * self.page, partial)
         };
+        // A last page left partial in the buffer is completed from the old
+        // contents before the AU is closed.
+        let t = if partial { self.old_page_s() } else { 0.0 };
         if rest == 0 {
-            return 0.0;
+            return t;
         }
         self.au_copies += 1;
-        self.copy(rest)
+        t + self.copy(rest)
     }
 
     fn write_open(&mut self, slot: usize, off: u64, len: u64) -> f64 {
@@ -282,6 +304,11 @@ impl AuDevice {
             t -= self.page as f64 * self.write_s;
         }
         t += self.copy(gap);
+        if wp % self.page != 0 && !shared {
+            // The write does not continue the buffered last page: the card
+            // completes it from the old contents before going on.
+            t += self.old_page_s();
+        }
         let wp = off + len;
         self.open[slot].wp = wp.min(self.au);
         if wp >= self.au {

@@ -47,6 +47,11 @@ fn leftovers(state: &Path) -> Vec<String> {
 }
 
 fn bench_json(state: &Path, image: &Path, args: &[&str]) -> Value {
+    bench_run(state, image, args).0
+}
+
+/// A bench run's JSON and its table.
+fn bench_run(state: &Path, image: &Path, args: &[&str]) -> (Value, String) {
     let json = state.join("out.json");
     let out = fsfit()
         .env("FSFIT_STATE_DIR", state)
@@ -83,7 +88,8 @@ fn bench_json(state: &Path, image: &Path, args: &[&str]) -> Value {
         !ends.is_empty() && ends.iter().all(|&e| e == ends[0]),
         "{table}"
     );
-    serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap()
+    let v = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    (v, table.into_owned())
 }
 
 #[test]
@@ -251,6 +257,123 @@ fn ext4_exfat_ntfs_figures_are_honest() {
     // Relative figures against the first config.
     assert_eq!(v["baseline"], "ext4:4K");
     assert_eq!(results[0]["workloads"][0]["relative_pct"], 100.0);
+    assert!(
+        leftovers(state.path()).is_empty(),
+        "{:?}",
+        leftovers(state.path())
+    );
+}
+
+/// The median of the runs a `--quick` figure comes from (those not set
+/// aside), and their times.
+fn used_runs(w: &Value) -> (Vec<f64>, Vec<&Value>) {
+    let used: Vec<&Value> = w["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r.get("set_aside").is_none())
+        .collect();
+    let secs = used
+        .iter()
+        .map(|r| r["seconds"].as_f64().unwrap())
+        .collect();
+    (secs, used)
+}
+
+/// Whether this process may take the real-time policy, as fsfit asks for
+/// its measuring thread under `--quick` (a thread of its own tries it).
+fn may_take_fifo() -> bool {
+    std::thread::spawn(|| unsafe {
+        let p = libc::sched_param { sched_priority: 1 };
+        libc::sched_setscheduler(0, libc::SCHED_FIFO, &p) == 0
+    })
+    .join()
+    .unwrap()
+}
+
+#[test]
+fn quick_figures_say_which_runs_they_rest_on_and_why_they_are_flagged() {
+    if !ready() {
+        return;
+    }
+    let state = state_dir();
+    let image = state.path().join("quick.img");
+    let args = ["--quick", "--size", "1G", "--fs", "ext4", "--workloads"];
+    let mut args = args.to_vec();
+    args.push("tenmb-write,tenmb-read,fragmented-write");
+    let (v, table) = bench_run(state.path(), &image, &args);
+    if may_take_fifo() {
+        let p = v["priority"].as_str().unwrap_or_default();
+        assert!(p.starts_with("SCHED_FIFO 1"), "{v}");
+        assert!(table.contains("Runs at priority SCHED_FIFO 1"), "{table}");
+    }
+    let have_psi = Path::new("/proc/pressure/cpu").exists();
+    let workloads = v["results"][0]["workloads"].as_array().unwrap();
+    assert_eq!(workloads.len(), 3, "{v}");
+    let rows: Vec<&str> = table
+        .lines()
+        .skip_while(|l| !l.starts_with("WORKLOAD"))
+        .collect();
+    for w in workloads {
+        let name = w["name"].as_str().unwrap();
+        let flags: Vec<&str> = w["flags"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f.as_str().unwrap())
+            .collect();
+        let (mut secs, used) = used_runs(w);
+        assert!(secs.len() >= 3, "{name}: {w}");
+        // Every run says how long its tasks waited for a CPU.
+        for r in w["runs"].as_array().unwrap() {
+            let wait = r["cpu_wait_s"].as_f64().unwrap();
+            assert!(
+                wait >= 0.0 && wait <= r["seconds"].as_f64().unwrap() * 2.0,
+                "{r}"
+            );
+            assert_eq!(r.get("cpu_pressure_s").is_some(), have_psi, "{r}");
+        }
+        // The figure is the median of the runs not set aside.
+        secs.sort_by(f64::total_cmp);
+        let n = secs.len();
+        let median = if n % 2 == 1 {
+            secs[n / 2]
+        } else {
+            (secs[n / 2 - 1] + secs[n / 2]) / 2.0
+        };
+        assert!(
+            (w["median_seconds"].as_f64().unwrap() - median).abs() < 1e-9,
+            "{w}"
+        );
+        // Flags exactly where their rule holds, and the table's marks with them.
+        let short = secs[0] < 0.1;
+        let waited = used
+            .iter()
+            .any(|r| r["cpu_wait_s"].as_f64().unwrap() > 0.1 * r["seconds"].as_f64().unwrap());
+        let noisy = w["cv_pct"].as_f64().unwrap() > 10.0;
+        let row = rows.iter().find(|l| l.starts_with(name)).unwrap();
+        for (on, flag, mark) in [
+            (short, "short-run", '<'),
+            (waited, "cpu-wait", '*'),
+            (noisy, "high-cv", '~'),
+        ] {
+            assert_eq!(flags.contains(&flag), on, "{name} {flag}: {w}");
+            assert_eq!(row.contains(mark), on, "{name} {mark}: {row}\n{table}");
+        }
+        let aside = w["runs"].as_array().unwrap().len() - n;
+        if aside > 0 {
+            assert!(
+                table.contains("runs were set aside and run again"),
+                "{table}"
+            );
+        }
+    }
+    // The per-file workload grew by more files of 10 MiB, not bigger ones.
+    let ten = &workloads[0];
+    assert_eq!(
+        ten["bytes"].as_u64().unwrap(),
+        ten["files"].as_u64().unwrap() * (10 << 20)
+    );
     assert!(
         leftovers(state.path()).is_empty(),
         "{:?}",

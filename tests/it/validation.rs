@@ -226,7 +226,8 @@ fn class10_kernel_tree_across_families() {
 /// differs. Sector 63 against sector 64 isolates the pages a 4 KiB block
 /// straddles: never cheaper. Against 1 MiB the AUs' phase changes too (the
 /// filesystem's 4 MiB-aligned structures fall 1 MiB or 31.5 KiB into an
-/// AU), and that moves the figure either way: printed for the table.
+/// AU), and on the cards with one or two open AUs that moves the figure
+/// by more than the pages do, either way: printed for the table.
 #[test]
 fn sector_63_costs_what_the_record_measured() {
     if !ready() {
@@ -234,6 +235,8 @@ fn sector_63_costs_what_the_record_measured() {
     }
     let src = tempfile::tempdir().unwrap();
     kernel_like_tree(src.path(), 1500);
+    // Device seconds of ext2/3/4 on the record's class of card: (sector 63, 1 MiB).
+    let mut ext_family = (0.0, 0.0);
     for (fs, published) in [
         (&EXT4, 125.0 / 113.0),
         (&EXT2, 368.0 / 346.0),
@@ -262,8 +265,31 @@ fn sector_63_costs_what_the_record_measured() {
                 "{} on {p}: straddled pages cost nothing",
                 fs.label
             );
+            if p == "sd-2013-class10" {
+                // The table's rows 10-13, judged by the same rule as the others.
+                row(
+                    &format!("{} sector 63 / 1 MiB on {p}", fs.label),
+                    published,
+                    vs_1m,
+                );
+                if fs.label != "ntfs-3g" {
+                    ext_family.0 += at63;
+                    ext_family.1 += at63 / vs_1m;
+                }
+            }
         }
     }
+    // On the record's class of card (4 KiB pages, a floor under a lone
+    // write) the read-modify-writes outweigh the AU phase: the record's
+    // direction, asserted over the ext family's copies together (one
+    // filesystem's figure moves with its run's writeback by more than its
+    // margin: +3 % to +16 % for ext3 over three runs). ntfs-3g's writes are
+    // long runs there, few of them start inside a page: printed only.
+    let (at63, at1m) = ext_family;
+    assert!(
+        at1m == 0.0 || at63 > at1m,
+        "ext family on sd-2013-class10: sector 63 {at63:.2} s, 1 MiB {at1m:.2} s"
+    );
 }
 
 /// Phoronix, 'Testing Out Linux File-Systems On A USB Flash Drive' (2009,

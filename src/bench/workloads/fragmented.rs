@@ -32,10 +32,21 @@ fn free_bytes(ctx: &Ctx) -> Result<u64> {
     crate::bench::measure::free_space(ctx.root)
 }
 
+/// The holes' total size a marker records, if the fill it describes was
+/// made at this scale: one made at another scale is not reused, so that
+/// growing the scale (`--quick`, `--min-time`) grows the fragmented file
+/// instead of timing the first, smallest fill's again.
+fn filled_at(text: &str, scale: f64) -> Option<u64> {
+    let (holes, at) = text.trim().split_once(' ')?;
+    let at: f64 = at.parse().ok()?;
+    (at == scale).then_some(())?;
+    holes.parse().ok()
+}
+
 /// Fill and punch holes (untimed); returns the size the holes add up to.
 fn ensure_holes(ctx: &mut Ctx) -> Result<u64> {
     if let Ok(text) = std::fs::read_to_string(marker(ctx)) {
-        if let Ok(h) = text.trim().parse() {
+        if let Some(h) = filled_at(&text, ctx.scale) {
             return Ok(h);
         }
     }
@@ -72,7 +83,8 @@ fn ensure_holes(ctx: &mut Ctx) -> Result<u64> {
         holes += HOLE;
     }
     ctx.syncfs()?;
-    std::fs::write(marker(ctx), holes.to_string()).map_err(|e| Error::work(e.to_string()))?;
+    std::fs::write(marker(ctx), format!("{holes} {}", ctx.scale))
+        .map_err(|e| Error::work(e.to_string()))?;
     Ok(holes)
 }
 
@@ -189,5 +201,19 @@ impl Workload for FragRead {
     fn verify(&self, ctx: &mut Ctx) -> Result<()> {
         let holes = ensure_holes(ctx)?;
         files::verify(ctx, &target(ctx), ID, size_of(holes))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fill_is_reused_only_at_its_own_scale() {
+        assert_eq!(filled_at("8388608 0.02\n", 0.02), Some(8 << 20));
+        assert_eq!(filled_at("8388608 0.02", 0.6), None, "grown: fill again");
+        // A marker from before the scale was recorded: fill again.
+        assert_eq!(filled_at("8388608", 0.02), None);
+        assert_eq!(filled_at("x 0.02", 0.02), None);
     }
 }

@@ -72,6 +72,19 @@ pub(super) fn in_folders(sizes: Vec<u64>, per_folder: u64, id_base: u64) -> Vec<
         .collect()
 }
 
+/// `count` files of `size` at scale 1. Below it the files shrink; above
+/// it they keep their size and there are more of them: a workload that
+/// measures what each file of a given size costs (its write-through, its
+/// open) is grown by repeating it, not by files it was never about.
+pub(super) fn shrunk_or_repeated(count: u64, size: u64, scale: f64) -> Vec<u64> {
+    if scale <= 1.0 {
+        let each = ((size as f64 * scale) as u64).max(4096);
+        vec![each; count as usize]
+    } else {
+        vec![size; (count as f64 * scale).round() as usize]
+    }
+}
+
 fn small(scale: f64) -> Vec<FileSpec> {
     let n = scaled(18_000, scale, 20);
     let total = (GIB as f64 * n as f64 / 18_000.0) as u64;

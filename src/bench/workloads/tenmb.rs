@@ -4,14 +4,13 @@
 //! a micro SD reader). Fixed at 10 MiB where `single-write` is 1 GiB, so
 //! the per-file cost of write-through shows.
 
-use super::sets::{in_folders, Read, Set, Sync, Write};
+use super::sets::{in_folders, shrunk_or_repeated, Read, Set, Sync, Write};
 use super::Workload;
 use crate::bench::kinds;
 
-/// 10 MiB at scale 1.
+/// 10 MiB at scale 1; above it, more files of 10 MiB.
 fn ten(scale: f64) -> Vec<super::sets::FileSpec> {
-    let size = (((10u64 << 20) as f64 * scale) as u64).max(4096);
-    in_folders(vec![size], 1, 6_000_000)
+    in_folders(shrunk_or_repeated(1, 10 << 20, scale), 1, 6_000_000)
 }
 
 pub static TEN_MB: Set = Set {
@@ -32,5 +31,8 @@ mod tests {
         let l = super::ten(1.0);
         assert_eq!(l.len(), 1);
         assert_eq!(l[0].size, 10 << 20);
+        let l = super::ten(3.4);
+        assert_eq!(l.len(), 3);
+        assert!(l.iter().all(|f| f.size == 10 << 20));
     }
 }

@@ -934,6 +934,7 @@ mod tests {
             cv_pct: 0.0,
             scale: None,
             flags: vec![],
+            cpu_wait_pct: None,
             relative_pct: None,
             error: None,
             runs,
@@ -1013,6 +1014,7 @@ mod tests {
             results,
             skipped: vec![],
             error: None,
+            priority: None,
             sim: Default::default(),
         };
         let a = report(vec![

@@ -40,6 +40,7 @@ fn flag_meaning(f: &str) -> &'static str {
         "short-run" => "a timed run took under 0.1 s: too short to time well on a busy machine",
         "budget-spent" => "more runs were made while the spread stayed over 10 %, until the figure's time budget ran out",
         "max-runs" => "more runs were made while the spread stayed over 10 %, up to the most a figure gets",
+        "cpu-wait" => "too few runs whose tasks waited for a CPU under 10 % of their time: the figure uses the runs that waited least (other programs were busy)",
         _ => "",
     }
 }

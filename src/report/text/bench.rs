@@ -8,8 +8,13 @@ use crate::units::{iec, short};
 use std::fmt::Write;
 
 /// Flags shown as a mark in the table: (flag, mark, meaning).
-const MARKS: [(&str, &str, &str); 5] = [
+const MARKS: [(&str, &str, &str); 6] = [
     ("high-cv", "~", "runs vary by more than 10 % (CV)"),
+    (
+        "cpu-wait",
+        "*",
+        "cpu-wait: its runs waited for a CPU over 10 % of their time (other programs were busy)",
+    ),
     (
         "short-run",
         "<",
@@ -98,6 +103,9 @@ fn target(r: &BenchReport) -> String {
         r.host.kernel,
         t.cold_cache
     );
+    if let Some(p) = &r.priority {
+        let _ = writeln!(o, "Runs at priority {p}");
+    }
     if let Some(lab) = &r.host.lab {
         let _ = writeln!(
             o,
@@ -265,7 +273,7 @@ fn footer(o: &mut String, r: &BenchReport, notes: &[String]) {
         .results
         .iter()
         .flat_map(|c| &c.workloads)
-        .map(|w| w.runs.len() as u32)
+        .map(|w| w.runs.iter().filter(|x| x.set_aside.is_none()).count() as u32)
         .max()
         .unwrap_or(0);
     let runs = if most > r.repeat {
@@ -298,7 +306,7 @@ fn footer(o: &mut String, r: &BenchReport, notes: &[String]) {
         // One per line: the legend fits 100 columns too.
         let _ = writeln!(o, "{}", used.join("\n"));
     }
-    if let Some(line) = unsettled(r) {
+    for line in unsettled(r) {
         let _ = writeln!(o, "{line}");
     }
     for (i, n) in notes.iter().enumerate() {
@@ -328,24 +336,40 @@ fn footer(o: &mut String, r: &BenchReport, notes: &[String]) {
     }
 }
 
-/// Why the ~ figures stayed noisy, when their repeats were cut short.
-fn unsettled(r: &BenchReport) -> Option<String> {
+/// The runs set aside for waiting on a CPU, and why the ~ and * figures
+/// stayed so when their repeats were cut short.
+fn unsettled(r: &BenchReport) -> Vec<String> {
     let all: Vec<&WorkloadResult> = r.results.iter().flat_map(|c| &c.workloads).collect();
+    let mut out = Vec::new();
+    let runs = all.iter().map(|w| w.runs.len()).sum::<usize>();
+    let aside = all
+        .iter()
+        .flat_map(|w| &w.runs)
+        .filter(|x| x.set_aside.is_some())
+        .count();
+    if aside > 0 {
+        out.push(format!(
+            "{aside} of {runs} runs were set aside and run again: their tasks waited for a CPU \
+over {:.0} %\n  of the run; the figures come from the others (the JSON keeps them all, \
+marked set_aside)",
+            crate::bench::settle::BUSY_SHARE * 100.0
+        ));
+    }
     let count = |f: &str| {
         all.iter()
             .filter(|w| w.flags.iter().any(|x| x == f))
             .count()
     };
     let (budget, max) = (count(STOPPED[0]), count(STOPPED[1]));
-    if budget + max == 0 {
-        return None;
+    if budget + max > 0 {
+        let most = all.iter().map(|w| w.runs.len()).max().unwrap_or(0);
+        out.push(format!(
+            "{} figures did not settle ({budget} when their time ran out, {max} at {most} runs):\n  \
+other programs shared the disk and the kernel's threads; a quieter moment would settle them",
+            budget + max
+        ));
     }
-    let most = all.iter().map(|w| w.runs.len()).max().unwrap_or(0);
-    Some(format!(
-        "~ {} figures still varied after more runs ({budget} when their time ran out, {max} \
-at {most} runs):\n  the machine's load changed between runs; a quieter moment would settle them",
-        budget + max
-    ))
+    out
 }
 
 #[cfg(test)]
@@ -431,6 +455,11 @@ mod tests {
         w[0].runs = (0..7).map(|i| run(0.5 + f64::from(i % 2))).collect();
         w[1].flags = vec!["short-run".into()];
         w[1].runs = vec![run(0.05); 3];
+        w[2].flags = vec!["cpu-wait".into(), "max-runs".into()];
+        w[2].runs = vec![run(0.4); 10];
+        for x in &mut w[2].runs[..7] {
+            x.set_aside = Some("waited".into());
+        }
         let text = bench(&r);
         assert!(text.contains("medians of 3 to 7 runs"), "{text}");
         assert!(
@@ -438,12 +467,19 @@ mod tests {
             "{text}"
         );
         assert!(
-            text.contains(
-                "~ 1 figures still varied after more runs (1 when their time ran out, 0 at 7 runs)"
-            ),
+            text.contains("2 figures did not settle (1 when their time ran out, 1 at 10 runs)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("* cpu-wait: its runs waited for a CPU over 10 %"),
+            "{text}"
+        );
+        assert!(
+            text.contains("7 of 20 runs were set aside and run again"),
             "{text}"
         );
         assert!(!text.contains("budget-spent"), "no note per figure: {text}");
+        assert!(!text.contains("max-runs"), "no note per figure: {text}");
         assert!(text.lines().all(|l| l.chars().count() <= WIDTH), "{text}");
     }
 }
