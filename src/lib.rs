@@ -21,6 +21,7 @@ pub mod format;
 pub mod fs;
 pub mod info;
 pub mod manifest;
+pub mod quote;
 pub mod report;
 pub mod scan;
 pub mod units;

@@ -64,6 +64,9 @@ pub struct Candidate {
     pub cluster_bytes: u64,
     pub tree_bytes: u64,
     pub overhead_pct: f64,
+    /// Why `overhead_pct` means nothing here (usage's `overhead_note`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub overhead_note: Option<String>,
     pub fits: bool,
     /// Files the filesystem cannot store as they are.
     pub problems: u64,

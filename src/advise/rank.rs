@@ -31,6 +31,9 @@ fn candidate(c: &ConfigReport, tree: &TreeCounts) -> Candidate {
         cluster_bytes: c.cluster_bytes,
         tree_bytes: c.tree_bytes,
         overhead_pct: c.overhead_pct,
+        overhead_note: crate::usage::overhead_shown(tree, c)
+            .err()
+            .map(str::to_string),
         fits: c.fits,
         problems: c.problems.blocking(),
         holds_bytes: holds,

@@ -34,6 +34,8 @@ pub mod workloads;
 
 /// The runner's entry points, for cmd/bench and advise's measuring rounds.
 #[cfg(target_os = "linux")]
+pub use prepare::check_given_size;
+#[cfg(target_os = "linux")]
 pub use runner::{run, space_needed, Options};
 /// On Windows: `--dir` only.
 #[cfg(windows)]

@@ -72,6 +72,34 @@ pub(super) fn prepare_target(opts: &Options) -> Result<Prepared> {
     }
 }
 
+/// An image of `size` bytes holds the workloads at this scale, or the one
+/// line that says what to pass: bad input (exit 2), even where it is only
+/// known once an existing image's size has been read.
+fn image_holds(opts: &Options, need: u64, size: u64) -> Result<()> {
+    if size >= need {
+        return Ok(());
+    }
+    // Short enough for one line of 100 columns.
+    Err(Error::input(format!(
+        "the image is {}, --scale {} needs about {}: pass --size {} or a smaller --scale",
+        iec(size),
+        opts.scale,
+        iec(need),
+        short(crate::fs::round_up(need, 1 << 30))
+    )))
+}
+
+/// The sizes the command line gives (`--size`) checked against the
+/// workloads before anything is made, not even the temporary folder.
+pub fn check_given_size(opts: &Options) -> Result<()> {
+    match &opts.target {
+        TargetSpec::TempImage { size: Some(s) } | TargetSpec::Image { size: Some(s), .. } => {
+            image_holds(opts, space_needed(opts), *s)
+        }
+        _ => Ok(()),
+    }
+}
+
 /// `--image` or a temporary image: checked and marked (image.rs), attached
 /// to a loop device. `sizing` is (--size, the default size, --overwrite-image).
 fn prepare_image(
@@ -82,19 +110,7 @@ fn prepare_image(
     temp: Option<image::TempDir>,
 ) -> Result<Prepared> {
     let (size, default, overwrite) = sizing;
-    let fits = |size: u64| {
-        if size < need {
-            Err(Error::work(format!(
-                "the workloads at --scale {} need about {} but the image is {}: pass --size {} or a smaller --scale",
-                opts.scale,
-                iec(need),
-                iec(size),
-                short(crate::fs::round_up(need, 1 << 30))
-            )))
-        } else {
-            Ok(())
-        }
-    };
+    let fits = |size: u64| image_holds(opts, need, size);
     let sizing = Sizing {
         size,
         default,
@@ -157,7 +173,7 @@ fn prepare_device(
     let Confirmed { info, identity } =
         confirm::erase(dev, answer, allow_fixed, &mut print_contents)?;
     if info.size_bytes < need {
-        return Err(Error::work(format!(
+        return Err(Error::input(format!(
             "{} holds {} but the workloads at --scale {} need about {}",
             info.path,
             iec(info.size_bytes),
@@ -189,9 +205,10 @@ fn prepare_device(
 
 /// `--dir`: an already-mounted directory, measured where it is.
 fn prepare_dir(opts: &Options, need: u64, dir: &Path) -> Result<Prepared> {
-    let md = std::fs::metadata(dir).map_err(|e| Error::work(format!("{}: {e}", dir.display())))?;
+    // A folder that is not there is bad input, as usage's unreadable PATH.
+    let md = std::fs::metadata(dir).map_err(|e| Error::input(format!("{}: {e}", dir.display())))?;
     if !md.is_dir() {
-        return Err(Error::work(format!("{}: not a directory", dir.display())));
+        return Err(Error::input(format!("{}: not a directory", dir.display())));
     }
     let counters = counters_of_dir(dir);
     let free = free_space(dir)?;

@@ -104,6 +104,11 @@ pub struct AdviseArgs {
     #[arg(help_heading = "Output", long, value_name = "FILE", num_args = 0..=1, default_missing_value = "-")]
     pub json: Option<PathBuf>,
 
+    /// Also print the long explanations: how the candidates are ranked
+    /// (the JSON's `ranking` has them always).
+    #[arg(help_heading = "Output", short, long)]
+    pub verbose: bool,
+
     /// Format this drive with the choice (as `fsfit format` does: aligned
     /// partition, checked label, verified): EVERYTHING ON IT IS ERASED.
     #[arg(help_heading = "Output", long, value_name = "DEV")]

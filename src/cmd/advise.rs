@@ -55,6 +55,8 @@ pub struct Options {
     pub mount_policy: advise::Policy,
     /// `--synthetic`: no traced copy of a sample, even where one could run.
     pub synthetic: bool,
+    /// `--verbose`: the text explains the ranking too.
+    pub verbose: bool,
 }
 
 /// The `--for` systems, each known by name.
@@ -93,6 +95,7 @@ impl Options {
                 crate::units::iec(volume)
             )));
         }
+        label_fits_some(&systems, volume, &a.label)?;
         let format = format_target(a)?;
         #[cfg(target_os = "linux")]
         if (target.is_some() || format.is_some()) && unsafe { libc::geteuid() } != 0 {
@@ -122,6 +125,7 @@ impl Options {
             budget: a.budget.unwrap_or(DEFAULT_BUDGET),
             label: a.label.clone(),
             json: a.json.clone(),
+            verbose: a.verbose,
             measured_on,
             drive: a.drive.clone(),
             synthetic: a.synthetic,
@@ -222,6 +226,26 @@ fn check(a: &AdviseArgs) -> Result<()> {
     // `--json -` prints; a file's folder must exist before the work.
     let json_file = a.json.clone().filter(|p| p.as_os_str() != "-");
     super::output_folders_exist([&json_file])
+}
+
+/// A --label that no filesystem the --for systems use can store is refused
+/// before the walk and any measuring (it was once refused at the end, after
+/// an --image had been made and measured for 18 s); one that some can store
+/// is checked again against the choice once it is known.
+fn label_fits_some(systems: &[&System], volume: u64, label: &str) -> Result<()> {
+    let mut first = None;
+    let usable = crate::fs::all()
+        .iter()
+        .filter(|f| systems.iter().all(|s| s.uses(f.name(), volume)));
+    for f in usable {
+        match crate::format::label::check(*f, label) {
+            Ok(_) => return Ok(()),
+            Err(e) => {
+                first.get_or_insert(e);
+            }
+        }
+    }
+    first.map_or(Ok(()), Err)
 }
 
 /// A `fsfit bench --json` file, or why it is not one: read as `fsfit
@@ -347,9 +371,9 @@ pub fn run(o: &Options, quiet: bool) -> Result<()> {
         Some(p) if p.as_os_str() == "-" => super::print(&json)?,
         Some(p) => {
             report::write_atomic(p, json.as_bytes())?;
-            super::print_text(&report::text::advise::text(&advice))?;
+            super::print_text(&report::text::advise::text(&advice, o.verbose))?;
         }
-        None => super::print_text(&report::text::advise::text(&advice))?,
+        None => super::print_text(&report::text::advise::text(&advice, o.verbose))?,
     }
     let Some(choice) = &advice.choice else {
         return Err(Error::work(

@@ -37,8 +37,15 @@ impl Options {
                     .map_err(|e| Error::input(format!("--baseline {b}: {e}")))?;
             }
         }
+        let runner = bench_options(a, quiet, scale)?;
+        // An image --size cannot hold the workloads: refused before any
+        // file or folder is made.
+        #[cfg(target_os = "linux")]
+        if !a.list && !a.list_profiles {
+            bench::check_given_size(&runner)?;
+        }
         Ok(Options {
-            bench: bench_options(a, quiet, scale)?,
+            bench: runner,
             list_profiles: a.list_profiles,
             sources: a.sources,
             list: a.list,

@@ -90,7 +90,7 @@ pub fn run(r: &Request) -> Result<()> {
         Some(p) if super::is_stdout(p) => super::print_to_stderr,
         _ => super::print_text,
     };
-    let rep = format::run(r, say)?;
+    let rep = format::run(r, say, super::print_to_stderr)?;
     if let Some(p) = &r.json {
         let mut s = serde_json::to_string_pretty(&rep).expect("the report serializes");
         s.push('\n');

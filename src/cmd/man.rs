@@ -39,10 +39,15 @@ pub fn run(a: &crate::cli::ManArgs) -> Result<()> {
         if !dir.is_dir() {
             // cmd's and PowerShell's mkdir make the parents too; Unix's
             // man folders belong to root.
+            let shown = dir.to_string_lossy();
             let how = if cfg!(windows) {
-                format!("mkdir \"{}\"", dir.display())
+                let q = crate::quote::windows(&shown);
+                format!(
+                    "mkdir {}",
+                    q.unwrap_or_else(|| crate::quote::powershell(&shown))
+                )
             } else {
-                format!("sudo mkdir -p {}", dir.display())
+                format!("sudo mkdir -p {}", crate::quote::quote(&shown))
             };
             return Err(crate::Error::input(format!(
                 "{}: no such folder (create it, e.g. {how})",

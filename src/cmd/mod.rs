@@ -98,7 +98,7 @@ pub fn old_spelling(
         .as_ref()
         .filter(|p| !is_stdout(p) && is_input(p))?
         .clone();
-    let shown = crate::format::quote::quote(&input.to_string_lossy());
+    let shown = crate::quote::quote(&input.to_string_lossy());
     eprintln!(
         "fsfit: note: `{option} {shown}` is the old spelling of `{shown} {option}` \
          ({shown} read, the output printed); `{option} FILE` now writes FILE"

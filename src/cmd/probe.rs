@@ -63,12 +63,21 @@ pub fn text(r: &Report) -> String {
         out += "\nevery read took under 0.5 µs (served from memory): no timings to show\n";
         return out;
     }
+    // Whole µs; + 0.0 turns a rounded -0 into 0.
+    let us = |x: f64| x.round() + 0.0;
+    if r.evidence.iter().all(|row| us(row.diff_us) == 0.0) {
+        let most = r.evidence.iter().map(|row| row.on_us).fold(0.0, f64::max);
+        out += &format!(
+            "\nevery read took at most {} µs, none slower across a boundary: no timings to \
+             show (the JSON has them)\n",
+            us(most).max(1.0)
+        );
+        return out;
+    }
     out += &format!(
         "\n{:>10} {:>10} {:>10} {:>10} {:>10}\n",
         "boundary", "before µs", "across µs", "after µs", "diff µs"
     );
-    // Whole µs; + 0.0 turns a rounded -0 into 0.
-    let us = |x: f64| x.round() + 0.0;
     for row in r.evidence.iter().rev() {
         out += &format!(
             "{:>10} {:>10} {:>10} {:>10} {:>10}\n",
@@ -116,8 +125,17 @@ mod tests {
         assert!(t.contains("under 0.5 µs"), "{t}");
         assert!(!t.contains("boundary"), "{t}");
         assert_eq!(t.lines().filter(|l| l.ends_with(" 0")).count(), 0, "{t}");
+        // Timed, but no boundary slower than its neighbours: one line too.
         let t = text(&report(3.0));
         assert!(!t.contains("under 0.5 µs"), "{t}");
-        assert_eq!(t.lines().filter(|l| l.ends_with(" 0")).count(), 15, "{t}");
+        assert!(t.contains("at most 3 µs, none slower"), "{t}");
+        assert!(!t.contains("boundary "), "{t}");
+        // One boundary slower: the rows show where.
+        let mut r = report(3.0);
+        r.evidence[5].on_us = 40.0;
+        r.evidence[5].diff_us = 37.0;
+        let t = text(&r);
+        assert!(t.contains("boundary"), "{t}");
+        assert_eq!(t.lines().filter(|l| l.ends_with(" 0")).count(), 14, "{t}");
     }
 }

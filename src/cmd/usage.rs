@@ -258,12 +258,18 @@ fn warn(r: &UsageReport) {
         eprintln!("fsfit: note: {l}");
     }
     if r.tree.non_utf8_names > 0 {
-        eprintln!("fsfit: warning: {} names are not valid UTF-8 (FAT, exFAT, NTFS and UDF cannot store them as they are)", r.tree.non_utf8_names);
+        let n = &r.tree.non_utf8_names;
+        eprintln!(
+            "fsfit: warning: {} not valid UTF-8 (FAT, exFAT, NTFS and UDF cannot store {} as {})",
+            crate::units::count_as(*n, "name is", "names are"),
+            if *n == 1 { "it" } else { "them" },
+            if *n == 1 { "it is" } else { "they are" }
+        );
     }
     if r.tree.control_char_names > 0 {
         eprintln!(
-            "fsfit: warning: {} names hold a newline or another control character",
-            r.tree.control_char_names
+            "fsfit: warning: {} a newline or another control character",
+            crate::units::count_as(r.tree.control_char_names, "name holds", "names hold")
         );
     }
 }

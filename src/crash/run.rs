@@ -241,14 +241,15 @@ fn run_config(o: &Options, c: &Config, pool: &mut Vec<Slot>) -> Result<CrashResu
     Ok(res)
 }
 
-/// A one-line summary, for progress output.
+/// A short summary for progress output, on two lines that fit 100
+/// columns.
 fn one_line(r: &CrashResult) -> String {
     if let Some(e) = &r.error {
         return format!("error: {e}");
     }
     let o = &r.outcomes;
     format!(
-        "{} states ({} distinct images) in {:.1} s ({:.1}/s): {} mount as is, {} durable lost, {} old damaged, {} unrepairable",
+        "{} states ({} distinct images) in {:.1} s ({:.1}/s):\n    {} mount as is, {} durable lost, {} old damaged, {} unrepairable",
         r.states, r.images, r.seconds, r.states_per_s, o.mountable_as_is, o.durable_lost, o.old_files_damaged, o.unrepairable
     )
 }
@@ -632,8 +633,10 @@ fn tally(
                 kind,
                 detail,
                 replay: format!(
-                    "fsfit crash --replay {} --state {id} -o {id}.img",
-                    dir.display()
+                    "fsfit crash --replay {} --state {} -o {}",
+                    crate::quote::quote(&dir.to_string_lossy()),
+                    crate::quote::quote(id),
+                    crate::quote::quote(&format!("{id}.img"))
                 ),
             }
         })
@@ -687,17 +690,20 @@ fn device_fault(
 
 /// `fsfit crash --replay RUN_DIR --state ID -o IMAGE`: write one state's image.
 pub fn replay(dir: &Path, id: &str, out: &Path) -> Result<()> {
+    // --replay's folder and --state are what the user typed: a wrong one
+    // is bad input (exit 2), as an unreadable PATH is.
     let text = std::fs::read(dir.join("states.json")).map_err(|e| {
-        Error::work(format!(
+        Error::input(format!(
             "{} is not a crash run directory (no states.json): {e}",
             dir.display()
         ))
     })?;
     let all: Vec<states::State> =
-        serde_json::from_slice(&text).map_err(|e| Error::work(format!("states.json: {e}")))?;
+        serde_json::from_slice(&text).map_err(|e| Error::input(format!("states.json: {e}")))?;
     let s = all.iter().find(|s| s.id == id).ok_or_else(|| {
-        Error::work(format!(
-            "no state '{id}' in {} ({} states)",
+        Error::input(format!(
+            "no state {} in {} ({} states)",
+            crate::quote::quote(id),
             dir.display(),
             all.len()
         ))

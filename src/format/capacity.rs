@@ -328,7 +328,8 @@ fn fake_message(dev: &str, capacity: u64, usable: u64, past: Past) -> String {
         iec(capacity),
         iec(usable),
         past.describe(),
-        (usable / 512).saturating_sub(1)
+        (usable / 512).saturating_sub(1),
+        dev = crate::quote::quote(dev)
     )
 }
 

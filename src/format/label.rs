@@ -15,7 +15,7 @@ pub fn check(fs: &dyn Filesystem, label: &str) -> Result<String> {
     let title = fs.info().title;
     // Echoed as it would be typed again: POSIX-quoted, so pasting it runs
     // nothing (Debug's double quotes would let `$(...)` run).
-    let shown = super::quote::quote(label);
+    let shown = crate::quote::quote(label);
     let bad = |why: String| -> Result<String> {
         Err(Error::input(format!("--label {shown}: {title} {why}")))
     };

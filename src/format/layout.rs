@@ -434,7 +434,7 @@ impl DrivePlan {
         };
         let title = fs::by_name(&self.fs).map_or(self.fs.as_str(), |f| f.info().title);
         let label = self.label.as_deref().map_or("no label".to_string(), |l| {
-            format!("label {}", super::quote::quote(l))
+            format!("label {}", crate::quote::quote(l))
         });
         let data = self
             .data_offset_bytes

@@ -19,7 +19,6 @@ pub mod layout;
 pub mod paste;
 #[cfg(target_os = "linux")]
 pub mod plan;
-pub mod quote;
 pub use crate::fs::sd;
 #[cfg(target_os = "linux")]
 pub mod table;
@@ -117,9 +116,14 @@ pub use layout::owner;
 /// Work out the plan, print it, do it, verify it. The report comes back
 /// also when a check disagrees (the caller exits non-zero then). `say`
 /// prints the plan and the verification (cmd's stdout writer: format sits
-/// below cmd and never prints by itself).
+/// below cmd and never prints by itself), `progress` each step as it runs
+/// (cmd's stderr writer, wrapped to the terminal's width).
 #[cfg(target_os = "linux")]
-pub fn run(r: &Request, say: fn(&str) -> crate::Result<()>) -> crate::Result<Report> {
+pub fn run(
+    r: &Request,
+    say: fn(&str) -> crate::Result<()>,
+    progress: fn(&str) -> crate::Result<()>,
+) -> crate::Result<Report> {
     let args = |dry_run| target::TargetArgs {
         path: &r.target,
         yes_erase: r.yes_erase.as_deref(),
@@ -151,7 +155,7 @@ pub fn run(r: &Request, say: fn(&str) -> crate::Result<()>) -> crate::Result<Rep
     if r.check_capacity {
         capacity::check(&t.dev, t.capacity, id)?;
     }
-    execute(&plan, &t.dev, id, r.quiet)?;
+    execute(&plan, &t.dev, id, r.quiet, progress)?;
     let found = verify::run(&plan, &t.dev);
     let mut summary = String::from("Verification:\n");
     for l in &found.lines {
@@ -177,8 +181,8 @@ fn yes_erase_names_the_image(r: &Request) -> crate::Result<()> {
     }
     Err(Error::input(format!(
         "--yes-erase {} does not name the target {}: an image needs no --yes-erase",
-        quote::quote(y),
-        quote::quote(&r.target.to_string_lossy())
+        crate::quote::quote(y),
+        crate::quote::quote(&r.target.to_string_lossy())
     )))
 }
 
@@ -234,6 +238,7 @@ fn execute(
     dev: &str,
     id: &crate::device::identity::Identity,
     quiet: bool,
+    progress: fn(&str) -> crate::Result<()>,
 ) -> crate::Result<()> {
     let n = plan.steps.len();
     for (i, s) in plan.steps.iter().enumerate() {
@@ -257,7 +262,9 @@ fn execute(
             ))
         })?;
         if !quiet {
-            eprintln!("[{}/{n}] {}", i + 1, s.shell());
+            // "what: command", so the terminal's width puts a long command
+            // on its own lines, continued as the shell reads it.
+            progress(&format!("[{}/{n}] {}: {}\n", i + 1, s.what, s.shell()))?;
         }
         run_step(s).map_err(|e| {
             crate::Error::work(format!(

@@ -4,9 +4,9 @@
 //! nothing), and `sudo fsfit format ...` as the one-line alternative.
 
 use super::layout::{self, Layout, SECTOR};
-use super::quote::{join, quote};
 use super::Table;
 use crate::fs;
+use crate::quote::{join, quote};
 use crate::units::short;
 
 /// The placeholder device people replace after `lsblk`.
@@ -136,9 +136,9 @@ pub fn windows_line(l: &Layout) -> String {
         return format!("Windows cannot format {}", l.fs.name());
     };
     let label = l.label.as_deref().unwrap_or("");
-    let (label, powershell_only) = match crate::format::quote::windows(label) {
+    let (label, powershell_only) = match crate::quote::windows(label) {
         Some(q) => (q, false),
-        None => (crate::format::quote::powershell(label), true),
+        None => (crate::quote::powershell(label), true),
     };
     let mut s = format!("format X: /FS:{w} /A:{} /Q /V:{label}", short(l.cluster));
     if powershell_only {

@@ -4,8 +4,9 @@
 
 use super::layout::{self, Layout, Want};
 use super::target::Target;
-use super::{quote, sd, Align, Request, Table};
+use super::{sd, Align, Request, Table};
 use crate::fs;
+use crate::quote;
 use crate::units::{iec, short};
 use crate::Result;
 

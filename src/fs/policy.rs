@@ -74,7 +74,7 @@ impl MountPolicy {
         } else {
             (
                 MountPolicy::Server,
-                "no --for that implies another (only windows, or only linux)".to_string(),
+                "the default: only --for windows or only --for linux implies another".to_string(),
             )
         }
     }

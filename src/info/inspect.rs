@@ -303,7 +303,7 @@ pub fn inspect_with(target: &Path, max_files: usize, opts: &ProbeOptions) -> Res
     } else if ft.is_file() {
         ("image", md.len())
     } else {
-        return Err(Error::work(format!(
+        return Err(Error::input(format!(
             "{}: not a block device, an image file or a mounted directory",
             target.display()
         )));

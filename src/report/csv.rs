@@ -18,8 +18,14 @@ pub fn usage(r: &UsageReport) -> String {
         out.push(',');
         out.push_str(p.key());
     }
-    out.push_str(",cannot_store_bytes\n");
+    out.push_str(",cannot_store_bytes,overhead_note\n");
     for c in &r.configs {
+        let note = crate::usage::no_percentage(
+            r.tree.apparent_bytes,
+            c.cannot_store_bytes,
+            c.overhead_pct,
+        );
+        let pct = note.is_none().then_some(c.overhead_pct);
         let row = [
             field(&c.fs),
             c.cluster_bytes.to_string(),
@@ -31,7 +37,8 @@ pub fn usage(r: &UsageReport) -> String {
             c.data_bytes.to_string(),
             c.slack_bytes.to_string(),
             c.metadata_bytes.to_string(),
-            format!("{:.2}", c.overhead_pct),
+            // Empty where a percentage means nothing; overhead_note says why.
+            pct.map(|p| format!("{p:.2}")).unwrap_or_default(),
             c.fits.to_string(),
             c.exact.to_string(),
         ];
@@ -40,7 +47,11 @@ pub fn usage(r: &UsageReport) -> String {
             out.push(',');
             out.push_str(&c.problems.get(p).to_string());
         }
-        out.push_str(&format!(",{}\n", c.cannot_store_bytes));
+        out.push_str(&format!(
+            ",{},{}\n",
+            c.cannot_store_bytes,
+            note.map(|n| n.key()).unwrap_or_default()
+        ));
     }
     out
 }

@@ -202,7 +202,7 @@ pub struct Dir<'a> {
     /// once here: NTFS's eight configs each asked for it.
     pub name_utf16: u32,
     /// [`Dir::may_collide`], worked out on first use.
-    may_collide: std::cell::OnceCell<bool>,
+    may_collide: std::sync::OnceLock<bool>,
 }
 
 thread_local! {
@@ -259,7 +259,7 @@ impl<'a> Dir<'a> {
             entries,
             rel_str,
             name_utf16,
-            may_collide: std::cell::OnceCell::new(),
+            may_collide: std::sync::OnceLock::new(),
         }
     }
 

@@ -100,21 +100,19 @@ fn times_and_place(md: &std::fs::Metadata) -> (i64, u64, u64) {
     (mtime, 0, md.len())
 }
 
-/// One name read from the stream.
-pub struct Item<'a> {
+/// One name read from a directory, with what read_dir gave for it.
+pub struct Listed {
     name: OsString,
     entry: std::fs::DirEntry,
-    _stream: std::marker::PhantomData<&'a mut DirStream>,
 }
 
-impl Item<'_> {
+impl Listed {
     pub fn os_name(&self) -> &OsStr {
         &self.name
     }
 
-    /// The entry's metadata, symlinks not followed.
-    pub fn lstat(&self) -> io::Result<Stat> {
-        self.entry.metadata().map(|md| stat_of(&md))
+    pub fn into_name(self) -> OsString {
+        self.name
     }
 }
 
@@ -123,15 +121,27 @@ impl DirStream {
         std::fs::read_dir(path).map(|rd| DirStream { rd })
     }
 
-    /// The next entry (read_dir never yields `.` and `..`); None at the end.
-    pub fn next_item(&mut self) -> Option<io::Result<Item<'_>>> {
-        self.rd.next().map(|r| {
-            r.map(|entry| Item {
+    /// Every name (read_dir never yields `.` and `..`) into `out`; when a
+    /// read fails, the names read before it are there.
+    pub fn list(&mut self, out: &mut Vec<Listed>) -> io::Result<()> {
+        for entry in self.rd.by_ref() {
+            let entry = entry?;
+            out.push(Listed {
                 name: entry.file_name(),
                 entry,
-                _stream: std::marker::PhantomData,
-            })
-        })
+            });
+        }
+        Ok(())
+    }
+
+    /// The entry's metadata, symlinks not followed.
+    pub fn stat(&self, l: &Listed) -> io::Result<Stat> {
+        l.entry.metadata().map(|md| stat_of(&md))
+    }
+
+    /// Subdirectories are opened by path when their turn comes.
+    pub fn open_child(&self, _: &Listed) -> Option<DirStream> {
+        None
     }
 }
 
@@ -147,12 +157,19 @@ mod tests {
     macro_rules! seen {
         ($reader:ty, $d:expr) => {{
             let mut s = <$reader>::open($d).unwrap();
+            let mut listed = Vec::new();
+            s.list(&mut listed).unwrap();
             let mut v: Vec<Seen> = Vec::new();
-            while let Some(item) = s.next_item() {
-                let item = item.unwrap();
-                let st = item.lstat().unwrap();
-                let name = item.os_name().to_os_string();
-                v.push((name, st.kind(), st.size, st.mtime, st.dev, st.allocated));
+            for l in listed {
+                let st = s.stat(&l).unwrap();
+                v.push((
+                    l.into_name(),
+                    st.kind(),
+                    st.size,
+                    st.mtime,
+                    st.dev,
+                    st.allocated,
+                ));
             }
             v.sort_by(|a, b| a.0.cmp(&b.0));
             v
@@ -177,6 +194,12 @@ mod tests {
         std::os::unix::fs::symlink("file-that-is-not-there", d.path().join("link")).unwrap();
         let seen = ours(d.path());
         assert_eq!(seen.len(), 4);
+        // Its subfolders are opened by path, when their turn comes.
+        let mut s = DirStream::open(d.path()).unwrap();
+        let mut listed = Vec::new();
+        s.list(&mut listed).unwrap();
+        assert!(listed.iter().all(|l| s.open_child(l).is_none()));
+        assert!(listed.iter().any(|l| l.os_name() == "sub"));
         assert_eq!(seen, linux(d.path()));
         let md = std::fs::metadata(d.path()).unwrap();
         assert_eq!(dev_of(&md), dirstream::dev_of(&md));

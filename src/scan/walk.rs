@@ -1,13 +1,15 @@
-//! Parallel directory walk on a rayon pool: one task per directory, one
-//! `fstatat(dirfd, name)` per entry ([`DirStream`]), symlinks never
-//! followed, one filesystem unless asked otherwise. Other systems than
+//! Parallel directory walk on a rayon pool: one task per directory (a
+//! large one's entries stat'ed by every thread), one `fstatat(dirfd, name)`
+//! per entry ([`DirStream`]), symlinks never followed, one filesystem
+//! unless asked otherwise. Other systems than
 //! Linux read directories with `std::fs::read_dir` (readdir.rs).
 
 #[cfg(target_os = "linux")]
-use super::dirstream::{dev_of, entry_of, DirStream};
+use super::dirstream::{dev_of, entry_of, DirStream, Listed, Stat};
 #[cfg(not(target_os = "linux"))]
-use super::readdir::{dev_of, entry_of, DirStream};
+use super::readdir::{dev_of, entry_of, DirStream, Listed, Stat};
 use super::{Dir, Entry, Kind, TreeCounts, WalkError};
+use rayon::prelude::*;
 use std::ffi::OsString;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -103,8 +105,7 @@ pub fn walk(
         let tops = tops_ref;
         if root_dir {
             let (p, md) = &tops[0];
-            let dev = dev_of(md);
-            s.spawn(move |s| read_dir(s, shared, p.clone(), PathBuf::new(), true, dev));
+            spawn(s, shared, Task::top(p, md, PathBuf::new(), true));
         } else {
             // A synthetic root holding the command-line paths.
             let mut entries = Vec::new();
@@ -117,8 +118,7 @@ pub fn walk(
                     .unwrap_or_else(|| OsString::from("root"));
                 let e = entry_of(name.clone(), md);
                 if e.kind == Kind::Dir {
-                    let (p, dev) = (p.clone(), dev_of(md));
-                    s.spawn(move |s| read_dir(s, shared, p, PathBuf::from(name), false, dev));
+                    spawn(s, shared, Task::top(p, md, PathBuf::from(&name), false));
                 }
                 entries.push(e);
             }
@@ -149,65 +149,204 @@ fn finish_dir(shared: &Shared, rel: &Path, is_root: bool, entries: &[Entry]) {
 }
 
 thread_local! {
-    /// One directory's entries, reused from directory to directory (the
-    /// visitor sees them as a slice and keeps nothing).
+    /// One directory's names and entries, reused from directory to
+    /// directory (the visitor sees the entries as a slice and keeps nothing).
+    static LISTED: std::cell::Cell<Vec<Listed>> = const { std::cell::Cell::new(Vec::new()) };
     static ENTRIES: std::cell::Cell<Vec<Entry>> = const { std::cell::Cell::new(Vec::new()) };
 }
 
-fn read_dir<'s, 'v: 's>(
-    s: &rayon::Scope<'s>,
-    shared: &'s Shared<'v>,
+/// A folder with at least this many entries has them stat'ed by every
+/// walker thread, not by the one that read it: /usr/share/man/man1 (18,000
+/// man pages, 11 % of /usr) was read by one thread while the other had
+/// nothing left to do.
+const PARALLEL_STAT: usize = 1024;
+
+/// A directory waiting for its task.
+struct Task {
     path: PathBuf,
     rel: PathBuf,
     is_root: bool,
     dev: u64,
-) {
+    /// Opened by its parent's descriptor; None: opened by path.
+    opened: Option<DirStream>,
+}
+
+impl Task {
+    /// A command-line path, opened by path.
+    fn top(path: &Path, md: &fs::Metadata, rel: PathBuf, is_root: bool) -> Task {
+        Task {
+            path: path.to_path_buf(),
+            rel,
+            is_root,
+            dev: dev_of(md),
+            opened: None,
+        }
+    }
+}
+
+fn spawn<'s, 'v: 's>(s: &rayon::Scope<'s>, shared: &'s Shared<'v>, task: Task) {
+    s.spawn(move |s| read_dir(s, shared, task));
+}
+
+fn read_dir<'s, 'v: 's>(s: &rayon::Scope<'s>, shared: &'s Shared<'v>, mut task: Task) {
+    let mut listed = LISTED.take();
     let mut entries = ENTRIES.take();
     entries.clear();
-    match DirStream::open(&path) {
-        Err(e) => shared.error(&path, &e),
-        Ok(mut rd) => {
-            while let Some(item) = rd.next_item() {
-                let item = match item {
-                    Ok(i) => i,
-                    Err(e) => {
-                        shared.error(&path, &e);
-                        // A failing readdir may fail again at the same place.
-                        break;
-                    }
-                };
-                let name = item.os_name();
-                // One fstatat(dirfd, name, AT_SYMLINK_NOFOLLOW) per entry.
-                let st = match item.lstat() {
-                    Ok(st) => st,
-                    Err(e) => {
-                        // Vanished since readdir, or unreadable: counted, not fatal.
-                        shared.error(&path.join(name), &e);
-                        continue;
-                    }
-                };
-                let e = Entry::new(name.to_os_string(), st.kind(), st.size, st.mtime)
-                    .with_allocated(st.allocated);
-                if e.kind == Kind::Dir {
-                    if st.dev != dev && !shared.cross_mounts {
-                        // `cp -rx` makes the mount point an empty directory.
-                        shared.skipped_mounts.fetch_add(1, Ordering::Relaxed);
-                        finish_dir(shared, &rel.join(name), false, &[]);
-                    } else {
-                        let child = path.join(name);
-                        let child_rel = rel.join(name);
-                        let child_dev = st.dev;
-                        s.spawn(move |s| read_dir(s, shared, child, child_rel, false, child_dev));
-                    }
+    let stream = match task.opened.take() {
+        Some(d) => Ok(d),
+        None => DirStream::open(&task.path),
+    };
+    match stream {
+        Err(e) => shared.error(&task.path, &e),
+        Ok(mut ds) => {
+            listed.clear();
+            if let Err(e) = ds.list(&mut listed) {
+                // The names read before the failure are still counted.
+                shared.error(&task.path, &e);
+            }
+            let here = Here {
+                s,
+                shared,
+                ds: &ds,
+                task: &task,
+            };
+            if listed.len() >= PARALLEL_STAT {
+                let stats: Vec<_> = listed
+                    .par_iter()
+                    .with_min_len(256)
+                    .map(|l| ds.stat(l))
+                    .collect();
+                for (l, st) in listed.drain(..).zip(stats) {
+                    here.add(l, st, &mut entries);
                 }
-                entries.push(e);
+            } else {
+                for l in listed.drain(..) {
+                    let st = ds.stat(&l);
+                    here.add(l, st, &mut entries);
+                }
             }
         }
     }
-    finish_dir(shared, &rel, is_root, &entries);
+    finish_dir(shared, &task.rel, task.is_root, &entries);
     entries.clear();
-    // A huge directory's buffer is not kept for the rest of the walk.
+    // A huge directory's buffers are not kept for the rest of the walk.
     if entries.capacity() <= 1 << 16 {
         ENTRIES.set(entries);
+        LISTED.set(listed);
+    }
+}
+
+/// The directory being read, for each of its entries.
+struct Here<'a, 's, 'v> {
+    s: &'a rayon::Scope<'s>,
+    shared: &'s Shared<'v>,
+    ds: &'a DirStream,
+    task: &'a Task,
+}
+
+impl<'s, 'v: 's> Here<'_, 's, 'v> {
+    /// One entry, in readdir order: counted, and a folder the walk enters
+    /// handed to its own task.
+    fn add(&self, l: Listed, st: std::io::Result<Stat>, entries: &mut Vec<Entry>) {
+        let (shared, task) = (self.shared, self.task);
+        let st = match st {
+            Ok(st) => st,
+            Err(e) => {
+                // Vanished since readdir, or unreadable: counted, not fatal.
+                shared.error(&task.path.join(l.os_name()), &e);
+                return;
+            }
+        };
+        let kind = st.kind();
+        if kind == Kind::Dir {
+            let name = l.os_name();
+            if st.dev != task.dev && !shared.cross_mounts {
+                // `cp -rx` makes the mount point an empty directory.
+                shared.skipped_mounts.fetch_add(1, Ordering::Relaxed);
+                finish_dir(shared, &task.rel.join(name), false, &[]);
+            } else {
+                let child = Task {
+                    path: task.path.join(name),
+                    rel: task.rel.join(name),
+                    is_root: false,
+                    dev: st.dev,
+                    opened: self.ds.open_child(&l),
+                };
+                spawn(self.s, shared, child);
+            }
+        }
+        entries
+            .push(Entry::new(l.into_name(), kind, st.size, st.mtime).with_allocated(st.allocated));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    type Seen = (OsString, Kind, u64);
+
+    /// A folder large enough to be stat'ed by every thread is handed over
+    /// in readdir order (the models' "earlier name wins" depends on it),
+    /// every entry with its own size, its subfolders walked.
+    #[test]
+    fn a_large_folder_keeps_readdir_order() {
+        let d = tempfile::tempdir().unwrap();
+        let n = PARALLEL_STAT + 500;
+        for i in 0..n {
+            let p = d.path().join(format!("f{i}"));
+            if i % 100 == 0 {
+                fs::create_dir(&p).unwrap();
+                fs::write(p.join("inner"), vec![0u8; i]).unwrap();
+            } else {
+                fs::write(&p, vec![0u8; i % 300]).unwrap();
+            }
+        }
+        let seen = Mutex::new(Vec::new());
+        let visit = |dir: &Dir| {
+            let names = dir.entries.iter();
+            let names = names.map(|e| (e.name().to_os_string(), e.kind, e.size));
+            seen.lock()
+                .unwrap()
+                .push((dir.rel.to_path_buf(), names.collect()));
+        };
+        let opts = WalkOptions {
+            threads: 3,
+            cross_mounts: false,
+        };
+        let progress = AtomicU64::new(0);
+        let paths = [d.path().to_path_buf()];
+        let summary = walk(&paths, &opts, &progress, &visit).unwrap();
+        let mut seen: Vec<(PathBuf, Vec<Seen>)> = seen.into_inner().unwrap();
+        seen.sort_by(|a, b| a.0.cmp(&b.0));
+        assert_eq!(seen.len(), 1 + n.div_ceil(100));
+        let readdir: Vec<Seen> = fs::read_dir(d.path())
+            .unwrap()
+            .map(|e| {
+                let e = e.unwrap();
+                let md = e.metadata().unwrap();
+                let kind = if md.is_dir() { Kind::Dir } else { Kind::File };
+                let size = if md.is_dir() {
+                    seen_size(&seen[0].1, &e.file_name())
+                } else {
+                    md.len()
+                };
+                (e.file_name(), kind, size)
+            })
+            .collect();
+        assert_eq!(seen[0].0, PathBuf::new());
+        assert_eq!(seen[0].1, readdir);
+        assert_eq!(seen[1].0, PathBuf::from("f0"));
+        assert_eq!(seen[1].1.len(), 1);
+        assert_eq!(
+            summary.counts.files as usize,
+            n - n.div_ceil(100) + n.div_ceil(100)
+        );
+        assert_eq!(summary.counts.errors, 0);
+    }
+
+    /// A folder's own size (st_size) as the walk saw it.
+    fn seen_size(entries: &[Seen], name: &std::ffi::OsStr) -> u64 {
+        entries.iter().find(|e| e.0 == name).unwrap().2
     }
 }

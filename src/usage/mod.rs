@@ -10,6 +10,7 @@ use crate::fs::{self, Acc, Filesystem, Model};
 use crate::scan::{self, TreeCounts, WalkError};
 use crate::Error;
 use problems::{DirFacts, Findings};
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -68,25 +69,60 @@ pub fn sparse_note(t: &crate::scan::TreeCounts) -> Option<String> {
 /// showed +1170185.71 %).
 pub const PCT_FLOOR: u64 = 64 << 10;
 
+/// Why a config's overhead percentage would mean nothing: too little data
+/// to store, or sparse files whose holes are not written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NoPercentage {
+    TooLittleData,
+    SparseHoles,
+}
+
+impl NoPercentage {
+    /// The CSV's `overhead_note`: a word for programs.
+    pub fn key(self) -> &'static str {
+        match self {
+            NoPercentage::TooLittleData => "too-little-data",
+            NoPercentage::SparseHoles => "sparse-holes",
+        }
+    }
+
+    /// What a person reads (text, JSON, HTML).
+    pub fn why(self) -> &'static str {
+        match self {
+            NoPercentage::TooLittleData => {
+                "under 64 KiB of data to store: a percentage would measure a cluster's and the \
+                 metadata's fixed cost, not the data; ON DISK is the figure"
+            }
+            NoPercentage::SparseHoles => {
+                "less on disk than the data's apparent size: sparse files' holes are not \
+                 written; ON DISK is the figure"
+            }
+        }
+    }
+}
+
+/// Whether an overhead percentage means anything for `apparent` bytes of
+/// which `cannot_store` are left out: the one place that decides, for
+/// every view (text, JSON, CSV, HTML).
+pub fn no_percentage(apparent: u64, cannot_store: u64, pct: f64) -> Option<NoPercentage> {
+    let stored = apparent - cannot_store.min(apparent);
+    if stored < PCT_FLOOR && apparent > 0 {
+        Some(NoPercentage::TooLittleData)
+    } else if pct < 0.0 {
+        Some(NoPercentage::SparseHoles)
+    } else {
+        None
+    }
+}
+
 /// A config's overhead as a person should read it, or why a percentage
-/// would mean nothing there (too little data, or sparse files whose holes
-/// are not written); every text view (usage, advise) asks this one
-/// function, and the JSON keeps the number.
+/// would mean nothing there; the JSON keeps the number beside the reason
+/// (`overhead_note`).
 pub fn overhead_shown(t: &crate::scan::TreeCounts, c: &ConfigReport) -> Result<f64, &'static str> {
-    let stored = t.apparent_bytes - c.cannot_store_bytes.min(t.apparent_bytes);
-    if stored < PCT_FLOOR && t.apparent_bytes > 0 {
-        return Err(
-            "under 64 KiB of data to store: a percentage would measure a cluster's \
-                    and the metadata's fixed cost, not the data; ON DISK is the figure",
-        );
+    match no_percentage(t.apparent_bytes, c.cannot_store_bytes, c.overhead_pct) {
+        Some(n) => Err(n.why()),
+        None => Ok(c.overhead_pct),
     }
-    if c.overhead_pct < 0.0 {
-        return Err(
-            "less on disk than the data's apparent size: sparse files' holes are \
-                    not written; ON DISK is the figure",
-        );
-    }
-    Ok(c.overhead_pct)
 }
 
 /// The driver that fills `fs` for `fsfit usage`: the one asked for, else
@@ -205,6 +241,10 @@ pub struct ConfigReport {
     #[serde(default)]
     pub cannot_store_bytes: u64,
     pub overhead_pct: f64,
+    /// Why `overhead_pct` means nothing here (see [`no_percentage`]):
+    /// absent where it does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overhead_note: Option<String>,
     pub fits: bool,
     /// Why a volume of this config cannot be mounted (ext4 or XFS blocks
     /// over x86's 4 KiB page): then it does not fit either.
@@ -353,6 +393,8 @@ pub struct UsageOptions {
 struct Shape {
     /// Per config: its index among the distinct filesystems.
     fs_of: Vec<usize>,
+    /// Per distinct filesystem: its configs.
+    configs_of: Vec<Vec<usize>>,
     /// Per distinct filesystem (the findings are the same for every cluster).
     limits: Vec<fs::Limits>,
     /// Per distinct filesystem: does a Finder copy add `._` files to it?
@@ -375,6 +417,9 @@ impl Shape {
             .iter()
             .map(|(c, _)| fss.iter().position(|f| f.name() == c.fs.name()).unwrap())
             .collect();
+        let configs_of = (0..fss.len())
+            .map(|f| (0..fs_of.len()).filter(|&i| fs_of[i] == f).collect())
+            .collect();
         let limits: Vec<fs::Limits> = fss.iter().map(|f| f.info().limits).collect();
         let doubles: Vec<bool> = fss
             .iter()
@@ -394,6 +439,7 @@ impl Shape {
             .any(|l| l.windows_names || l.case_insensitive || l.path_max.is_some());
         Shape {
             fs_of,
+            configs_of,
             limits,
             doubles,
             holes,
@@ -425,10 +471,21 @@ pub fn run(
     let states: Vec<Mutex<ThreadState>> = (0..threads + 1)
         .map(|_| Mutex::new(shape.new_state(configs.len())))
         .collect();
+    let eval = Eval {
+        shape: &shape,
+        configs: &configs,
+        opts,
+    };
     let visit = |dir: &scan::Dir| {
         let slot = rayon::current_thread_index().unwrap_or(threads) % states.len();
-        let mut st = states[slot].lock().unwrap();
-        visit_dir(dir, &shape, &configs, opts, &mut st);
+        if dir.entries.len() >= PARALLEL_DIR && rayon::current_thread_index().is_some() {
+            // Worked out before the lock is taken: while it waits for the
+            // other threads' parts, this thread may visit other folders.
+            let part = eval.dir_in_parallel(dir);
+            states[slot].lock().unwrap().merge(part);
+        } else {
+            eval.dir(dir, &mut states[slot].lock().unwrap());
+        }
     };
     let (summary, listing) = read_source(source, threads, opts, progress, &visit)?;
     let mut total = shape.new_state(configs.len());
@@ -477,55 +534,92 @@ pub fn run(
     })
 }
 
-/// Account one directory for every config, and judge it for every
-/// distinct filesystem, into this thread's state.
-fn visit_dir(
-    dir: &scan::Dir,
-    shape: &Shape,
-    configs: &[(Config, Box<dyn Model>)],
-    opts: &UsageOptions,
-    st: &mut ThreadState,
-) {
-    // Per filesystem: the folder without the files it cannot store.
-    let biggest = dir.entries.iter().map(|e| e.size).max().unwrap_or(0);
-    let sparse = dir.entries.iter().any(|e| e.is_sparse());
-    let has_files = dir.entries.iter().any(|e| e.kind == scan::Kind::File);
-    let kept: Vec<Option<(Vec<scan::Entry>, u64)>> = shape
-        .limits
-        .iter()
-        .zip(&shape.holes)
-        .zip(&shape.doubles)
-        .map(|((l, &h), &ad)| {
-            let ad = ad && has_files;
-            let needed = biggest > l.max_file_bytes || (h && sparse) || ad;
-            needed
-                .then(|| as_copied(dir, l.max_file_bytes, h, ad))
-                .flatten()
-        })
-        .collect();
-    let dirs: Vec<Option<scan::Dir>> = kept
-        .iter()
-        .map(|k| {
-            k.as_ref()
-                .map(|(e, _)| scan::Dir::new(dir.rel, dir.is_root, e))
-        })
-        .collect();
-    for (f, k) in kept.iter().enumerate() {
-        st.cannot_store[f] += k.as_ref().map_or(0, |(_, b)| *b);
-    }
-    for (i, (_, model)) in configs.iter().enumerate() {
-        let d = dirs[shape.fs_of[i]].as_ref().unwrap_or(dir);
-        let before = st.accs[i].slack + st.accs[i].meta;
-        model.add_dir(d, &mut st.accs[i]);
-        if i == 0 && opts.top.is_some() {
-            let wasted = st.accs[i].slack + st.accs[i].meta - before;
-            st.folders
-                .push((dir.rel.to_path_buf(), own_waste(d, wasted)));
+/// A folder with at least this many entries has its filesystems evaluated
+/// by every walker thread, one task each, rather than by the thread that
+/// read it: one large folder met last left the other threads idle.
+const PARALLEL_DIR: usize = 1024;
+
+/// What every directory is evaluated against.
+struct Eval<'a> {
+    shape: &'a Shape,
+    configs: &'a [(Config, Box<dyn Model>)],
+    opts: &'a UsageOptions,
+}
+
+/// One directory, with what every filesystem's evaluation asks of it.
+struct Seen<'a> {
+    dir: &'a scan::Dir<'a>,
+    facts: DirFacts,
+    biggest: u64,
+    sparse: bool,
+    has_files: bool,
+}
+
+impl Eval<'_> {
+    fn seen<'a>(&self, dir: &'a scan::Dir<'a>) -> Seen<'a> {
+        Seen {
+            dir,
+            facts: DirFacts::new(dir, self.shape.want_windows),
+            biggest: dir.entries.iter().map(|e| e.size).max().unwrap_or(0),
+            sparse: dir.entries.iter().any(|e| e.is_sparse()),
+            has_files: dir.entries.iter().any(|e| e.kind == scan::Kind::File),
         }
     }
-    let facts = DirFacts::new(dir, shape.want_windows);
-    for (i, l) in shape.limits.iter().enumerate() {
-        problems::judge(dir, &facts, l, &mut st.findings[i]);
+
+    /// Account one directory for every config, and judge it for every
+    /// distinct filesystem, into this thread's state.
+    fn dir(&self, dir: &scan::Dir, st: &mut ThreadState) {
+        let seen = self.seen(dir);
+        for f in 0..self.shape.limits.len() {
+            self.fs(&seen, f, st);
+        }
+    }
+
+    /// The same for a large directory, one task per filesystem (all the
+    /// configs of one filesystem on one thread, so they share its digest);
+    /// the parts are sums and sorted examples, so how the tasks fall on the
+    /// threads changes nothing.
+    fn dir_in_parallel(&self, dir: &scan::Dir) -> ThreadState {
+        let seen = self.seen(dir);
+        let fresh = || self.shape.new_state(self.configs.len());
+        (0..self.shape.limits.len())
+            .into_par_iter()
+            .map(|f| {
+                let mut st = fresh();
+                self.fs(&seen, f, &mut st);
+                st
+            })
+            .reduce(fresh, |mut a, b| {
+                a.merge(b);
+                a
+            })
+    }
+
+    /// Distinct filesystem `f`: its configs' figures and its findings.
+    fn fs(&self, seen: &Seen, f: usize, st: &mut ThreadState) {
+        let (dir, shape) = (seen.dir, self.shape);
+        let (l, holes) = (&shape.limits[f], shape.holes[f]);
+        let ad = shape.doubles[f] && seen.has_files;
+        // The folder without the files it cannot store, as copied there.
+        let needed = seen.biggest > l.max_file_bytes || (holes && seen.sparse) || ad;
+        let kept = needed
+            .then(|| as_copied(dir, l.max_file_bytes, holes, ad))
+            .flatten();
+        st.cannot_store[f] += kept.as_ref().map_or(0, |(_, b)| *b);
+        let copied = kept
+            .as_ref()
+            .map(|(e, _)| scan::Dir::new(dir.rel, dir.is_root, e));
+        let d = copied.as_ref().unwrap_or(dir);
+        for &i in &shape.configs_of[f] {
+            let before = st.accs[i].slack + st.accs[i].meta;
+            self.configs[i].1.add_dir(d, &mut st.accs[i]);
+            if i == 0 && self.opts.top.is_some() {
+                let wasted = st.accs[i].slack + st.accs[i].meta - before;
+                st.folders
+                    .push((dir.rel.to_path_buf(), own_waste(d, wasted)));
+            }
+        }
+        problems::judge(dir, &seen.facts, l, &mut st.findings[f]);
     }
 }
 
@@ -621,6 +715,8 @@ fn row(
         metadata_bytes: sizes.metadata_bytes,
         cannot_store_bytes,
         overhead_pct: (overhead_pct * 100.0).round() / 100.0,
+        overhead_note: no_percentage(apparent, cannot_store_bytes, overhead_pct)
+            .map(|n| n.why().to_string()),
         fits: model.fits(&sizes) && found.counts.too_large == 0 && unmountable.is_none(),
         unmountable,
         exact: cfg.exact,
@@ -631,5 +727,87 @@ fn row(
             .map(|(k, v)| (k.to_string(), v.clone()))
             .collect(),
         default_cluster: cfg.fs.default_cluster(volume) == cfg.cluster,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use scan::{Entry, Kind};
+
+    /// A large folder as the walk hands it over: names that collide, that
+    /// Windows refuses, that are too long, not UTF-8 or odd in time, files
+    /// too large for FAT, a sparse one, links, subfolders.
+    fn large_folder() -> Vec<Entry> {
+        let mut v: Vec<Entry> = (0..3000u64)
+            .map(|i| {
+                let name = match i % 7 {
+                    0 => format!("File{i}.TXT"),
+                    1 => format!("file{}.txt", i - 1),
+                    2 => format!("bad:{i}?"),
+                    3 => format!("{}{i}", "é".repeat(130)),
+                    4 => format!("trailing{i}."),
+                    _ => format!("plain-{i}"),
+                };
+                let kind = match i % 11 {
+                    0 => Kind::Dir,
+                    1 => Kind::Symlink,
+                    _ => Kind::File,
+                };
+                let mtime = 315_532_700 + (i as i64) * 3_600_001;
+                Entry::new(name.into(), kind, i * 4099 % 300_000, mtime)
+            })
+            .collect();
+        v.push(Entry::new("big.iso".into(), Kind::File, 5 << 30, 0));
+        v.push(Entry::new("sparse".into(), Kind::File, 1 << 30, 0).with_allocated(8192));
+        #[cfg(unix)]
+        v.push(Entry::new(
+            std::os::unix::ffi::OsStringExt::from_vec(b"x\xff".to_vec()),
+            Kind::File,
+            1,
+            1,
+        ));
+        v
+    }
+
+    #[test]
+    fn a_large_folder_evaluated_in_parallel_counts_as_on_one_thread() {
+        for top in [None, Some(3)] {
+            let opts = UsageOptions {
+                threads: 3,
+                cross_mounts: false,
+                top,
+                appledouble: top.is_some(),
+            };
+            let (configs, _) = plan(&[], 64 << 30, None).unwrap();
+            let shape = Shape::of(&configs, &opts);
+            let eval = Eval {
+                shape: &shape,
+                configs: &configs,
+                opts: &opts,
+            };
+            let entries = large_folder();
+            assert!(entries.len() >= PARALLEL_DIR);
+            let rel = std::path::Path::new("some/folder");
+            let dir = scan::Dir::new(rel, false, &entries);
+            let mut one = shape.new_state(configs.len());
+            eval.dir(&dir, &mut one);
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(3)
+                .build()
+                .unwrap();
+            let many = pool.install(|| eval.dir_in_parallel(&dir));
+            assert_eq!(one.accs, many.accs);
+            assert_eq!(one.cannot_store, many.cannot_store);
+            assert!(one.cannot_store.contains(&(5 << 30)));
+            for (a, b) in one.findings.iter().zip(&many.findings) {
+                assert_eq!(a.counts, b.counts);
+                assert_eq!(a.examples, b.examples);
+            }
+            assert!(one.findings.iter().any(|f| f.counts.case_collision > 0));
+            let folders = |s: &ThreadState| format!("{:?}", s.folders);
+            assert_eq!(folders(&one), folders(&many));
+            assert_eq!(one.folders.len(), usize::from(top.is_some()));
+        }
     }
 }

@@ -255,16 +255,22 @@ fn the_json_order_follows_the_stated_ranking() {
     let tree = t.path().to_str().unwrap();
     let (v, code) = advise(&[tree, "--for", "linux", "--volume", "64GB"]);
     assert_eq!(code, 0);
-    let out = fsfit()
-        .args([
-            "advise", "--quiet", tree, "--for", "linux", "--volume", "64GB",
-        ])
-        .output()
-        .unwrap();
+    let args = [
+        "advise", "--quiet", tree, "--for", "linux", "--volume", "64GB",
+    ];
+    let out = fsfit().args(args).arg("--verbose").output().unwrap();
     // The text wraps to 100 columns: compare word by word.
     let flat = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
     let text = flat(&String::from_utf8_lossy(&out.stdout));
     let ranking = v["ranking"].as_array().unwrap();
+    // Without --verbose the long explanation is one line saying where it is.
+    let plain = fsfit().args(args).output().unwrap();
+    let plain = flat(&String::from_utf8_lossy(&plain.stdout));
+    assert!(plain.contains("ranked: --verbose (or the JSON's ranking) says"));
+    assert!(
+        !plain.contains(&flat(ranking[0].as_str().unwrap())),
+        "{plain}"
+    );
     for r in ranking {
         assert!(
             text.contains(&flat(r.as_str().unwrap())),

@@ -415,6 +415,48 @@ fn sparse_files_and_tiny_remainders_give_no_meaningless_percentages() {
     assert!(!matrix.contains('%'), "{matrix}");
     let v = usage_json(&args);
     assert!(v["configs"][0]["overhead_pct"].is_number());
+    // Every view says the same: the JSON names why beside the number, the
+    // CSV leaves the cell empty with a word for why, the HTML shows "—".
+    for c in v["configs"].as_array().unwrap() {
+        let note = c["overhead_note"].as_str().unwrap_or_default();
+        assert!(note.contains("ON DISK is the figure"), "{c}");
+    }
+    let out = common::fsfit()
+        .args(["usage", "--csv"])
+        .args(args)
+        .output()
+        .unwrap();
+    let csv = String::from_utf8(out.stdout).unwrap();
+    let head: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let pct = head.iter().position(|h| *h == "overhead_pct").unwrap();
+    let note = head.iter().position(|h| *h == "overhead_note").unwrap();
+    let notes: Vec<&str> = csv
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            assert_eq!(f[pct], "", "{l}");
+            f[note]
+        })
+        .collect();
+    assert!(notes.contains(&"sparse-holes") && notes.contains(&"too-little-data"));
+    let json = t.path().join("u.json");
+    let html = t.path().join("u.html");
+    std::fs::write(&json, serde_json::to_vec(&v).unwrap()).unwrap();
+    let out = common::fsfit()
+        .arg("report")
+        .arg(&json)
+        .arg("-o")
+        .arg(&html)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains(">—</span></td>"), "no — in the HTML table");
+    assert!(page.contains("Overhead —: less on disk than the data"));
+    for bad in ["-100.00 %", "-99", "1170185"] {
+        assert!(!page.contains(bad), "{bad} in the HTML");
+    }
     // The sparse file is its own line: its length, the data it holds, and
     // what each kind of copy writes.
     assert!(

@@ -191,13 +191,13 @@ fn replay_rebuilds_a_state_and_a_flipped_byte_is_refused() {
         String::from_utf8_lossy(&fsck.stdout)
     );
 
-    // Unknown state: a clear error, no image.
+    // Unknown state: bad input, a clear error, no image.
     let out = fsfit()
         .args(["crash", "--replay", &run_dir, "--state", "nope", "-o"])
         .arg(r.dir.path().join("nope.img"))
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     assert!(!r.dir.path().join("nope.img").exists());
 
     // Flip one byte in the middle of the log.

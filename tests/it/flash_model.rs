@@ -202,6 +202,7 @@ fn a1_random_reads_meet_the_a1_floor_of_1500_iops() {
 /// one: whether the volume starts at 1 MiB or at sector 63, the same writes
 /// share an AU on every profile (AUs of 128 KiB to 16 MiB), so only the
 /// pages differ.
+#[cfg(target_os = "linux")]
 fn filesystem_writes() -> Vec<Request> {
     let mut out = Vec::new();
     for i in 0..600u64 {

@@ -529,6 +529,110 @@ fn printed_commands_are_safe_to_paste() {
     }
 }
 
+/// The one argument a POSIX shell makes of `quoted` (printf'd by `sh -c`).
+fn sh_value(quoted: &str) -> String {
+    let out = Command::new("sh")
+        .args(["-c", &format!("printf '%s' {quoted}")])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{quoted}: {}", text(&out));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The value PowerShell's argument mode makes of `arg` (bare, in double
+/// quotes with nothing it would expand, or in single quotes with `''` for
+/// a quote), or None where PowerShell would expand or split something.
+fn powershell_value(arg: &str) -> Option<String> {
+    if let Some(inner) = arg.strip_prefix('\'') {
+        let body = inner.strip_suffix('\'')?;
+        // Inside, a lone quote would end the string early.
+        if body.replace("''", "").contains('\'') {
+            return None;
+        }
+        return Some(body.replace("''", "'"));
+    }
+    if let Some(inner) = arg.strip_prefix('"') {
+        let body = inner.strip_suffix('"')?;
+        return (!body.contains(['$', '`', '"'])).then(|| body.to_string());
+    }
+    let special = |c: char| "$`'\"(){};,&|@<># ".contains(c);
+    (!arg.contains(special)).then(|| arg.to_string())
+}
+
+/// Input echoed back runs nothing when pasted: a refused label quoted back
+/// in a refusal, a folder named in man's "create it" hint, and the label
+/// on the Windows line, read with PowerShell's rules.
+#[test]
+fn echoed_input_runs_nothing_when_pasted() {
+    let dir = tempfile::tempdir().unwrap();
+    let mark = dir.path().join("RAN");
+    let m = mark.to_str().unwrap();
+    // exFAT refuses '/', which every marker path holds.
+    let labels = [
+        format!("x; touch {m}"),
+        format!("$(touch {m})"),
+        format!("`touch {m}`"),
+        format!("it's \"q\" $(touch {m})"),
+    ];
+    let img = dir.path().join("l.img");
+    for label in &labels {
+        let out = fsfit()
+            .arg("format")
+            .arg(&img)
+            .args(["--size", "1G", "--fs", "exfat", "--label", label])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        let shown = err
+            .strip_prefix("fsfit: --label ")
+            .and_then(|r| r.split(": exFAT labels").next())
+            .unwrap_or_else(|| panic!("{err}"));
+        assert_eq!(&sh_value(shown), label, "{err}");
+        assert!(!img.exists(), "a refused label left the image");
+    }
+    let folder = dir.path().join(format!("a b'$(touch {m})"));
+    let out = fsfit()
+        .arg("man")
+        .arg("--dir")
+        .arg(&folder)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    let hint = err
+        .split("e.g. sudo mkdir -p ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{err}"));
+    let hint = hint.trim_end().strip_suffix(')').unwrap();
+    assert_eq!(sh_value(hint), folder.to_str().unwrap(), "{err}");
+    assert!(!mark.exists(), "a pasted echo ran part of the input");
+    std::fs::write(dir.path().join("a.txt"), b"hello").unwrap();
+    for label in ["a'b $(x) %PATH%", "My Stick", "x`y", "50% off"] {
+        let out = fsfit()
+            .args(["advise", "-q", "--for", "windows", "--synthetic"])
+            .args(["--json", "-"])
+            .arg(dir.path().join("a.txt"))
+            .args(["--label", label])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out));
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let line = v["commands"]["windows"].as_str().unwrap();
+        let arg = line
+            .split("/V:")
+            .nth(1)
+            .and_then(|r| r.split("   (").next())
+            .unwrap_or_else(|| panic!("{line}"))
+            .trim_end();
+        assert_eq!(powershell_value(arg).as_deref(), Some(label), "{line}");
+        // cmd.exe expands %VAR% even in quotes: such a line says PowerShell.
+        if label.contains(['%', '!']) || arg.starts_with('\'') {
+            assert!(line.contains("PowerShell"), "{line}");
+        }
+    }
+}
+
 #[test]
 fn advise_formats_its_choice_through_format() {
     if !(tools() && common::have(&["mkfs.btrfs", "mkfs.ext4"])) {
@@ -638,7 +742,17 @@ fn check_capacity_finds_the_last_good_block_of_every_kind_of_fake() {
         ("random", "each read gives other bytes"),
     ];
     for (kind, says) in kinds {
-        for short in [4 * KIB, 128 * KIB, MIB + 4 * KIB, claims / 2] {
+        // On the 4 KiB grid but off the 1 MiB one (4 KiB, 128 KiB, 1 MiB +
+        // 4 KiB, 3 MiB - 4 KiB), 1 MiB exactly (a wrap that short passed
+        // f3probe), and half the claim.
+        for short in [
+            4 * KIB,
+            128 * KIB,
+            MIB,
+            MIB + 4 * KIB,
+            3 * MIB - 4 * KIB,
+            claims / 2,
+        ] {
             let real = claims - short;
             let backend: Box<dyn Backend> = match kind {
                 "wrap" => Box::new(Wrap::in_memory(real, claims)),
@@ -658,6 +772,10 @@ fn check_capacity_finds_the_last_good_block_of_every_kind_of_fake() {
                 "{what}: {t}"
             );
             assert!(t.contains(says), "{what}: {t}");
+            // Only what this drive was seen doing: no other kind's words.
+            for (other, words) in kinds.iter().filter(|k| k.0 != kind) {
+                assert!(!t.contains(words), "{what} told as {other}: {t}");
+            }
             assert!(!t.contains("[1/"), "{what}: a format step ran: {t}");
         }
     }

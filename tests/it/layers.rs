@@ -21,6 +21,10 @@ const LAYERS: &[(&str, &str)] = &[
     ("units", "sizes, their parsing and printing"),
     ("atomic", "writing a result file whole or not at all"),
     (
+        "quote",
+        "input echoed back and commands printed, quoted for the shell they are pasted into",
+    ),
+    (
         "device",
         "targets and the host: images, loop devices, mounts, the guard, served FUSE files; \
          knows no filesystem (callers pass mkfs, mount and describe steps)",

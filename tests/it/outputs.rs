@@ -160,10 +160,36 @@ fn old_json_flag_spellings_still_work_with_a_note() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("old spelling"));
 }
 
-/// Every command's text on a fixed input fits 100 columns (the width when
-/// stdout is not a terminal): advise once printed lines of 399 characters,
-/// usage's assumed-volume line 170, `bench --list-profiles` 41 lines over
-/// 100.
+/// Every line of both streams of `args` run in `d`, with COLUMNS unset
+/// and neither stream a terminal, fits 100 columns (characters, not
+/// bytes); returns stdout for more checks.
+#[cfg(target_os = "linux")]
+fn fits_100(d: &std::path::Path, args: &[&str]) -> String {
+    let out = fsfit()
+        .current_dir(d)
+        .env_remove("COLUMNS")
+        .args(args)
+        .output()
+        .unwrap();
+    let (text, err) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(0), "{args:?}: {err}");
+    for (stream, all) in [("stdout", &text), ("stderr", &err)] {
+        for line in all.split(['\n', '\r']) {
+            let n = line.chars().count();
+            assert!(n <= 100, "{args:?} {stream}: {n} columns: {line}");
+        }
+    }
+    text.into_owned()
+}
+
+/// Every command's output on a fixed input, stdout and stderr, and every
+/// help text fits 100 columns (the width when stdout is not a terminal):
+/// advise once printed lines of 399 characters, usage's assumed-volume
+/// line 170, `bench --list-profiles` 41 lines over 100, format's sfdisk
+/// step 132, crash's table 140.
 // It makes its image with mkfs.vfat, a Linux tool.
 #[cfg(target_os = "linux")]
 #[test]
@@ -172,14 +198,42 @@ fn every_commands_text_fits_100_columns() {
     let d = t.path();
     write_file(&d.join("photos/a.jpg"), 5000);
     write_file(&d.join("photos/raw/b.cr2"), 3 << 20);
+    write_file(
+        &d.join("photos/a folder with a rather long name/and a file name that goes on.jpg"),
+        70_000,
+    );
+    // A sparse file apart: advise would copy it whole onto each candidate.
+    std::fs::create_dir(d.join("backup")).unwrap();
+    std::fs::File::create(d.join("backup/disk.img"))
+        .unwrap()
+        .set_len(5 << 30)
+        .unwrap();
     let img = d.join("card.img");
     std::fs::File::create(&img)
         .unwrap()
         .set_len(64 << 20)
         .unwrap();
     crate::common::run("mkfs.vfat", &[img.to_str().unwrap()]);
-    let runs: [&[&str]; 10] = [
+    let runs: [&[&str]; 17] = [
         &["advise", "photos", "--for", "camera", "--volume", "64GB"],
+        &[
+            "advise",
+            "photos",
+            "--for",
+            "car",
+            "--synthetic",
+            "--verbose",
+        ],
+        &[
+            "advise",
+            "backup",
+            "--for",
+            "linux",
+            "--volume",
+            "1TB",
+            "--synthetic",
+        ],
+        &["usage", "backup", "--fs", "fat32", "--fs", "ext4"],
         &[
             "advise",
             "photos",
@@ -190,24 +244,70 @@ fn every_commands_text_fits_100_columns() {
         ],
         &["advise", "photos", "--for", "linux", "--volume", "1TB"],
         &["usage", "photos"],
+        &["usage", "photos", "--volume", "64GB"],
         &["usage", "photos", "--matrix"],
+        &["usage", "photos", "--json", "u.json"],
+        &["report", "u.json", "-o", "u.html"],
         &["bench", "--list-profiles"],
         &["bench", "--list-profiles", "--sources"],
         &["bench", "--list"],
         &["info", "card.img"],
+        &["probe", "card.img"],
         &["format", "x.img", "--size", "64G", "--sd", "--dry-run"],
     ];
     for args in runs {
-        let out = run_in(d, &[&["-q"], args].concat());
-        assert_eq!(out.status.code(), Some(0), "{args:?}");
-        let text = String::from_utf8_lossy(&out.stdout);
-        assert!(text.lines().count() > 1, "{args:?}: {text}");
-        for line in text.lines() {
-            assert!(
-                line.chars().count() <= 100,
-                "{args:?}: {} columns: {line}",
-                line.chars().count()
-            );
+        let text = fits_100(d, args);
+        assert!(
+            text.lines().count() > 1 || args[0] == "report",
+            "{args:?}: {text}"
+        );
+    }
+    every_help_fits_100_columns(d);
+    // What needs root: bench on a tiny image, a real format, crash.
+    if !common::can_mount() {
+        return;
+    }
+    let bench = [
+        "bench",
+        "--image",
+        "b.img",
+        "--size",
+        "512M",
+        "--fs",
+        "ext4",
+        "--workloads",
+        "five-write,five-read",
+        "--repeat",
+        "1",
+    ];
+    assert!(fits_100(d, &bench).contains("five-write"));
+    let format = ["format", "f.img", "--size", "64M", "--fs", "fat32"];
+    assert!(fits_100(d, &[&format[..], &["--label", "a b"]].concat()).contains("Verification"));
+    if common::can_fuse() {
+        let crash = ["crash", "--fs", "ext4", "--quick", "--workloads", "save"];
+        let text = fits_100(d, &[&crash[..], &["--run-dir", "crun"]].concat());
+        assert!(text.contains("save"), "{text}");
+    }
+}
+
+/// `fsfit -h`, `--help`, and both for every subcommand (emulate's help
+/// once showed a dd line 100 columns wide, besides naming a fixed device).
+#[cfg(target_os = "linux")]
+fn every_help_fits_100_columns(d: &std::path::Path) {
+    use clap::CommandFactory;
+    let cli = ::fsfit::cli::Cli::command();
+    let mut runs = vec![vec!["-h".to_string()], vec!["--help".to_string()]];
+    for sub in cli.get_subcommands().filter(|s| !s.is_hide_set()) {
+        let name = sub.get_name().to_string();
+        if name == "help" {
+            continue;
         }
+        runs.push(vec![name.clone(), "-h".into()]);
+        runs.push(vec![name, "--help".into()]);
+    }
+    assert!(runs.len() > 20, "{runs:?}");
+    for args in runs {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        assert!(fits_100(d, &args).lines().count() > 3, "{args:?}");
     }
 }

@@ -117,6 +117,53 @@ const CASES: &[(&str, &[&str], &str)] = &[
         "not possible",
     ),
     (
+        "bench: an image --size too small for the workloads",
+        &["bench", "--image", "IMG", "--size", "1G", "--fs", "ext4"],
+        "needs about",
+    ),
+    (
+        "bench: a temporary image --size too small (in $TMPDIR, here the folder)",
+        &["bench", "--size", "1G", "--fs", "ext4"],
+        "needs about",
+    ),
+    (
+        "bench: an image fsfit made, too small without --size",
+        &["bench", "--image", "OURS", "--fs", "ext4"],
+        "needs about",
+    ),
+    (
+        "bench: --dir naming a file",
+        &["bench", "--dir", "OLD", "--quick"],
+        "not a directory",
+    ),
+    (
+        "bench: --dir naming nothing",
+        &["bench", "--dir", "IMG", "--quick"],
+        "No such file",
+    ),
+    (
+        "advise: a label no filesystem the systems use can store",
+        &[
+            "advise", ".", "--for", "camera", "--label", "ab/cd", "--image", "IMG", "--size", "1G",
+        ],
+        "may not hold '/'",
+    ),
+    (
+        "bench: an empty device name",
+        &["bench", "--device", "", "--yes-erase", "", "--quick"],
+        "empty device name",
+    ),
+    (
+        "crash: --replay of a folder that is not a crash run",
+        &["crash", "--replay", "OLD", "--state", "p1", "-o", "IMG"],
+        "not a crash run directory",
+    ),
+    (
+        "info: a character device",
+        &["info", "/dev/null"],
+        "not a block device",
+    ),
+    (
         "crash: an unknown workload",
         &[
             "crash",
@@ -161,17 +208,27 @@ fn every_refusal_leaves_the_folder_as_it_was() {
             .set_len(64 << 20)
             .unwrap();
         let img = dir.path().join("new.img");
+        let ours = dir.path().join("ours.img");
+        // An image fsfit made (marked at its end), smaller than bench needs.
+        let made = fsfit()
+            .args(["-q", "format", ours.to_str().unwrap(), "--size", "64M"])
+            .args(["--fs", "fat32"])
+            .output()
+            .unwrap();
+        assert!(made.status.success(), "{made:?}");
         let before = listing(dir.path());
         let argv: Vec<&str> = args
             .iter()
             .map(|a| match *a {
                 "IMG" => img.to_str().unwrap(),
                 "OLD" => old.to_str().unwrap(),
+                "OURS" => ours.to_str().unwrap(),
                 a => a,
             })
             .collect();
         let out = fsfit()
             .args(&argv)
+            .env("TMPDIR", dir.path())
             .current_dir(dir.path())
             .output()
             .unwrap();

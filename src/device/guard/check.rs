@@ -82,8 +82,9 @@ fn mounted(info: &DeviceInfo, _: &Host, _: bool) -> Option<String> {
     let ((shown, point), block) = info.mounts.first().zip(info.detail.mount_blocks.first())?;
     let who = relation(info, block, shown);
     Some(format!(
-        "{who} is mounted on {point}{}; unmount first (umount '{point}')",
-        and_more(info.mounts.len())
+        "{who} is mounted on {point}{}; unmount first (umount {})",
+        and_more(info.mounts.len()),
+        crate::quote::quote(point)
     ))
 }
 

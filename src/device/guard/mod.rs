@@ -132,7 +132,7 @@ fn file_kind(ft: fs::FileType) -> &'static str {
 /// resolved path and the kernel name of the block device behind it.
 fn resolve_arg(host: &Host, arg: &str) -> Result<(String, String)> {
     if arg.trim().is_empty() {
-        return Err(Error::work("empty device name"));
+        return Err(Error::input("empty device name"));
     }
     let virt = if !arg.contains('/') {
         Path::new("/dev").join(arg)

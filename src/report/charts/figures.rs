@@ -610,13 +610,32 @@ fn usage_curves(fs: &str, usage: &[Named<UsageReport>]) -> UsageCurves {
                 points,
             });
         }
-        curves.over.push(Curve {
-            name: series_name(&u.label, "overhead", n),
-            style: curves.over.len(),
-            points: pts(&|c| c.overhead_pct),
-        });
+        let over = meaningful(pts(&|c| c.overhead_pct), &cs, u.doc.tree.apparent_bytes);
+        if over.len() >= 2 {
+            curves.over.push(Curve {
+                name: series_name(&u.label, "overhead", n),
+                style: curves.over.len(),
+                points: over,
+            });
+        }
     }
     curves
+}
+
+/// The overhead points of the clusters where a percentage means
+/// something (not for sparse files' unwritten holes, nor a few KiB of
+/// data: usage::no_percentage decides).
+fn meaningful(points: Vec<Point>, cs: &[&ConfigReport], apparent: u64) -> Vec<Point> {
+    points
+        .into_iter()
+        .filter(|p| {
+            cs.iter().any(|c| {
+                c.cluster_bytes == p.x
+                    && crate::usage::no_percentage(apparent, c.cannot_store_bytes, c.overhead_pct)
+                        .is_none()
+            })
+        })
+        .collect()
 }
 
 /// Size on disk, wasted space and overhead against cluster size.
@@ -671,6 +690,9 @@ fn usage_panels(fs: &str, slug: &str, usage: &[Named<UsageReport>]) -> Vec<Chart
         None,
     );
 
+    if over.is_empty() {
+        return vec![size_chart, wasted_chart];
+    }
     let desc = format!(
         "Size on disk over the apparent size of the files, minus 100 % (the growth in size), per cluster size. {}.",
         describe_curves(&over, &|v| format!("{} %", num(v)))

@@ -68,6 +68,9 @@ pub struct CandidateDoc {
     pub cluster_bytes: u64,
     pub tree_bytes: u64,
     pub overhead_pct: f64,
+    /// Why the percentage means nothing (sparse files, too little data).
+    #[serde(default)]
+    pub overhead_note: Option<String>,
     #[serde(default)]
     pub speed: String,
     #[serde(default)]
@@ -194,16 +197,29 @@ fn candidates(s: &mut String, d: &AdviseDoc) {
         };
         let _ = writeln!(
             s,
-            "<tr><td>{}:{}</td><td class=\"n\">{}</td><td class=\"n\">{:+.1} %</td><td class=\"n\">{}</td><td>{}</td></tr>",
+            "<tr><td>{}:{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>",
             esc(&c.fs),
             esc(&short(c.cluster_bytes)),
             esc(&iec(c.tree_bytes)),
-            c.overhead_pct,
+            match &c.overhead_note {
+                Some(why) => format!("<span title=\"{}\">—</span>", esc(why)),
+                None => format!("{:+.1} %", c.overhead_pct),
+            },
             esc(&iec(c.wasted_at_fill_bytes)),
             esc(&speed)
         );
     }
     s.push_str("</tbody></table>\n");
+    let mut whys: Vec<&str> = d
+        .candidates
+        .iter()
+        .filter_map(|c| c.overhead_note.as_deref())
+        .collect();
+    whys.sort_unstable();
+    whys.dedup();
+    for why in whys {
+        let _ = writeln!(s, "<p class=\"note\">Overhead —: {}</p>", esc(why));
+    }
 }
 
 /// The choice's plan and its commands; a file from before plans: the

@@ -47,7 +47,7 @@ fn flag_meaning(f: &str) -> &'static str {
 
 /// A command line as one would type it again (POSIX-quoted).
 fn shell_line(args: &[String]) -> String {
-    crate::format::quote::join(args)
+    crate::quote::join(args)
 }
 
 const CSS: &str = r#"
@@ -269,7 +269,7 @@ mod tests {
     #[test]
     fn findings_show_counts_and_escaped_examples() {
         let usage = br#"{"schema":"fsfit.usage/1","volume_bytes":68719476736,"paths":["t"],
-          "tree":{"files":2,"dirs":1,"symlinks":0,"other":0,"apparent_bytes":5000,"errors":0},
+          "tree":{"files":2,"dirs":1,"symlinks":0,"other":0,"apparent_bytes":65536,"errors":0},
           "configs":[
             {"fs":"exfat","cluster_bytes":4096,"free_bytes":1,"tree_bytes":8192,
              "data_bytes":8192,"slack_bytes":3192,"metadata_bytes":0,"overhead_pct":63.84,
@@ -297,6 +297,15 @@ mod tests {
         assert_eq!(page.charts.len(), 4);
         assert_eq!(h.matches("<svg").count(), 4);
         assert!(!h.contains("<script"));
+        // Under 64 KiB of data a percentage means nothing: no overhead
+        // chart, and "—" in the table with why under it.
+        let small = String::from_utf8_lossy(usage).replace("65536,\"errors\"", "5000,\"errors\"");
+        let mut i = Inputs::default();
+        i.add("u", "u.json", parse(small.as_bytes()).unwrap());
+        let page = render(&i, &["fsfit".into(), "report".into()]);
+        assert_eq!(page.charts.len(), 3);
+        assert!(page.html.contains(">—</span></td>"));
+        assert!(page.html.contains("Overhead —: under 64 KiB of data"));
     }
 
     #[test]

@@ -99,6 +99,15 @@ fn environment(o: &mut Out, u: &Named<UsageReport>) {
     o.push(&s);
 }
 
+/// A config's overhead, or "—" (with why on hover, and below the table)
+/// where usage::overhead_shown says a percentage would mean nothing.
+fn overhead_cell(t: &crate::scan::TreeCounts, c: &crate::usage::ConfigReport) -> String {
+    match crate::usage::overhead_shown(t, c) {
+        Ok(p) => format!("{p:.2} %"),
+        Err(why) => format!("<span title=\"{}\">—</span>", esc(why)),
+    }
+}
+
 /// The size-on-disk chart and one table row per config, then the refused.
 fn sizes(o: &mut Out, id: &str, d: &UsageReport) {
     o.push("<h3>Size on disk</h3>\n");
@@ -112,7 +121,7 @@ fn sizes(o: &mut Out, id: &str, d: &UsageReport) {
         let problems = c.problems.blocking();
         let _ = writeln!(
             s,
-            "<tr><td>{}:{}{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{:.2} %</td><td class=\"n\">{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td></tr>",
+            "<tr><td>{}:{}{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td></tr>",
             esc(&c.fs),
             esc(&crate::units::short(c.cluster_bytes)),
             if c.default_cluster { " <span class=\"note\">(mkfs default)</span>" } else { "" },
@@ -120,7 +129,7 @@ fn sizes(o: &mut Out, id: &str, d: &UsageReport) {
             esc(&iec(c.data_bytes)),
             esc(&iec(c.slack_bytes)),
             esc(&iec(c.metadata_bytes)),
-            c.overhead_pct,
+            overhead_cell(&d.tree, c),
             esc(&iec(c.free_bytes)),
             if c.fits { "yes" } else { "<span class=\"bad\">no</span>" },
             if c.exact { "yes" } else { "model" },
@@ -128,6 +137,16 @@ fn sizes(o: &mut Out, id: &str, d: &UsageReport) {
         );
     }
     s.push_str("</tbody></table>\n");
+    let mut whys: Vec<&str> = d
+        .configs
+        .iter()
+        .filter_map(|c| crate::usage::overhead_shown(&d.tree, c).err())
+        .collect();
+    whys.sort_unstable();
+    whys.dedup();
+    for why in whys {
+        let _ = writeln!(s, "<p class=\"note\">Overhead —: {}</p>", esc(why));
+    }
     for r in &d.refused {
         let _ = writeln!(
             s,

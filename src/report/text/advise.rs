@@ -6,7 +6,9 @@ use crate::format::layout::DrivePlan;
 use crate::units::{iec, short};
 use std::fmt::Write;
 
-pub fn text(a: &Advice) -> String {
+/// The advice as a person reads it; `verbose` adds how the candidates are
+/// ranked (a dozen long lines the JSON always has), else one line says where.
+pub fn text(a: &Advice, verbose: bool) -> String {
     let mut o = String::new();
     header(&mut o, a);
     match &a.choice {
@@ -48,8 +50,15 @@ pub fn text(a: &Advice) -> String {
             if let (Some(cmd), Some(p)) = (&a.commands, &c.plan) {
                 commands(&mut o, cmd, p);
             }
-            let _ = writeln!(o, "\nHow the candidates are ranked:");
-            list(&mut o, &a.ranking);
+            if verbose {
+                let _ = writeln!(o, "\nHow the candidates are ranked:");
+                list(&mut o, &a.ranking);
+            } else {
+                let _ = writeln!(
+                    o,
+                    "\nHow the candidates are ranked: --verbose (or the JSON's ranking) says"
+                );
+            }
             candidates(&mut o, a);
             if !a.rejected.is_empty() {
                 let _ = writeln!(o, "\nLeft out:");

@@ -22,28 +22,23 @@ fn device_fault(rep: &Report, r: &CrashResult) -> String {
     }
 }
 
-const HEAD: [&str; 14] = [
-    "FILESYSTEM",
-    "CLUSTER",
-    "DRIVER",
-    "OPTIONS",
-    "WORKLOAD",
-    "STATES",
-    "MOUNT%",
-    "CLEAN%",
-    "REPAIRED%",
-    "UNREPAIR%",
-    "DURABLE-LOST%",
-    "OLD-DAMAGED%",
-    "DEVICE-FAULT%",
-    "STATES/S",
+/// Short headings, so that a row fits 100 columns; the legend under the
+/// table says what each means, the JSON has every figure in full.
+const HEAD: [&str; 12] = [
+    "CONFIG", "DRIVER", "OPTIONS", "WORKLOAD", "STATES", "MOUNT%", "CLEAN%", "FIXED%", "UNFIXED%",
+    "LOST%", "OLD%", "DEVICE%",
 ];
 
+/// The columns before the figures (left-aligned).
+const CONFIG_COLUMNS: usize = 4;
+
 const LEGEND: &str = "\nMOUNT%: states that mount read-only without repair. CLEAN%: the checker finds nothing. \
-REPAIRED%: the checker's repair leaves it clean. DURABLE-LOST%: a file whose fsync/sync had returned is lost or changed. \
-OLD-DAMAGED%: a file written before the workload began is lost or changed. \
-DEVICE-FAULT%: states that lost data only through the device's own damage (the same writes without it lost nothing): \
-the device's fault, not the filesystem's (\"all\": the device broke its flush promises, every loss is its doing).\n";
+FIXED%: the checker's repair leaves it clean. UNFIXED%: the repair does not. \
+LOST%: a file whose fsync/sync had returned is lost or changed (durable data lost). \
+OLD%: a file written before the workload began is lost or changed. \
+DEVICE%: states that lost data only through the device's own damage (the same writes without it lost nothing): \
+the device's fault, not the filesystem's (\"all\": the device broke its flush promises, every loss is its doing). \
+DRIVER: the kernel's or FUSE (the JSON names it). States per second: in the progress lines and the JSON.\n";
 
 pub fn render(rep: &Report) -> String {
     let mut rows: Vec<Vec<String>> = vec![HEAD.iter().map(|s| s.to_string()).collect()];
@@ -61,11 +56,13 @@ pub fn render(rep: &Report) -> String {
 
 /// One config × workload: its config, then its figures or its error.
 fn row(rep: &Report, r: &CrashResult) -> Vec<String> {
-    let driver = r.driver.split_whitespace().next().unwrap_or("").to_string();
+    // "kernel:ext4 6.1" is "kernel", "fuse:exfat-fuse" "fuse": each
+    // filesystem has one FUSE driver here, and the JSON names it.
+    let driver = r.driver.split_whitespace().next().unwrap_or("");
+    let driver = driver.split_once(':').map_or(driver, |(kind, _)| kind);
     let mut row = vec![
-        r.fs.clone(),
-        crate::units::iec(r.cluster_bytes),
-        driver,
+        format!("{}:{}", r.fs, crate::units::short(r.cluster_bytes)),
+        driver.to_string(),
         // A policy's options are long (udisks2's uid=,gid=,...): the cell
         // names it, the lines under the table spell them out.
         if !r.mount_policy.is_empty() && r.mount_policy != "server" {
@@ -96,7 +93,6 @@ fn row(rep: &Report, r: &CrashResult) -> Vec<String> {
         pct(o.durable_lost, n),
         pct(o.old_files_damaged, n),
         device_fault(rep, r),
-        format!("{:.1}", r.states_per_s),
     ]);
     row
 }
@@ -156,14 +152,23 @@ fn grid(rows: &[Vec<String>]) -> String {
             .iter()
             .enumerate()
             .map(|(i, c)| {
-                if i < 5 || r.len() < cols {
+                if i < CONFIG_COLUMNS || r.len() < cols {
                     format!("{c:<w$}", w = w[i.min(cols - 1)])
                 } else {
                     format!("{c:>w$}", w = w[i])
                 }
             })
             .collect();
-        out.push_str(line.join("  ").trim_end());
+        // Two spaces between the config's columns, one between figures
+        // (right-aligned under their headings): a row fits 100 columns.
+        let mut text = String::new();
+        for (i, cell) in line.iter().enumerate() {
+            if i > 0 {
+                text.push_str(if i <= CONFIG_COLUMNS { "  " } else { " " });
+            }
+            text.push_str(cell);
+        }
+        out.push_str(text.trim_end());
         out.push('\n');
     }
     out

@@ -84,21 +84,35 @@ fn wrap_line(line: &str, width: usize, out: &mut Vec<String>) {
         return;
     }
     let hang = " ".repeat(indent + 2);
-    let mut current = pad.to_string();
-    let mut fresh = true;
-    for word in body.split_whitespace() {
-        let len = current.chars().count();
-        if !fresh && len + 1 + word.chars().count() > width {
-            out.push(std::mem::replace(&mut current, hang.clone()));
-            fresh = true;
-        }
-        if !fresh {
-            current.push(' ');
-        }
-        current += word;
-        fresh = false;
+    let mut rest = body;
+    let mut lead = pad.to_string();
+    while !rest.is_empty() {
+        let room = width.saturating_sub(lead.chars().count());
+        let cut = break_at(rest, room);
+        out.push(format!("{lead}{}", rest[..cut].trim_end()));
+        rest = rest[cut..].trim_start();
+        lead.clone_from(&hang);
     }
-    out.push(current);
+}
+
+/// Where a line of prose breaks to fit `room` columns: after the last
+/// space that leaves the part before within `room` (the spacing inside
+/// the part kept, so a table row's columns stay aligned), else after the
+/// first word (a word longer than the line is not split).
+fn break_at(text: &str, room: usize) -> usize {
+    if text.chars().count() <= room {
+        return text.len();
+    }
+    let mut last = None;
+    for (n, (i, c)) in text.char_indices().enumerate() {
+        if n > room {
+            break;
+        }
+        if c == ' ' && !text[..i].trim_end().is_empty() {
+            last = Some(i);
+        }
+    }
+    last.or_else(|| text.find(' ')).unwrap_or(text.len())
 }
 
 /// A command's note, moved above it, wrapped as prose; a `# comment` keeps
@@ -179,6 +193,12 @@ mod tests {
             "  - one two\n    three four\n    five six\nshort\n"
         );
         assert_eq!(wrap("a  b   c\n", 100), "a  b   c\n");
+        // A long table row keeps its columns' spacing where it breaks.
+        assert_eq!(
+            wrap("name      MB/s   one two three\n", 20),
+            "name      MB/s   one\n  two three\n"
+        );
+        assert_eq!(wrap("abcdefghij klm\n", 5), "abcdefghij\n  klm\n");
     }
 
     #[test]

@@ -124,8 +124,8 @@ fn header(r: &UsageReport) -> String {
     if r.skipped_mounts > 0 {
         let _ = writeln!(
             o,
-            "      {} mount points not entered (--cross-mounts enters them)",
-            r.skipped_mounts
+            "      {} not entered (--cross-mounts enters them)",
+            super::count_as(r.skipped_mounts, "mount point", "mount points")
         );
     }
     if t.files == 0 && t.dirs == 0 && t.symlinks == 0 && t.other == 0 {
