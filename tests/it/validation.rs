@@ -317,7 +317,11 @@ fn usb2_stick_large_file_is_the_same_on_every_family() {
     for (what, published, secs) in [("write", 4.6, w4), ("cold read", 19.9, r4)] {
         let got = mb / secs;
         assert!(
-            row(&format!("ext4 large {what} MB/s on {stick}"), published, got),
+            row(
+                &format!("ext4 large {what} MB/s on {stick}"),
+                published,
+                got
+            ),
             "ext4 large {what} on {stick}: {got:.2} MB/s against the published {published}"
         );
     }
