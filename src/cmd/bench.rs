@@ -123,18 +123,24 @@ fn bench_options(a: &BenchArgs, quiet: bool, scale: f64) -> Result<bench::Option
     })
 }
 
-/// More runs while a figure's spread has not settled (`--quick`). With
-/// --flash the figures are simulated: their spread is the model's, not the
-/// machine's.
-fn settle(a: &BenchArgs) -> Option<bench::settle::Settle> {
-    (a.quick && a.flash.is_empty()).then_some(bench::settle::QUICK)
+/// Whether `--quick` times this run by the host's clock (sizing by time,
+/// more runs while the spread settles). Not with --flash, whose figures
+/// are simulated (their spread is the model's, not the machine's, and
+/// they last seconds on a stick at --quick's scale already), nor in a lab
+/// VM, whose figures are correctness checks, never speeds: there the
+/// growth and the repeats would only cost time (minutes of emulated CPU).
+fn quick_by_time(a: &BenchArgs) -> bool {
+    a.quick && a.flash.is_empty() && bench::lab().is_none()
 }
 
-/// `--min-time`, or what `--quick` implies. With --flash the table shows
-/// simulated runs, which last seconds on a stick at --quick's scale
-/// already: growing workloads by host time would only cost minutes.
+/// More runs while a figure's spread has not settled (`--quick`).
+fn settle(a: &BenchArgs) -> Option<bench::settle::Settle> {
+    quick_by_time(a).then_some(bench::settle::QUICK)
+}
+
+/// `--min-time`, or what `--quick` implies.
 fn min_seconds(a: &BenchArgs) -> f64 {
-    a.min_time.unwrap_or(if a.quick && a.flash.is_empty() {
+    a.min_time.unwrap_or(if quick_by_time(a) {
         bench::QUICK_MIN_SECONDS
     } else {
         0.0
