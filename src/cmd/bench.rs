@@ -130,7 +130,7 @@ fn bench_options(a: &BenchArgs, quiet: bool, scale: f64) -> Result<bench::Option
 /// VM, whose figures are correctness checks, never speeds: there the
 /// growth and the repeats would only cost time (minutes of emulated CPU).
 fn quick_by_time(a: &BenchArgs) -> bool {
-    a.quick && a.flash.is_empty() && bench::lab().is_none()
+    a.quick && a.flash.is_empty() && bench::measure::lab().is_none()
 }
 
 /// More runs while a figure's spread has not settled (`--quick`).
