@@ -395,7 +395,10 @@ fn quick_figures_say_which_runs_they_rest_on_and_why_they_are_flagged() {
         }
     }
     // The per-file workload grew by more files of 10 MiB, not bigger ones.
-    let ten = &workloads[0];
+    let ten = workloads
+        .iter()
+        .find(|w| w["name"] == "tenmb-write")
+        .unwrap();
     assert_eq!(
         ten["bytes"].as_u64().unwrap(),
         ten["files"].as_u64().unwrap() * (10 << 20)
