@@ -2,10 +2,10 @@
 //! cache (a laptop after a day's work, a machine running builds): every page
 //! a run then reads or writes must first be taken back from that cache, and
 //! the taking (reclaim, and compaction for the large folios reads now use)
-//! is charged to the run's own tasks. Measured under one other build with
-//! 200 MB of 24 GB free: ext4 large-read took 0.50-0.65 s with 0.1 s of
-//! system time, and 0.93-1.10 s with 0.5-0.6 s, with no wait for a CPU; the
-//! exFAT daemon's CPU time per read doubled the same way. So before a timed
+//! is charged to the run's own tasks. Under one other build, on a machine
+//! with 200 MB of its 24 GB free, ext4 large-read took 0.50-0.65 s with
+//! 0.1 s of system time in some runs and 0.93-1.10 s with 0.5-0.6 s in
+//! others, with no wait for a CPU. So before a timed
 //! run fsfit drops the clean page cache (as `--dir` already does before its
 //! cold phases) when the free memory is short of what the run will fill,
 //! untimed, and says so on the run (`made_room`). Dirty pages and other
