@@ -85,7 +85,7 @@ impl Sim {
         Tracer::start(&self.dev).map_err(|e| Error::work(format!("block trace: {e}")))
     }
 
-    /// Stop the trace of `run` and replay it on every profile.
+    /// Stop the trace of `run` and replay it on every profile at every offset.
     pub fn finish(&mut self, t: Tracer, run: &mut Run, overlap: Overlap) -> Result<()> {
         let (volume, tracer_cpu) = t
             .stop_with_cost()
@@ -116,7 +116,7 @@ impl Sim {
     }
 }
 
-/// Per profile: the median simulated run, its rates and its counts.
+/// Per profile and offset: the median simulated run, its rates and its counts.
 pub fn summarize(runs: &[Run], files: u64, bytes: u64) -> Vec<SimWorkload> {
     let Some(first) = runs.first() else {
         return Vec::new();
