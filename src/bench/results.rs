@@ -52,7 +52,8 @@ pub struct SimInfo {
     /// older fsfit say `blktrace` for the same tracepoints).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace: Option<String>,
-    /// Where the simulated volume starts on the flash.
+    /// Where the simulated volume starts on the flash (with several
+    /// offsets, the first; `flash.partition_offsets_bytes` lists them all).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub partition_offset_bytes: Option<u64>,
     /// The profiles and the request size limit the traces had.
@@ -71,12 +72,22 @@ pub struct FlashInfo {
     pub max_sectors_kb: Option<u64>,
     /// The model's figures are simulated, never a device's measurement.
     pub note: String,
+    /// With several `--partition-offset`s: each, in the order given; every
+    /// trace was replayed at each of them (the filesystem is made on the
+    /// volume alone, so its layout and trace do not depend on the offset),
+    /// and each simulated figure states its own `partition_offset_bytes`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub partition_offsets_bytes: Vec<u64>,
 }
 
 /// One workload on one flash profile (`--flash`): simulated figures.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct SimWorkload {
     pub profile: String,
+    /// Where the simulated volume started on the flash for this figure
+    /// (absent in results from an older fsfit: the run's one offset).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partition_offset_bytes: Option<u64>,
     pub median_seconds: f64,
     pub mb_per_s: f64,
     pub files_per_s: f64,
@@ -96,6 +107,9 @@ pub struct SimWorkload {
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct SimRun {
     pub profile: String,
+    /// Where the simulated volume started on the flash for this run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partition_offset_bytes: Option<u64>,
     /// Simulated run time: device time plus host CPU time as the workload
     /// lets them overlap.
     pub seconds: f64,

@@ -387,7 +387,7 @@ fn setup_flash(
     };
     crate::flash::trace::ensure_tracefs().map_err(|e| Error::work(format!("--flash: {e}")))?;
     report.sim.trace = Some(super::results::TRACE_SOURCE.into());
-    report.sim.partition_offset_bytes = Some(f.partition_offset);
+    report.sim.partition_offset_bytes = f.partition_offsets.first().copied();
     report.sim.flash = Some(super::flash::info(f, kb));
     Ok(())
 }

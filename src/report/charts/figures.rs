@@ -53,7 +53,7 @@ pub fn spread(w: &WorkloadResult) -> Option<(f64, f64)> {
 pub fn source_title(src: &Source) -> String {
     match src {
         Source::Host => String::new(),
-        Source::Sim(p) => format!("Simulated on {p}: "),
+        Source::Sim(k) => format!("Simulated on {}: ", k.label()),
     }
 }
 

@@ -2,7 +2,7 @@
 //! column per config, MB/s or files/s, relative to the baseline, flags.
 
 use crate::bench::kinds::{unit_of, Unit};
-use crate::bench::relative::Source;
+use crate::bench::relative::{offset_text, Source};
 use crate::bench::results::{BenchReport, ConfigResult, Run, WorkloadResult};
 use crate::units::{iec, short};
 use std::fmt::Write;
@@ -48,19 +48,17 @@ pub fn bench(r: &BenchReport) -> String {
     let sources = sources(r);
     let mut notes = Vec::new();
     for src in &sources {
-        if let Source::Sim(p) = src {
+        if let Source::Sim(k) = src {
             // The offset changes what pages and AUs each request straddles:
             // a simulated figure holds only for the offset it assumed.
-            // Bytes when the offset is not a whole KiB (sector 63: 32256 B).
-            let at = r.sim.partition_offset_bytes.map_or(String::new(), |b| {
-                let b = if b % 1024 == 0 {
-                    iec(b)
-                } else {
-                    format!("{b} B")
-                };
-                format!(", volume at {b} on the flash")
+            let at = k.offset_in(r).map_or(String::new(), |b| {
+                format!(", volume at {} on the flash", offset_text(b))
             });
-            let _ = writeln!(o, "\nsimulated ({p}): each run's block trace replayed{at}");
+            let _ = writeln!(
+                o,
+                "\nsimulated ({}): each run's block trace replayed{at}",
+                k.profile
+            );
         }
         table(&mut o, r, src, &mut notes);
     }
