@@ -268,4 +268,39 @@ mod tests {
         assert_eq!(size(0.001), 4 << 20);
         assert_eq!(offsets(0.001, WRITE_SEED).len(), 256);
     }
+
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn the_check_finds_a_block_written_in_the_wrong_place() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = crate::bench::workloads::Data::new(1);
+        let mut ctx = Ctx {
+            root: dir.path(),
+            scale: 0.001,
+            data: &data,
+            ops: 0,
+        };
+        RandomWrite.prepare(&mut ctx).unwrap();
+        verify_blocks(&ctx).unwrap();
+        let wrote = RandomWrite.run(&mut ctx).unwrap();
+        assert_eq!(wrote.bytes, 256 * IO);
+        verify_blocks(&ctx).unwrap();
+        assert_eq!(RandomRead.run(&mut ctx).unwrap().bytes, 256 * IO);
+        // One of the writes' blocks copied one block on, over a block they
+        // did not draw: the check must see it.
+        let written = offsets(0.001, WRITE_SEED);
+        let o = *written
+            .iter()
+            .find(|&&o| o + IO < size(0.001) && !written.contains(&(o + IO)))
+            .unwrap();
+        let mut buf = vec![0u8; IO as usize];
+        data.fill(WRITE_ID, o, &mut buf);
+        let f = std::fs::OpenOptions::new()
+            .write(true)
+            .open(path(&ctx))
+            .unwrap();
+        write_at(&f, &buf, o + IO).unwrap();
+        let e = verify_blocks(&ctx).unwrap_err().to_string();
+        assert!(e.contains(&format!("byte {}", o + IO)), "{e}");
+    }
 }
