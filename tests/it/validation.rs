@@ -363,8 +363,8 @@ fn usb2_stick_large_file_is_the_same_on_every_family() {
     }
 }
 
-/// Device seconds per filesystem and workload of a host `fsfit bench --flash
-/// PROFILE` run at `scale`, as the record had the card: the volume at sector
+/// Device seconds (the least of two runs) per filesystem and workload of a
+/// host `fsfit bench --flash PROFILE` run at `scale`, as the record had the card: the volume at sector
 /// 63 (its MBR) and mounted as the desktop mounted a card.
 fn bench_device_seconds(
     fss: &[&str],
@@ -376,7 +376,7 @@ fn bench_device_seconds(
     let json = dir.path().join("out.json");
     let mut cmd = crate::common::fsfit();
     cmd.env("FSFIT_STATE_DIR", dir.path())
-        .args(["bench", "-q", "--size", "1G", "--repeat", "1", "--image"])
+        .args(["bench", "-q", "--size", "1G", "--repeat", "2", "--image"])
         .arg(dir.path().join("b.img"))
         .args([
             "--workloads",
@@ -402,12 +402,20 @@ fn bench_device_seconds(
     let mut got = Vec::new();
     for r in v["results"].as_array().unwrap() {
         for w in r["workloads"].as_array().unwrap() {
-            let s = &w["simulated"][0];
-            assert_eq!(s["profile"], profile, "{w}");
+            assert_eq!(w["simulated"][0]["profile"], profile, "{w}");
+            // The least of the runs: once, in the whole suite on a loaded
+            // machine, one run of ntfs-3g's read-back came out 8x its usual
+            // device time; a run the host's load disturbed must not decide.
+            let least = w["runs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|run| run["simulated"][0]["device_seconds"].as_f64().unwrap())
+                .fold(f64::INFINITY, f64::min);
             got.push((
                 r["fs"].as_str().unwrap().to_string(),
                 w["name"].as_str().unwrap().to_string(),
-                s["device_seconds"].as_f64().unwrap(),
+                least,
             ));
         }
     }
