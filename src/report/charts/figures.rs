@@ -955,6 +955,7 @@ mod tests {
             files_per_s: files as f64 / med,
             cv_pct: 0.0,
             scale: None,
+            rounds: None,
             flags: vec![],
             cpu_wait_pct: None,
             relative_pct: None,

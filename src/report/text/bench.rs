@@ -3,7 +3,7 @@
 
 use crate::bench::kinds::{unit_of, Unit};
 use crate::bench::relative::Source;
-use crate::bench::results::{BenchReport, ConfigResult, WorkloadResult};
+use crate::bench::results::{BenchReport, ConfigResult, Run, WorkloadResult};
 use crate::units::{iec, short};
 use std::fmt::Write;
 
@@ -342,11 +342,31 @@ fn unsettled(r: &BenchReport) -> Vec<String> {
     let all: Vec<&WorkloadResult> = r.results.iter().flat_map(|c| &c.workloads).collect();
     let mut out = Vec::new();
     let runs = all.iter().map(|w| w.runs.len()).sum::<usize>();
+    let short = |x: &&Run| {
+        x.set_aside
+            .as_deref()
+            .is_some_and(|r| r.starts_with(crate::bench::settle::SHORT_ASIDE))
+    };
     let aside = all
         .iter()
         .flat_map(|w| &w.runs)
-        .filter(|x| x.set_aside.is_some())
+        .filter(|x| x.set_aside.is_some() && !short(x))
         .count();
+    let rounds: Vec<String> = all
+        .iter()
+        .filter_map(|w| w.rounds.map(|n| format!("{} ({n})", w.name)))
+        .collect();
+    if !rounds.is_empty() {
+        let shorts = all.iter().flat_map(|w| &w.runs).filter(short).count();
+        let line = format!(
+            "{} figures timed a run under {} s, so each of their runs is several rounds of the \
+workload (timed parts summed; {shorts} short runs set aside, kept in the JSON): {}",
+            rounds.len(),
+            crate::bench::settle::MIN_RUN_SECONDS,
+            rounds.join(", ")
+        );
+        out.push(super::wrap(&line, 100));
+    }
     if aside > 0 {
         out.push(format!(
             "{aside} of {runs} runs were set aside and run again: their tasks waited for a CPU \
@@ -481,5 +501,29 @@ mod tests {
         assert!(!text.contains("budget-spent"), "no note per figure: {text}");
         assert!(!text.contains("max-runs"), "no note per figure: {text}");
         assert!(text.lines().all(|l| l.chars().count() <= WIDTH), "{text}");
+        assert!(!text.contains("rounds"), "{text}");
+        // A figure whose runs were made of rounds: said apart, and its
+        // short runs not counted as waiting for a CPU.
+        let w = &mut r.results[1].workloads[0];
+        w.rounds = Some(3);
+        let mut short = run(0.06);
+        short.set_aside = Some(crate::bench::settle::short_aside_reason(0.06, 3));
+        w.runs = vec![short, run(0.2), run(0.21), run(0.2)];
+        let text = bench(&r);
+        assert!(
+            text.contains("7 of 24 runs were set aside and run again"),
+            "{text}"
+        );
+        assert!(
+            text.contains("1 figures timed a run under 0.1 s, so each of their runs is several"),
+            "{text}"
+        );
+        assert!(text.contains("1 short runs set aside"), "{text}");
+        assert!(text.contains(&format!("{} (3)", w_name(&r))), "{text}");
+        assert!(text.lines().all(|l| l.chars().count() <= WIDTH), "{text}");
+    }
+
+    fn w_name(r: &BenchReport) -> String {
+        r.results[1].workloads[0].name.clone()
     }
 }
