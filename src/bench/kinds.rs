@@ -90,10 +90,20 @@ pub const FIVE_READ: Kind = kind("five-read", MbPerS, Read);
 pub const TENMB_WRITE: Kind = kind("tenmb-write", MbPerS, Write);
 pub const TENMB_READ: Kind = kind("tenmb-read", MbPerS, Read);
 pub const TREE_WRITE: Kind = kind("tree-write", MbPerS, Write);
+pub const TREE_READ: Kind = kind("tree-read", MbPerS, Read);
 pub const SCAN: Kind = kind("scan", FilesPerS, Scan);
 /// Reads every file's contents in order to hash them: a read.
 pub const DUPSEARCH: Kind = kind("dupsearch", MbPerS, Read);
 pub const DELETE: Kind = kind("delete", FilesPerS, Delete);
+/// Scattered 4 KiB requests: MB/s of the blocks moved (a 4 KiB block
+/// each, so IOPS are MB/s x 10^6 / 4096).
+pub const RANDOM_WRITE: Kind = kind("random-write", MbPerS, Write);
+/// A read, but each request blocks until the device answers it (readahead
+/// is off, the next offset is elsewhere): the host waits as for a write.
+pub const RANDOM_READ: Kind = Kind {
+    overlap: Overlap::Wait,
+    ..kind("random-read", MbPerS, Read)
+};
 pub const FRAGMENTED_WRITE: Kind = kind("fragmented-write", MbPerS, Write);
 pub const FRAGMENTED_READ: Kind = kind("fragmented-read", MbPerS, Read);
 
@@ -115,9 +125,12 @@ pub const KINDS: &[Kind] = &[
     TENMB_WRITE,
     TENMB_READ,
     TREE_WRITE,
+    TREE_READ,
     SCAN,
     DUPSEARCH,
     DELETE,
+    RANDOM_WRITE,
+    RANDOM_READ,
     FRAGMENTED_WRITE,
     FRAGMENTED_READ,
 ];

@@ -433,9 +433,12 @@ fn a_temporary_image_is_removed_and_bad_arguments_are_refused() {
         "small-read",
         "tiny-write",
         "tree-write",
+        "tree-read",
         "scan",
         "dupsearch",
         "delete",
+        "random-write",
+        "random-read",
         "fragmented-read",
     ] {
         assert!(list.contains(w), "{w} in {list}");

@@ -435,6 +435,108 @@ fn usb2_stick_large_file_is_the_same_on_every_family() {
     }
 }
 
+/// Device seconds (the least of two runs) per filesystem and workload of a
+/// host `fsfit bench --flash PROFILE` run at `scale`, as the record had the card: the volume at sector
+/// 63 (its MBR) and mounted as the desktop mounted a card.
+fn bench_device_seconds(
+    fss: &[&str],
+    workloads: &str,
+    profile: &str,
+    scale: &str,
+) -> Vec<(String, String, f64)> {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("out.json");
+    let mut cmd = crate::common::fsfit();
+    cmd.env("FSFIT_STATE_DIR", dir.path())
+        .args(["bench", "-q", "--size", "1G", "--repeat", "2", "--image"])
+        .arg(dir.path().join("b.img"))
+        .args([
+            "--workloads",
+            workloads,
+            "--flash",
+            profile,
+            "--scale",
+            scale,
+        ])
+        .args(["--partition-offset", &SECTOR_63.to_string()])
+        .args(["--mount-policy", "desktop", "--json"])
+        .arg(&json);
+    for fs in fss {
+        cmd.args(["--fs", fs]);
+    }
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let mut got = Vec::new();
+    for r in v["results"].as_array().unwrap() {
+        for w in r["workloads"].as_array().unwrap() {
+            assert_eq!(w["simulated"][0]["profile"], profile, "{w}");
+            // The least of the runs: once, in the whole suite on a loaded
+            // machine, one run of ntfs-3g's read-back came out 8x its usual
+            // device time; a run the host's load disturbed must not decide.
+            let least = w["runs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|run| run["simulated"][0]["device_seconds"].as_f64().unwrap())
+                .fold(f64::INFINITY, f64::min);
+            got.push((
+                r["fs"].as_str().unwrap().to_string(),
+                w["name"].as_str().unwrap().to_string(),
+                least,
+            ));
+        }
+    }
+    got
+}
+
+/// The record's read-back of the copied tree ([LP1]: read seconds ext4 53,
+/// ntfs-3g 118) with bench's own workloads: `tree-write`, then `tree-read`
+/// cold after bench's remount, on the record's class of card at its MBR
+/// offset. The table's row is a hit at scale 1 (2.50 in two runs); here at
+/// a quarter of the tree it must stay one: ntfs-3g slower, within 2x of the
+/// published 2.23. XFS and btrfs (no published read-back) are printed.
+#[test]
+fn class10_tree_read_back_with_the_bench_workloads() {
+    if !ready() || !can_fuse() || !have(&["mkfs.ext4", "mkntfs", "ntfs-3g"]) {
+        return;
+    }
+    let card = "sd-2013-class10";
+    let mut fss = vec!["ext4", "ntfs"];
+    fss.extend(
+        ["xfs", "btrfs"]
+            .into_iter()
+            .filter(|f| have(&[&format!("mkfs.{f}")])),
+    );
+    let got = bench_device_seconds(&fss, "tree-write,tree-read", card, "0.25");
+    let secs = |fs: &str, w: &str| {
+        got.iter()
+            .find(|(f, n, _)| f == fs && n == w)
+            .map(|g| g.2)
+            .unwrap_or_else(|| panic!("no {fs} {w} in {got:?}"))
+    };
+    let read4 = secs("ext4", "tree-read");
+    for fs in &fss[2..] {
+        eprintln!(
+            "VALIDATION {fs} / ext4 tree read on {card}: simulated {:.2}",
+            secs(fs, "tree-read") / read4
+        );
+    }
+    let r = secs("ntfs", "tree-read") / read4;
+    assert!(
+        row(
+            &format!("ntfs-3g / ext4 tree-read on {card}"),
+            118.0 / 53.0,
+            r
+        ),
+        "ntfs-3g read the tree back in {r:.2}x ext4's time (published 2.23)"
+    );
+}
+
 /// OLPC's SD card tests (wiki.laptop.org 'SDCard Testing', flashbench by
 /// Arnd Bergmann, 2011): writes of one size, each into another AU, on 4 GB
 /// class 2/4 microSD cards. Toshiba 'B': 4 MiB 5.84 MB/s, 1 MiB 2.21, 64

@@ -8,6 +8,7 @@ mod data;
 mod files;
 mod five;
 mod fragmented;
+mod random;
 mod scan;
 mod sets;
 mod single;
@@ -103,6 +104,7 @@ pub fn all() -> Vec<&'static dyn Workload> {
     v.extend(tenmb::ALL);
     v.extend(tree::ALL);
     v.extend(scan::ALL);
+    v.extend(random::ALL);
     v.extend(fragmented::ALL);
     v
 }

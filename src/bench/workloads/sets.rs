@@ -159,15 +159,17 @@ pub static ALL: [&'static dyn Workload; 8] = [
     &Read(&LARGE),
 ];
 
-fn describe_set(set: &Set, verb: &str, scale: f64) -> String {
+/// One line for `--list`: a write says how it syncs, a read that it is cold.
+fn describe_set(set: &Set, kind: &Kind, scale: f64) -> String {
     let l = (set.layout)(scale);
     let bytes: u64 = l.iter().map(|f| f.size).sum();
-    let sync = match set.sync {
-        Sync::PerFile => "fsync per file",
-        Sync::AtEnd => "syncfs at the end",
+    let (verb, how) = match (kind.phase, set.sync) {
+        (super::Phase::Read, _) => ("read back", "cold"),
+        (_, Sync::PerFile) => ("write", "fsync per file"),
+        (_, Sync::AtEnd) => ("write", "syncfs at the end"),
     };
     format!(
-        "{verb} {} {} ({}), 1 MiB blocks, {sync}",
+        "{verb} {} {} ({}), 1 MiB blocks, {how}",
         l.len(),
         set.what,
         crate::units::iec(bytes)
@@ -239,7 +241,7 @@ impl Workload for Write {
         self.0.family
     }
     fn describe(&self, scale: f64) -> String {
-        describe_set(self.0, "write", scale)
+        describe_set(self.0, self.0.write, scale)
     }
     fn space_needed(&self, scale: f64) -> u64 {
         (self.0.layout)(scale).iter().map(|f| f.size).sum()
@@ -262,7 +264,7 @@ impl Workload for Read {
         self.0.family
     }
     fn describe(&self, scale: f64) -> String {
-        describe_set(self.0, "read back", scale)
+        describe_set(self.0, self.0.read, scale)
     }
     fn space_needed(&self, scale: f64) -> u64 {
         (self.0.layout)(scale).iter().map(|f| f.size).sum()

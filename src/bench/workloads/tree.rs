@@ -1,7 +1,9 @@
 //! A folder tree copied in one go: 712 files in 95 folders, 50 MB at scale 1
-//! (003 copies such a tree to a card), syncfs at the end.
+//! (003 copies such a tree to a card), syncfs at the end; and read back cold,
+//! file by file in the order it was written (the read-back of a copied kernel
+//! tree that the LinuxPlanet card comparison timed).
 
-use super::sets::{self, spread_sizes, FileSpec, Sync};
+use super::sets::{self, spread_sizes, FileSpec, Read, Set, Sync};
 use super::{files, Ctx, Kind, Outcome, Workload};
 use crate::bench::kinds;
 use crate::Result;
@@ -32,7 +34,18 @@ fn layout(scale: f64) -> Vec<FileSpec> {
 
 pub struct TreeWrite;
 
-pub static ALL: [&'static dyn Workload; 1] = [&TreeWrite];
+/// The tree as a set, for its read-back (the write keeps its own
+/// description, which counts the folders).
+static TREE: Set = Set {
+    family: "tree",
+    write: &kinds::TREE_WRITE,
+    read: &kinds::TREE_READ,
+    what: "files of that tree",
+    sync: Sync::AtEnd,
+    layout,
+};
+
+pub static ALL: [&'static dyn Workload; 2] = [&TreeWrite, &Read(&TREE)];
 
 impl Workload for TreeWrite {
     fn kind(&self) -> &'static Kind {
