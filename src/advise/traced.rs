@@ -161,8 +161,7 @@ impl workloads::Workload for ClassCopy {
 /// Why the traced copy cannot run here, if it cannot: it needs root to
 /// make and mount volumes, and files to copy (not a listing).
 pub fn unavailable(from_listing: bool) -> Option<String> {
-    // SAFETY: geteuid cannot fail and touches no memory.
-    if unsafe { libc::geteuid() } != 0 {
+    if !crate::device::is_root() {
         return Some("it needs root to make and mount the candidates' volumes".into());
     }
     if from_listing {

@@ -18,7 +18,7 @@ pub mod measure;
 #[cfg(target_os = "linux")]
 mod prepare;
 #[cfg(target_os = "linux")]
-mod priority;
+pub mod priority;
 pub mod relative;
 pub mod results;
 #[cfg(target_os = "linux")]

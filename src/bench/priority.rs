@@ -69,8 +69,7 @@ mod tests {
         let Some(raised) = raise() else {
             // Not root, or a cgroup without real-time time: refused, as
             // the report then says (no priority recorded).
-            // SAFETY: geteuid cannot fail and touches no memory.
-            let root = unsafe { libc::geteuid() } == 0;
+            let root = crate::device::is_root();
             assert!(
                 std::env::var_os("FSFIT_REQUIRE_ALL").is_none() || !root,
                 "root was refused SCHED_FIFO"

@@ -98,7 +98,7 @@ impl Options {
         label_fits_some(&systems, volume, &a.label)?;
         let format = format_target(a)?;
         #[cfg(target_os = "linux")]
-        if (target.is_some() || format.is_some()) && unsafe { libc::geteuid() } != 0 {
+        if (target.is_some() || format.is_some()) && !crate::device::is_root() {
             return Err(Error::input(
                 "fsfit advise --device/--image formats and mounts volumes: run it as root (sudo)",
             ));

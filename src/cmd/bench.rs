@@ -58,7 +58,7 @@ impl Options {
 /// Formatting and mounting need root; `--dir` and the listings do not.
 #[cfg(target_os = "linux")]
 fn needs_root(a: &BenchArgs) -> Result<()> {
-    if !a.list && !a.list_profiles && a.dir.is_none() && unsafe { libc::geteuid() } != 0 {
+    if !a.list && !a.list_profiles && a.dir.is_none() && !crate::device::is_root() {
         return Err(Error::input(
             "fsfit bench formats and mounts volumes: run it as root (sudo), or use --dir on a mounted directory",
         ));

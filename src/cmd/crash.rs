@@ -23,7 +23,7 @@ fn options(a: &CrashArgs, quiet: bool) -> Result<crash::Options> {
             .map(|w| workload(w.trim()))
             .collect::<Result<_>>()?
     };
-    if unsafe { libc::geteuid() } != 0 {
+    if !crate::device::is_root() {
         return Err(Error::input(
             "fsfit crash formats and mounts images and serves a FUSE recorder: run it as root (sudo)",
         ));

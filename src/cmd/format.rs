@@ -57,7 +57,7 @@ pub fn request(a: &FormatArgs, quiet: bool) -> Result<Request> {
         return Err(Error::input("name a filesystem with --fs (or use --sd)"));
     }
     super::output_folders_exist([&a.json])?;
-    if !a.dry_run && unsafe { libc::geteuid() } != 0 {
+    if !a.dry_run && !crate::device::is_root() {
         return Err(Error::input(
             "fsfit format writes partition tables and filesystems: run it as root (sudo), or add --dry-run",
         ));

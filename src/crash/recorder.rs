@@ -579,7 +579,7 @@ mod tests {
 
     fn ready() -> bool {
         let need = ["mkfs.ext4", "losetup", "mount"];
-        let ready = unsafe { libc::geteuid() } == 0
+        let ready = crate::device::is_root()
             && Path::new("/dev/fuse").exists()
             && need.iter().all(|t| crate::device::have_program(t));
         if !ready {

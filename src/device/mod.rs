@@ -44,6 +44,15 @@ use crate::{Error, Result};
 #[cfg(target_os = "linux")]
 use std::process::{Command, Output};
 
+/// Whether fsfit runs as root: mounting, loop devices, tracing and
+/// real-time priority all need it, and every command that does one of them
+/// asks here rather than each calling `geteuid` itself.
+#[cfg(unix)]
+pub fn is_root() -> bool {
+    // SAFETY: geteuid cannot fail and touches no memory.
+    unsafe { libc::geteuid() == 0 }
+}
+
 /// Run a system tool in its own process group (so the terminal's Ctrl-C
 /// reaches fsfit, which then cleans up, and not the tool or a FUSE daemon).
 #[cfg(target_os = "linux")]

@@ -360,7 +360,7 @@ impl Drop for Served {
 /// Is this machine able to serve a device (root, /dev/fuse, losetup)?
 /// `Err` names what is missing.
 pub fn available() -> Result<()> {
-    if unsafe { libc::geteuid() } != 0 {
+    if !super::is_root() {
         return Err(Error::work("needs root (loop devices)"));
     }
     if !Path::new("/dev/fuse").exists() {

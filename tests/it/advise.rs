@@ -675,18 +675,7 @@ fn measures_on_an_image_within_the_budget_and_reports_it() {
     }
     // fsfit report draws the evidence behind it.
     let html = state.path().join("r.html");
-    let out = fsfit()
-        .args(["report", "-o"])
-        .arg(&html)
-        .arg(&json)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let page = std::fs::read_to_string(&html).unwrap();
+    let page = common::report_html(&json, &html);
     assert!(page.contains("Recommendation: advice"));
     assert!(page.contains("Benchmark: advice round 1"));
     assert!(page.contains("Space usage: advice sizes"));
@@ -782,25 +771,13 @@ fn no_internal_names_in_any_output() {
         .arg(&html)
         .output()
         .unwrap();
-    let report_html = t.path().join("b.html");
-    let rep = fsfit()
-        .arg("report")
-        .arg(&json)
-        .arg("-o")
-        .arg(&report_html)
-        .output()
-        .unwrap();
-    assert!(
-        rep.status.success(),
-        "{}",
-        String::from_utf8_lossy(&rep.stderr)
-    );
+    let report_page = common::report_html(&json, &t.path().join("b.html"));
     let all = [
         String::from_utf8_lossy(&text.stdout).into_owned(),
         String::from_utf8_lossy(&usage.stdout).into_owned(),
         std::fs::read_to_string(&json).unwrap(),
         std::fs::read_to_string(&html).unwrap(),
-        std::fs::read_to_string(&report_html).unwrap(),
+        report_page,
     ];
     for (i, out) in all.iter().enumerate() {
         let low = out.to_lowercase();
@@ -843,19 +820,7 @@ fn the_advise_report_has_commands_left_out_and_a_log_chart() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let out = fsfit()
-        .arg("report")
-        .arg(&json)
-        .arg("-o")
-        .arg(&html)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let page = std::fs::read_to_string(&html).unwrap();
+    let page = common::report_html(&json, &html);
     let v: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     assert!(page.contains("<h3>Format it</h3>"), "format commands");
     let linux = v["commands"]["linux"].as_str().unwrap();

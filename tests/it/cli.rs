@@ -215,7 +215,7 @@ fn symlink_loop_on_the_command_line_is_a_clean_error() {
 #[test]
 #[cfg(target_os = "linux")]
 fn unreadable_directories_are_counted_and_the_walk_goes_on() {
-    if unsafe { libc::geteuid() } != 0 {
+    if !fsfit::device::is_root() {
         common::skip("root to run fsfit as another user (root reads every directory)");
         return;
     }
@@ -443,15 +443,7 @@ fn sparse_files_and_tiny_remainders_give_no_meaningless_percentages() {
     let json = t.path().join("u.json");
     let html = t.path().join("u.html");
     std::fs::write(&json, serde_json::to_vec(&v).unwrap()).unwrap();
-    let out = common::fsfit()
-        .arg("report")
-        .arg(&json)
-        .arg("-o")
-        .arg(&html)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
-    let page = std::fs::read_to_string(&html).unwrap();
+    let page = common::report_html(&json, &html);
     assert!(page.contains(">—</span></td>"), "no — in the HTML table");
     assert!(page.contains("Overhead —: less on disk than the data"));
     for bad in ["-100.00 %", "-99", "1170185"] {

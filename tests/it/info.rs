@@ -522,7 +522,7 @@ fn sfdisk_parts(disk: &Path) -> Vec<(u64, u64)> {
 /// The kernel's view (root only): losetup -P, then sysfs start/size.
 #[cfg(target_os = "linux")]
 fn kernel_parts(disk: &Path) -> Option<Vec<(u64, u64)>> {
-    if unsafe { libc::geteuid() } != 0 || !Path::new("/dev/loop-control").exists() {
+    if !fsfit::device::is_root() || !Path::new("/dev/loop-control").exists() {
         common::skip("root and loop devices for the kernel partition cross-check");
         return None;
     }

@@ -226,19 +226,7 @@ fn a_camera_card_gets_the_sd_layout() {
     // The HTML page renders the same plan, from the JSON.
     let (v, _) = advise(&t, d.path(), &["--for", "camera", "--volume", "64GB"]);
     let html = d.path().join("a.html");
-    let out = fsfit()
-        .arg("report")
-        .arg(d.path().join("advice.json"))
-        .arg("-o")
-        .arg(&html)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let page = std::fs::read_to_string(&html).unwrap();
+    let page = common::report_html(&d.path().join("advice.json"), &html);
     let p = &v["choice"]["plan"];
     let line = p["commands"]["fsfit"].as_str().unwrap();
     assert!(page.contains(line) && line.contains("--sd"), "{line}");

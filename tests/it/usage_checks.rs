@@ -34,8 +34,8 @@ fn config<'a>(v: &'a serde_json::Value, fs: &str) -> &'a serde_json::Value {
 #[test]
 #[cfg(target_os = "linux")]
 fn an_unreadable_path_exits_2() {
-    if unsafe { libc::geteuid() } != 0 || !common::have(&["setpriv"]) {
-        if unsafe { libc::geteuid() } != 0 {
+    if !fsfit::device::is_root() || !common::have(&["setpriv"]) {
+        if !fsfit::device::is_root() {
             common::skip("root (to run fsfit as nobody)");
         }
         return;

@@ -211,21 +211,7 @@ fn bench_dir_writes_results_that_report_renders_and_removes_its_folder() {
     // Nothing left on the "stick".
     assert_eq!(std::fs::read_dir(&stick).unwrap().count(), 0);
     let html = dir.path().join("report.html");
-    let out = fsfit()
-        .args([
-            "report",
-            "-o",
-            html.to_str().unwrap(),
-            results.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let page = std::fs::read_to_string(&html).unwrap();
+    let page = common::report_html(&results, &html);
     assert!(page.contains("single-read"));
 }
 

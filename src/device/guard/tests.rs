@@ -535,7 +535,7 @@ fn mounted_loop(h: &Host, lp: &mut Loop, fs_dev: &str, dir: &Path) {
 
 #[test]
 fn real_loop_device() {
-    if unsafe { libc::geteuid() } != 0 {
+    if !crate::device::is_root() {
         println!("SKIP: attaching a loop device needs root");
         return;
     }

@@ -16,6 +16,24 @@ pub fn fsfit() -> Command {
     Command::new(env!("CARGO_BIN_EXE_fsfit"))
 }
 
+/// `fsfit report JSON -o HTML`: the page the tests then read; panics with
+/// fsfit's stderr when the report fails.
+pub fn report_html(json: &Path, html: &Path) -> String {
+    let out = fsfit()
+        .arg("report")
+        .arg(json)
+        .arg("-o")
+        .arg(html)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::read_to_string(html).unwrap()
+}
+
 /// `fsfit usage --json ARGS...`, parsed; panics with stderr on failure.
 pub fn usage_json(args: &[&str]) -> Value {
     let out = fsfit()
@@ -77,7 +95,7 @@ pub fn have(tools: &[&str]) -> bool {
 /// True when we may make loop devices and mount (root, /dev/loop-control).
 #[cfg(target_os = "linux")]
 pub fn can_mount() -> bool {
-    let root = unsafe { libc::geteuid() } == 0;
+    let root = fsfit::device::is_root();
     if !root || !Path::new("/dev/loop-control").exists() {
         return skip("root and /dev/loop-control to attach loop devices and mount");
     }
