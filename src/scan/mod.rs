@@ -110,8 +110,13 @@ static NAME_CLASS: [u8; 256] = {
 };
 
 impl Entry {
-    pub fn new(name: impl AsRef<std::ffi::OsStr>, kind: Kind, size: u64, mtime: i64) -> Entry {
-        let name = name.as_ref();
+    pub fn new(name: std::ffi::OsString, kind: Kind, size: u64, mtime: i64) -> Entry {
+        Entry::named(&name, kind, size, mtime)
+    }
+
+    /// [`Entry::new`] from a borrowed name (the walk's, read into a reused
+    /// buffer): the name is copied, inline when short.
+    pub fn named(name: &std::ffi::OsStr, kind: Kind, size: u64, mtime: i64) -> Entry {
         let b = name.as_encoded_bytes();
         // Most names are ASCII: one byte, one UTF-16 unit, no decoding.
         let class = b.iter().fold(0, |c, &x| c | NAME_CLASS[x as usize]);

@@ -275,7 +275,8 @@ impl<'s, 'v: 's> Here<'_, 's, 'v> {
                 spawn(self.s, shared, child);
             }
         }
-        entries.push(Entry::new(l.os_name(), kind, st.size, st.mtime).with_allocated(st.allocated));
+        entries
+            .push(Entry::named(l.os_name(), kind, st.size, st.mtime).with_allocated(st.allocated));
     }
 }
 
