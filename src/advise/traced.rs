@@ -347,7 +347,7 @@ fn one(
         command: std::env::args().collect(),
         flash: Some(bench::flash::FlashOptions {
             profiles: vec![t.profile.clone()],
-            partition_offset: bench::results::DEFAULT_PARTITION_OFFSET,
+            partition_offsets: vec![bench::results::DEFAULT_PARTITION_OFFSET],
         }),
         mount_policy: t.policy,
         // One traced run per class: the simulated figure, not the host's

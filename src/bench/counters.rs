@@ -160,6 +160,12 @@ pub fn cpu_pressure() -> Option<f64> {
     parse_pressure(&std::fs::read_to_string("/proc/pressure/cpu").ok()?)
 }
 
+/// Seconds in which at least one task on the machine stalled on memory
+/// since boot (/proc/pressure/memory "some": reclaim, compaction, refaults).
+pub fn memory_pressure() -> Option<f64> {
+    parse_pressure(&std::fs::read_to_string("/proc/pressure/memory").ok()?)
+}
+
 /// The "some" line's `total=` (microseconds), in seconds.
 pub fn parse_pressure(text: &str) -> Option<f64> {
     let some = text.lines().find(|l| l.starts_with("some "))?;

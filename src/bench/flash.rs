@@ -14,8 +14,11 @@ use std::path::{Path, PathBuf};
 #[derive(Clone, Debug)]
 pub struct FlashOptions {
     pub profiles: Vec<Profile>,
-    /// Bytes from the flash's start to the volume (default 1 MiB, as fdisk).
-    pub partition_offset: u64,
+    /// Bytes from the flash's start to the volume (default 1 MiB, as
+    /// fdisk), at least one: each run's one trace is replayed at each, so
+    /// offsets compare on the same writes (the filesystem is made on the
+    /// volume alone: neither its layout nor its trace knows the offset).
+    pub partition_offsets: Vec<u64>,
 }
 
 /// Kept in results.rs, which advise reads on any system.
@@ -25,12 +28,18 @@ pub use super::results::DEFAULT_PARTITION_OFFSET;
 pub const NOTE: &str = "simulated: the block trace of each run replayed through a flash profile \
 (a class of device, not your stick; see fsfit bench --list-profiles for each parameter's source)";
 
-/// The simulated devices of one config, fresh after its mkfs.
+/// The simulated devices of one config, fresh after its mkfs: one per
+/// profile and offset, offsets outer (the order of `simulated[]`).
 pub struct Sim {
     dev: PathBuf,
+    lanes: Vec<Lane>,
+}
+
+/// One simulated device: a profile with the volume at an offset.
+struct Lane {
+    profile: String,
     offset: u64,
-    profiles: Vec<Profile>,
-    devices: Vec<Box<dyn Device>>,
+    device: Box<dyn Device>,
 }
 
 /// The request size limit for the traced device: the smallest largest
@@ -45,16 +54,30 @@ pub fn info(o: &FlashOptions, max_sectors_kb: Option<u64>) -> FlashInfo {
         profiles: o.profiles.iter().map(|p| p.name.clone()).collect(),
         max_sectors_kb,
         note: NOTE.into(),
+        partition_offsets_bytes: if o.partition_offsets.len() > 1 {
+            o.partition_offsets.clone()
+        } else {
+            Vec::new()
+        },
     }
 }
 
 impl Sim {
     pub fn new(dev: &Path, o: &FlashOptions) -> Sim {
+        let lanes = o
+            .partition_offsets
+            .iter()
+            .flat_map(|&offset| {
+                o.profiles.iter().map(move |p| Lane {
+                    profile: p.name.clone(),
+                    offset,
+                    device: p.device(),
+                })
+            })
+            .collect();
         Sim {
             dev: dev.to_path_buf(),
-            offset: o.partition_offset,
-            profiles: o.profiles.clone(),
-            devices: o.profiles.iter().map(Profile::device).collect(),
+            lanes,
         }
     }
 
@@ -62,19 +85,26 @@ impl Sim {
         Tracer::start(&self.dev).map_err(|e| Error::work(format!("block trace: {e}")))
     }
 
-    /// Stop the trace of `run` and replay it on every profile.
+    /// Stop the trace of `run` and replay it on every profile at every offset.
     pub fn finish(&mut self, t: Tracer, run: &mut Run, overlap: Overlap) -> Result<()> {
-        let (mut reqs, tracer_cpu) = t
+        let (volume, tracer_cpu) = t
             .stop_with_cost()
             .map_err(|e| Error::work(format!("block trace: {e}")))?;
-        trace::at_partition(&mut reqs, self.offset);
         run.trace_cpu_s = Some(tracer_cpu);
         let host_cpu = (run.cpu_user_s + run.cpu_sys_s - tracer_cpu).max(0.0)
             + run.daemon_cpu_s.unwrap_or(0.0);
-        for (p, dev) in self.profiles.iter().zip(self.devices.iter_mut()) {
-            let r = flash::replay(&mut **dev, &reqs);
+        let mut reqs = volume.clone();
+        let mut at = None;
+        for lane in &mut self.lanes {
+            if at != Some(lane.offset) {
+                reqs.clone_from(&volume);
+                trace::at_partition(&mut reqs, lane.offset);
+                at = Some(lane.offset);
+            }
+            let r = flash::replay(&mut *lane.device, &reqs);
             run.simulated.push(SimRun {
-                profile: p.name.clone(),
+                profile: lane.profile.clone(),
+                partition_offset_bytes: Some(lane.offset),
                 seconds: flash::simulated_seconds(r.device_seconds, host_cpu, overlap),
                 device_seconds: r.device_seconds,
                 flash_write_amplification: r.write_amplification(),
@@ -86,7 +116,7 @@ impl Sim {
     }
 }
 
-/// Per profile: the median simulated run, its rates and its counts.
+/// Per profile and offset: the median simulated run, its rates and its counts.
 pub fn summarize(runs: &[Run], files: u64, bytes: u64) -> Vec<SimWorkload> {
     let Some(first) = runs.first() else {
         return Vec::new();
@@ -110,6 +140,7 @@ pub fn summarize(runs: &[Run], files: u64, bytes: u64) -> Vec<SimWorkload> {
         let dev: Vec<f64> = of_profile.iter().map(|r| r.device_seconds).collect();
         out.push(SimWorkload {
             profile: s.profile.clone(),
+            partition_offset_bytes: s.partition_offset_bytes,
             median_seconds: sum.median,
             mb_per_s: stats::mb_per_s(bytes, sum.median),
             files_per_s: if sum.median > 0.0 {

@@ -111,7 +111,7 @@ fn measure(
     let ru = counters::rusage().since(&ru0);
     let disk1 = counters_path.and_then(counters::read_stat);
     let d1 = daemon.and_then(counters::process_cpu);
-    let (cpu_wait_s, cpu_pressure_s) = Waits::now(daemon).since(&wait0);
+    let (cpu_wait_s, cpu_pressure_s, mem_pressure_s) = Waits::now(daemon).since(&wait0);
     let disk = match (disk0, disk1) {
         (Some(a), Some(b)) => DiskStat {
             read_bytes: b.read_bytes.saturating_sub(a.read_bytes),
@@ -142,6 +142,8 @@ fn measure(
             simulated: Vec::new(),
             cpu_wait_s,
             cpu_pressure_s,
+            mem_pressure_s,
+            made_room: false,
             set_aside: None,
         },
         out,
@@ -161,6 +163,8 @@ struct Waits {
     /// The FUSE daemon's threads.
     daemon: Option<Vec<(u32, u64)>>,
     pressure: Option<f64>,
+    /// The machine's memory pressure (reclaim, compaction).
+    memory: Option<f64>,
 }
 
 impl Waits {
@@ -169,12 +173,13 @@ impl Waits {
             own: counters::runqueue_waits(std::process::id()),
             daemon: daemon.and_then(counters::runqueue_waits),
             pressure: counters::cpu_pressure(),
+            memory: counters::memory_pressure(),
         }
     }
 
-    /// The run's own tasks' runqueue wait and the machine's CPU pressure,
-    /// in seconds, where the system keeps them.
-    fn since(&self, before: &Waits) -> (Option<f64>, Option<f64>) {
+    /// The run's own tasks' runqueue wait and the machine's CPU and memory
+    /// pressure, in seconds, where the system keeps them.
+    fn since(&self, before: &Waits) -> (Option<f64>, Option<f64>, Option<f64>) {
         let wait = |a: &Option<Vec<_>>, b: &Option<Vec<_>>| {
             a.as_deref()
                 .zip(b.as_deref())
@@ -185,11 +190,12 @@ impl Waits {
             (Some(o), d) => Some(o + d.unwrap_or(0.0)),
             (None, d) => d,
         };
-        let pressure = self
-            .pressure
-            .zip(before.pressure)
-            .map(|(a, b)| (a - b).max(0.0));
-        (total, pressure)
+        let grew = |a: Option<f64>, b: Option<f64>| a.zip(b).map(|(a, b)| (a - b).max(0.0));
+        (
+            total,
+            grew(self.pressure, before.pressure),
+            grew(self.memory, before.memory),
+        )
     }
 }
 
@@ -357,8 +363,14 @@ pub fn run_workloads(
             opts.scale
         };
         family_scale = Some((w.family(), scale));
-        let (mut runs, last, mut error, stopped) =
-            repeat_runs(site, *w, scale, cold, sim.as_deref_mut())?;
+        let Repeated {
+            mut runs,
+            last,
+            mut error,
+            stopped,
+            rounds,
+            discarded,
+        } = repeat_runs(site, *w, scale, cold, sim.as_deref_mut())?;
         if error.is_none() && !runs.is_empty() {
             if let Err(e) = w.verify(&mut site.ctx(scale)) {
                 error = Some(format!("read-back check failed: {e}"));
@@ -369,6 +381,10 @@ pub fn run_workloads(
             .map(|_| set_aside(&mut runs, opts.repeat, stopped));
         let mut wr = summarize(*w, last, runs, error, site.counters.is_some());
         wr.flags.extend(settled.into_iter().flatten());
+        // Kept in the JSON, after the summary: their counts are of fewer
+        // rounds than the figure's `files` and `bytes`.
+        wr.runs.extend(discarded);
+        wr.rounds = (rounds > 1).then_some(rounds);
         if scale != opts.scale {
             wr.scale = Some(scale);
         }
@@ -386,7 +402,9 @@ pub fn run_workloads(
 
 /// `repeat` measured runs of one workload at `scale`, and more while
 /// `settle` asks for them: the runs, the last outcome, the error that
-/// stopped them (Ctrl-C is an `Err`), and why the repeats stopped.
+/// stopped them (Ctrl-C is an `Err`), and why the repeats stopped. Under
+/// `--quick` (without `--flash`) a run under 0.1 s is set aside and the
+/// figure's runs start over, each made of enough rounds to last that long.
 fn repeat_runs(
     site: &Site,
     w: &dyn Workload,
@@ -394,18 +412,21 @@ fn repeat_runs(
     cold: &mut Cold,
     mut sim: Option<&mut Sim>,
 ) -> Result<Repeated> {
-    let (opts, pb, root, counters) = (&site.runs, site.pb, site.root, site.counters);
-    let cold_phase = matches!(w.phase(), Phase::Read | Phase::Scan);
-    let mut runs: Vec<Run> = Vec::new();
-    let mut last = workloads::Outcome::default();
+    let (opts, pb) = (&site.runs, site.pb);
+    let may_round = opts.settle.is_some() && sim.is_none();
+    let mut rep = Repeated {
+        rounds: 1,
+        ..Repeated::default()
+    };
     let started = Instant::now();
-    let mut stopped = None;
-    for rep in 0.. {
-        if rep >= opts.repeat {
-            stopped = opts.settle.map_or(Some(Stopped::Settled), |s| {
-                s.next(&samples(&runs), opts.repeat, started)
+    let mut restarts = 0;
+    loop {
+        let n = rep.runs.len() as u32;
+        if n >= opts.repeat {
+            rep.stopped = opts.settle.map_or(Some(Stopped::Settled), |s| {
+                s.next(&samples(&rep.runs), opts.repeat, started)
             });
-            if stopped.is_some() {
+            if rep.stopped.is_some() {
                 break;
             }
             // A run beyond the ones counted in the progress bar's length.
@@ -415,36 +436,89 @@ fn repeat_runs(
             "{}{} {}/{}",
             site.label,
             w.name(),
-            rep + 1,
-            opts.repeat.max(rep + 1)
+            n + 1,
+            opts.repeat.max(n + 1)
         ));
-        let mut c = site.ctx(scale);
-        let mut step = || -> Result<_> {
-            w.prepare(&mut c)?;
-            let remount_read = if cold_phase {
-                cold.chill(root, counters)?
-            } else {
-                None
-            };
-            let (mut run, out) = measure(w, &mut c, counters, cold.daemon(), sim.as_deref_mut())?;
-            run.mount_read_bytes = remount_read;
-            Ok((run, out))
-        };
-        let r = step();
+        let r = timed_run(site, w, scale, rep.rounds, cold, sim.as_deref_mut());
         pb.inc(1);
-        match r {
-            Ok((run, out)) => {
-                runs.push(run);
-                last = out;
-            }
+        let (run, out) = match r {
+            Ok(x) => x,
             Err(e) => {
                 cancel::check()?;
-                pb.inc(u64::from(opts.repeat.saturating_sub(rep + 1)));
-                return Ok((runs, last, Some(e.to_string()), None));
+                pb.inc(u64::from(opts.repeat.saturating_sub(n + 1)));
+                rep.error = Some(e.to_string());
+                return Ok(rep);
             }
+        };
+        let more = super::settle::rounds_for(run.seconds / f64::from(rep.rounds));
+        if may_round
+            && run.seconds < super::settle::MIN_RUN_SECONDS
+            && more > rep.rounds
+            && restarts < 2
+        {
+            restarts += 1;
+            rep.rounds = more;
+            rep.runs.push(run);
+            pb.inc_length(rep.runs.len() as u64);
+            for mut r in rep.runs.drain(..) {
+                r.set_aside = Some(super::settle::short_aside_reason(r.seconds, more));
+                rep.discarded.push(r);
+            }
+            continue;
         }
+        rep.runs.push(run);
+        rep.last = out;
     }
-    Ok((runs, last, None, stopped))
+    Ok(rep)
+}
+
+/// One timed run of `rounds` rounds of the workload, each prepared and
+/// made cold untimed: their counts summed (one round: as it was measured).
+fn timed_run(
+    site: &Site,
+    w: &dyn Workload,
+    scale: f64,
+    rounds: u32,
+    cold: &mut Cold,
+    mut sim: Option<&mut Sim>,
+) -> Result<(Run, workloads::Outcome)> {
+    let cold_phase = matches!(w.phase(), Phase::Read | Phase::Scan);
+    let mut total: Option<(Run, workloads::Outcome)> = None;
+    for _ in 0..rounds.max(1) {
+        let mut c = site.ctx(scale);
+        w.prepare(&mut c)?;
+        let remount_read = if cold_phase {
+            cold.chill(site.root, site.counters)?
+        } else {
+            None
+        };
+        let made_room = make_room(&site.runs, w, scale);
+        let (mut run, out) = measure(w, &mut c, site.counters, cold.daemon(), sim.as_deref_mut())?;
+        run.mount_read_bytes = remount_read;
+        run.made_room = made_room;
+        total = Some(match total {
+            None => (run, out),
+            Some((mut r, mut o)) => {
+                r.absorb(&run);
+                o.files += out.files;
+                o.bytes += out.bytes;
+                o.extents = out.extents.or(o.extents);
+                (r, o)
+            }
+        });
+    }
+    Ok(total.expect("at least one round"))
+}
+
+/// `--quick`: free memory for the run, untimed, when other programs' page
+/// cache filled it (bench/room.rs); whether the cache was dropped.
+fn make_room(opts: &Runs, w: &dyn Workload, scale: f64) -> bool {
+    #[cfg(target_os = "linux")]
+    if opts.settle.is_some() {
+        return super::room::make(super::room::needed(w.space_needed(scale)));
+    }
+    let _ = (opts, w, scale);
+    false
 }
 
 /// The runs as the settling judges them.
@@ -473,12 +547,20 @@ fn set_aside(runs: &mut [Run], repeat: u32, stopped: Option<Stopped>) -> Vec<Str
 }
 
 /// What [`repeat_runs`] gives back.
-type Repeated = (
-    Vec<Run>,
-    workloads::Outcome,
-    Option<String>,
-    Option<Stopped>,
-);
+#[derive(Default)]
+struct Repeated {
+    /// The runs the figure may come from.
+    runs: Vec<Run>,
+    last: workloads::Outcome,
+    /// The error that stopped the runs.
+    error: Option<String>,
+    /// Why the repeats stopped (None: an error did).
+    stopped: Option<Stopped>,
+    /// Rounds of the workload in each run.
+    rounds: u32,
+    /// Runs under 0.1 s taken before the runs were made of more rounds.
+    discarded: Vec<Run>,
+}
 
 /// Remove a workload family's folder once no later workload needs it.
 fn free_family(site: &Site, dir: &Path) {
@@ -532,6 +614,7 @@ fn size_by_time<'a>(
             if matches!(w.phase(), Phase::Read | Phase::Scan) {
                 cold.chill(root, counters)?;
             }
+            make_room(opts, w, c.scale);
             let t0 = Instant::now();
             w.run(&mut c)?;
             Ok(t0.elapsed().as_secs_f64())
@@ -608,6 +691,7 @@ fn summarize(
         },
         cv_pct: (s.cv_pct * 100.0).round() / 100.0,
         scale: None,
+        rounds: None,
         flags,
         cpu_wait_pct: wait_pct(&runs),
         relative_pct: None,

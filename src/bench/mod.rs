@@ -22,6 +22,8 @@ pub mod priority;
 pub mod relative;
 pub mod results;
 #[cfg(target_os = "linux")]
+mod room;
+#[cfg(target_os = "linux")]
 mod runner;
 pub mod settle;
 #[cfg(target_os = "linux")]

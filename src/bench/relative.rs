@@ -9,6 +9,7 @@
 use super::kinds::{unit_of, Unit};
 use super::results::{BenchReport, ConfigResult, SimWorkload, WorkloadResult, TRACE_SOURCE};
 use super::stats;
+use crate::units::iec;
 
 /// Where a figure comes from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -16,29 +17,96 @@ pub enum Source {
     /// The host's own runs (on an image, this machine's disk and cache, not
     /// a drive's).
     Host,
-    /// The simulated figures of this flash profile (`--flash`).
-    Sim(String),
+    /// The simulated figures of a flash profile (`--flash`).
+    Sim(SimKey),
+}
+
+/// One series of simulated figures: a flash profile, and the partition
+/// offset when the run replayed its traces at several
+/// (`--partition-offset 32256,1M`); `None` when it had one offset (the
+/// run's `partition_offset_bytes`), or in results from an older fsfit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SimKey {
+    pub profile: String,
+    pub offset: Option<u64>,
+}
+
+impl SimKey {
+    /// The series `profile` of a run with one offset.
+    pub fn profile(profile: &str) -> SimKey {
+        SimKey {
+            profile: profile.into(),
+            offset: None,
+        }
+    }
+
+    /// Whether a simulated figure (`profile`, at `offset`) is of this series.
+    fn holds(&self, profile: &str, offset: Option<u64>) -> bool {
+        self.profile == profile && (self.offset.is_none() || offset == self.offset)
+    }
+
+    /// Where this series' volume starts on the flash.
+    pub fn offset_in(&self, r: &BenchReport) -> Option<u64> {
+        self.offset.or(r.sim.partition_offset_bytes)
+    }
+
+    /// How views name the series: the profile, and the offset when the run
+    /// had several ("usb2-stick at 32256 B").
+    pub fn label(&self) -> String {
+        match self.offset {
+            Some(b) => format!("{} at {}", self.profile, offset_text(b)),
+            None => self.profile.clone(),
+        }
+    }
+}
+
+/// A partition offset as every view prints it: IEC units when it is a
+/// whole KiB, else bytes (sector 63: 32256 B).
+pub fn offset_text(bytes: u64) -> String {
+    if bytes % 1024 == 0 {
+        iec(bytes)
+    } else {
+        format!("{bytes} B")
+    }
 }
 
 impl Source {
-    /// The run's sources: the simulated profiles first (what a `--flash`
-    /// run is about), then the host.
+    /// The run's sources: the simulated series first (what a `--flash` run
+    /// is about; with several offsets, each profile at each offset), then
+    /// the host.
     pub fn of_run(r: &BenchReport) -> Vec<Source> {
-        let mut v: Vec<Source> = r
-            .sim
-            .flash
-            .iter()
-            .flat_map(|f| f.profiles.iter().cloned().map(Source::Sim))
-            .collect();
+        let mut v = Vec::new();
+        if let Some(f) = &r.sim.flash {
+            let offsets: Vec<Option<u64>> = match f.partition_offsets_bytes.len() {
+                0 | 1 => vec![None],
+                _ => f
+                    .partition_offsets_bytes
+                    .iter()
+                    .copied()
+                    .map(Some)
+                    .collect(),
+            };
+            for offset in offsets {
+                for p in &f.profiles {
+                    v.push(Source::Sim(SimKey {
+                        profile: p.clone(),
+                        offset,
+                    }));
+                }
+            }
+        }
         v.push(Source::Host);
         v
     }
 
-    /// This profile's simulated entry of `w`.
-    fn sim<'a>(&self, w: &'a WorkloadResult) -> Option<&'a SimWorkload> {
+    /// This series' simulated entry of `w`.
+    pub fn sim<'a>(&self, w: &'a WorkloadResult) -> Option<&'a SimWorkload> {
         match self {
             Source::Host => None,
-            Source::Sim(p) => w.simulated.iter().find(|s| &s.profile == p),
+            Source::Sim(k) => w
+                .simulated
+                .iter()
+                .find(|s| k.holds(&s.profile, s.partition_offset_bytes)),
         }
     }
 
@@ -74,10 +142,14 @@ impl Source {
     pub fn run_seconds(&self, w: &WorkloadResult) -> Vec<f64> {
         match self {
             Source::Host => w.runs.iter().map(|r| r.seconds).collect(),
-            Source::Sim(p) => w
+            Source::Sim(k) => w
                 .runs
                 .iter()
-                .filter_map(|r| r.simulated.iter().find(|s| &s.profile == p))
+                .filter_map(|r| {
+                    r.simulated
+                        .iter()
+                        .find(|s| k.holds(&s.profile, s.partition_offset_bytes))
+                })
                 .map(|s| s.seconds)
                 .collect(),
         }
@@ -150,10 +222,17 @@ fn apply(r: &mut BenchReport, only_missing: bool) {
             if !(only_missing && w.relative_pct.is_some()) {
                 w.relative_pct = rel(&Source::Host, w);
             }
-            let profiles: Vec<String> = w.simulated.iter().map(|s| s.profile.clone()).collect();
-            for (i, p) in profiles.into_iter().enumerate() {
+            let keys: Vec<SimKey> = w
+                .simulated
+                .iter()
+                .map(|s| SimKey {
+                    profile: s.profile.clone(),
+                    offset: s.partition_offset_bytes,
+                })
+                .collect();
+            for (i, k) in keys.into_iter().enumerate() {
                 if !(only_missing && w.simulated[i].relative_pct.is_some()) {
-                    w.simulated[i].relative_pct = rel(&Source::Sim(p), w);
+                    w.simulated[i].relative_pct = rel(&Source::Sim(k), w);
                 }
             }
         }
@@ -209,7 +288,7 @@ mod tests {
         let w = &r.results[1].workloads[0];
         assert_eq!(w.relative_pct, Some(50.0));
         assert_eq!(w.simulated[0].relative_pct, Some(150.0));
-        let sim = Source::Sim("usb2-stick".into());
+        let sim = Source::Sim(SimKey::profile("usb2-stick"));
         assert_eq!(sim.relative_pct(w), Some(150.0));
         assert_eq!(Source::of_run(&r), [sim, Source::Host]);
     }
@@ -223,5 +302,48 @@ mod tests {
         assert_eq!(w.relative_pct, Some(49.0), "stored figures are kept");
         assert_eq!(w.simulated[0].relative_pct, Some(150.0));
         assert_eq!(r.sim.trace.as_deref(), Some(TRACE_SOURCE));
+    }
+
+    /// Two offsets: each profile's figures at each offset are a series of
+    /// their own, relative to the baseline's at the same offset.
+    #[test]
+    fn each_offset_is_a_series_relative_to_the_baseline_at_that_offset() {
+        let sim = |offset: u64, mb: f64| {
+            json!({"profile": "usb2-stick", "partition_offset_bytes": offset,
+                "median_seconds": 1.0 / mb, "mb_per_s": mb, "files_per_s": mb,
+                "device_seconds": 0.1, "flash_write_amplification": 1.0, "au_copies": 0})
+        };
+        let mut r = report();
+        r.sim.partition_offset_bytes = Some(32256);
+        r.sim.flash.as_mut().unwrap().partition_offsets_bytes = vec![32256, 1 << 20];
+        for (c, (at63, at1m)) in r.results.iter_mut().zip([(4.0, 5.0), (2.0, 10.0)]) {
+            let w = &mut c.workloads[0];
+            w.simulated = vec![
+                serde_json::from_value(sim(32256, at63)).unwrap(),
+                serde_json::from_value(sim(1 << 20, at1m)).unwrap(),
+            ];
+        }
+        relate(&mut r);
+        let keys: Vec<String> = Source::of_run(&r)
+            .iter()
+            .map(|s| match s {
+                Source::Sim(k) => k.label(),
+                Source::Host => "host".into(),
+            })
+            .collect();
+        assert_eq!(
+            keys,
+            ["usb2-stick at 32256 B", "usb2-stick at 1.00 MiB", "host"]
+        );
+        let w = &r.results[1].workloads[0];
+        let at = |offset: u64| {
+            Source::Sim(SimKey {
+                profile: "usb2-stick".into(),
+                offset: Some(offset),
+            })
+        };
+        assert_eq!(at(32256).relative_pct(w), Some(50.0));
+        assert_eq!(at(1 << 20).relative_pct(w), Some(200.0));
+        assert_eq!(at(1 << 20).figure(w), Some(10.0));
     }
 }

@@ -52,7 +52,8 @@ pub struct SimInfo {
     /// older fsfit say `blktrace` for the same tracepoints).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace: Option<String>,
-    /// Where the simulated volume starts on the flash.
+    /// Where the simulated volume starts on the flash (with several
+    /// offsets, the first; `flash.partition_offsets_bytes` lists them all).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub partition_offset_bytes: Option<u64>,
     /// The profiles and the request size limit the traces had.
@@ -71,12 +72,22 @@ pub struct FlashInfo {
     pub max_sectors_kb: Option<u64>,
     /// The model's figures are simulated, never a device's measurement.
     pub note: String,
+    /// With several `--partition-offset`s: each, in the order given; every
+    /// trace was replayed at each of them (the filesystem is made on the
+    /// volume alone, so its layout and trace do not depend on the offset),
+    /// and each simulated figure states its own `partition_offset_bytes`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub partition_offsets_bytes: Vec<u64>,
 }
 
 /// One workload on one flash profile (`--flash`): simulated figures.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct SimWorkload {
     pub profile: String,
+    /// Where the simulated volume started on the flash for this figure
+    /// (absent in results from an older fsfit: the run's one offset).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partition_offset_bytes: Option<u64>,
     pub median_seconds: f64,
     pub mb_per_s: f64,
     pub files_per_s: f64,
@@ -96,6 +107,9 @@ pub struct SimWorkload {
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct SimRun {
     pub profile: String,
+    /// Where the simulated volume started on the flash for this run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partition_offset_bytes: Option<u64>,
     /// Simulated run time: device time plus host CPU time as the workload
     /// lets them overlap.
     pub seconds: f64,
@@ -206,6 +220,11 @@ pub struct WorkloadResult {
     /// `--quick`) grew it beyond the run's `scale`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scale: Option<f64>,
+    /// `--quick`: how many rounds of the workload make each timed run, when
+    /// one round took under 0.1 s (settle.rs); `files`, `bytes` and every
+    /// run's counts are those of all its rounds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rounds: Option<u32>,
     /// `cache-suspect`, `write-not-durable`, `high-cv`, `no-device-counters`, ...
     pub flags: Vec<String>,
     /// The share of their time (percent, median) the runs the figure comes
@@ -275,9 +294,49 @@ pub struct Run {
     /// CPU (/proc/pressure/cpu "some"): how busy the machine was.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu_pressure_s: Option<f64>,
+    /// Seconds of the run in which some task on the machine stalled on
+    /// memory (/proc/pressure/memory "some": reclaim, compaction).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mem_pressure_s: Option<f64>,
+    /// `--quick`: the clean page cache was dropped just before this run,
+    /// untimed, because free memory was short of what the run would fill
+    /// (bench/room.rs).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub made_room: bool,
     /// Why this run is not among those the figure comes from (`--quick`:
     /// its tasks waited for a CPU for much of it, and quieter runs of the
     /// same workload were had). Still a real run, kept here.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub set_aside: Option<String>,
+}
+
+impl Run {
+    /// Count another round of the workload into this run: a timed run made
+    /// of several rounds (`rounds`) is their sums, its time the sum of the
+    /// rounds' timed parts only.
+    pub fn absorb(&mut self, o: &Run) {
+        fn add<T: std::ops::Add<Output = T> + Copy>(a: &mut Option<T>, b: Option<T>) {
+            *a = match (*a, b) {
+                (Some(x), Some(y)) => Some(x + y),
+                (x, y) => x.or(y),
+            };
+        }
+        self.seconds += o.seconds;
+        self.device_read_bytes += o.device_read_bytes;
+        self.device_write_bytes += o.device_write_bytes;
+        self.cpu_user_s += o.cpu_user_s;
+        self.cpu_sys_s += o.cpu_sys_s;
+        self.ctx_voluntary += o.ctx_voluntary;
+        self.ctx_involuntary += o.ctx_involuntary;
+        self.ops += o.ops;
+        add(&mut self.syscalls_read, o.syscalls_read);
+        add(&mut self.syscalls_write, o.syscalls_write);
+        add(&mut self.daemon_cpu_s, o.daemon_cpu_s);
+        add(&mut self.mount_read_bytes, o.mount_read_bytes);
+        add(&mut self.cpu_wait_s, o.cpu_wait_s);
+        add(&mut self.cpu_pressure_s, o.cpu_pressure_s);
+        add(&mut self.mem_pressure_s, o.mem_pressure_s);
+        self.extents = o.extents.or(self.extents);
+        self.made_room |= o.made_room;
+    }
 }

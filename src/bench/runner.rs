@@ -355,7 +355,7 @@ fn run_configs(opts: &Options) -> Result<BenchReport> {
     // --quick: the runs before other programs' work (bench/priority.rs),
     // back to the priority fsfit had once they end.
     let raised = opts.settle.and_then(|_| super::priority::raise());
-    report.priority = raised.as_ref().map(|_| super::priority::SAID.to_string());
+    report.priority = raised.as_ref().map(|r| r.said().to_string());
     let mut baseline = 0;
     if let TargetSpec::Dir(_) = opts.target {
         run_in_dir(opts, &prepared, &data, &mut report)?;
@@ -387,7 +387,7 @@ fn setup_flash(
     };
     crate::flash::trace::ensure_tracefs().map_err(|e| Error::work(format!("--flash: {e}")))?;
     report.sim.trace = Some(super::results::TRACE_SOURCE.into());
-    report.sim.partition_offset_bytes = Some(f.partition_offset);
+    report.sim.partition_offset_bytes = f.partition_offsets.first().copied();
     report.sim.flash = Some(super::flash::info(f, kb));
     Ok(())
 }

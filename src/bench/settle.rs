@@ -21,6 +21,38 @@ use std::time::{Duration, Instant};
 /// scheduler delay of a few milliseconds moves it by several percent.
 pub const MIN_RUN_SECONDS: f64 = 0.1;
 
+/// At most this many rounds of a workload make one timed run.
+pub const MAX_ROUNDS: u32 = 16;
+
+/// How many rounds of a workload make one timed run when one round takes
+/// `round_s`: one when a round lasts half as long again as
+/// [`MIN_RUN_SECONDS`] (room for a faster run), else enough rounds to last
+/// that long, at most [`MAX_ROUNDS`]. For what sizing cannot grow: deleting
+/// the largest file half the volume holds took 0.05-0.08 s on ext4, and
+/// ext4's
+/// scan of its tree ran in 0.05 s at the scale sizing settled on.
+pub fn rounds_for(round_s: f64) -> u32 {
+    let want = MIN_RUN_SECONDS * 1.5;
+    if round_s >= want {
+        return 1;
+    }
+    let n = (want / round_s.max(1e-6)).ceil();
+    (n as u32).clamp(1, MAX_ROUNDS)
+}
+
+/// How the reason of a run set aside for being too short begins (the
+/// others were set aside for their wait).
+pub const SHORT_ASIDE: &str = "too short";
+
+/// Why a run under [`MIN_RUN_SECONDS`] is not among those its figure comes
+/// from: the figure's runs started over, each of `rounds` rounds.
+pub fn short_aside_reason(seconds: f64, rounds: u32) -> String {
+    format!(
+        "{SHORT_ASIDE} to time well ({seconds:.3} s, under {MIN_RUN_SECONDS} s): \
+the figure's runs were then made of {rounds} rounds each"
+    )
+}
+
 /// When to stop repeating a figure.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Settle {
@@ -248,6 +280,21 @@ mod tests {
         assert_eq!(chosen(&runs, 3), [0, 1, 3, 4]);
         // Nothing counted: every run is used, as before.
         assert_eq!(chosen(&plain(&[1.0, 9.0, 1.0]), 3), [0, 1, 2]);
+    }
+
+    #[test]
+    fn a_run_too_short_to_resolve_is_made_of_enough_rounds() {
+        assert!(short_aside_reason(0.05, 3).starts_with(SHORT_ASIDE));
+        assert!(short_aside_reason(0.05, 3).contains("0.050 s, under 0.1 s"));
+        assert_eq!(rounds_for(0.5), 1);
+        assert_eq!(rounds_for(0.16), 1);
+        // Deleting the largest file: 0.067 s a round, three make 0.2 s.
+        assert_eq!(rounds_for(0.067), 3);
+        assert!(rounds_for(0.067) as f64 * 0.067 >= MIN_RUN_SECONDS);
+        assert_eq!(rounds_for(0.1), 2, "a round at the limit gets a margin");
+        // Never more than the cap, however short (or unmeasured) a round.
+        assert_eq!(rounds_for(0.001), MAX_ROUNDS);
+        assert_eq!(rounds_for(0.0), MAX_ROUNDS);
     }
 
     #[test]

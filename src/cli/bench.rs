@@ -155,9 +155,11 @@ pub struct BenchArgs {
     pub baseline: Option<String>,
 
     /// Where the simulated volume starts on the flash: alignment matters
-    /// (default 1M, where fdisk puts the first partition).
-    #[arg(help_heading = "Tuning", long, value_name = "SIZE", requires = "flash", value_parser = size)]
-    pub partition_offset: Option<u64>,
+    /// (default 1M, where fdisk puts the first partition). Several
+    /// (`32256,1M,4M`): each run's one trace replayed at each, a table per
+    /// profile and offset.
+    #[arg(help_heading = "Tuning", long, value_name = "SIZE,...", value_delimiter = ',', requires = "flash", value_parser = size)]
+    pub partition_offset: Vec<u64>,
 }
 
 fn min_time(s: &str) -> crate::Result<f64> {

@@ -198,17 +198,23 @@ fn flash(a: &BenchArgs) -> Result<Option<bench::flash::FlashOptions>> {
     if a.flash.is_empty() {
         return Ok(None);
     }
-    let partition_offset = a
-        .partition_offset
-        .unwrap_or(bench::flash::DEFAULT_PARTITION_OFFSET);
-    if partition_offset % 512 != 0 {
-        return Err(Error::input(format!(
-            "--partition-offset {partition_offset}: give a multiple of 512 bytes"
-        )));
+    let mut partition_offsets = a.partition_offset.clone();
+    if partition_offsets.is_empty() {
+        partition_offsets.push(bench::flash::DEFAULT_PARTITION_OFFSET);
+    }
+    for (i, &o) in partition_offsets.iter().enumerate() {
+        if o % 512 != 0 {
+            return Err(Error::input(format!(
+                "--partition-offset {o}: give a multiple of 512 bytes"
+            )));
+        }
+        if partition_offsets[..i].contains(&o) {
+            return Err(Error::input(format!("--partition-offset {o}: given twice")));
+        }
     }
     Ok(Some(bench::flash::FlashOptions {
         profiles: crate::flash::profile::parse_list(&a.flash.join(","))?,
-        partition_offset,
+        partition_offsets,
     }))
 }
 

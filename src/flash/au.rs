@@ -28,7 +28,8 @@
 //! program on its own, outside the write's stream of whole pages (the floor
 //! a lone small write pays, `write_latency`). A card keeps the last page a
 //! write left partial in its buffer: the write that continues it merges
-//! nothing; when none does, that page is completed from its old contents.
+//! nothing; when none does, that page is completed from its old contents,
+//! a read-modify-write like the first page's.
 
 use super::{profile::Params, Device, Op, Request};
 
@@ -203,16 +204,25 @@ impl AuDevice {
     fn program_merging(&mut self, off: u64, len: u64, merged: u64) -> (f64, u64) {
         let bytes = page_span(off, len, self.page);
         self.flash_written += bytes;
-        let rmw = merged as f64 * (self.old_page_s() + self.write_latency_s);
+        let rmw = merged as f64 * self.merge_s();
         (bytes as f64 * self.write_s + rmw, bytes)
+    }
+
+    /// One page's read-modify-write beyond its bytes at Pw: its old
+    /// contents read ([`Self::old_page_s`]), then the page programmed on its
+    /// own, outside the write's stream of whole pages, paying the floor of a
+    /// lone small write. The same for a first page a write starts inside and
+    /// for a last page left partial that no write continues: a 4 KiB block
+    /// across two pages is "four internal I/O operations instead of one",
+    /// two reads and two programs, whichever of its pages comes first.
+    fn merge_s(&self) -> f64 {
+        self.old_page_s() + self.write_latency_s
     }
 
     /// Reading a page's old contents to merge them: a read that continues
     /// nothing, so it pays the read latency flashbench -a measures on small
     /// reads (the README's example: a second page costs ~150 us more). The
-    /// merged page is then programmed on its own, outside the write's
-    /// stream of whole pages, so it also pays the floor of a lone small
-    /// write (`write_latency`; [`Self::program_merging`]).
+    /// merged page is then programmed on its own ([`Self::merge_s`]).
     fn old_page_s(&self) -> f64 {
         self.read_latency_s + self.page as f64 * self.read_s
     }
@@ -267,7 +277,7 @@ impl AuDevice {
         };
         // A last page left partial in the buffer is completed from the old
         // contents before the AU is closed.
-        let t = if partial { self.old_page_s() } else { 0.0 };
+        let t = if partial { self.merge_s() } else { 0.0 };
         if rest == 0 {
             return t;
         }
@@ -307,7 +317,7 @@ impl AuDevice {
         if wp % self.page != 0 && !shared {
             // The write does not continue the buffered last page: the card
             // completes it from the old contents before going on.
-            t += self.old_page_s();
+            t += self.merge_s();
         }
         let wp = off + len;
         self.open[slot].wp = wp.min(self.au);
@@ -354,5 +364,103 @@ impl Device for AuDevice {
 
     fn au_copies(&self) -> u64 {
         self.au_copies
+    }
+
+    fn settle(&mut self) -> f64 {
+        let mut t = 0.0;
+        while !self.open.is_empty() {
+            t += self.close(self.open.len() - 1);
+        }
+        t
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::flash::{profile, Op};
+
+    fn w(offset: u64, len: u64) -> Request {
+        Request {
+            op: Op::Write,
+            offset,
+            len,
+            t_ns: 0,
+        }
+    }
+
+    fn cost(name: &str, trace: &[Request]) -> (f64, u64) {
+        let mut d = AuDevice::new(&profile(name).unwrap().params);
+        let t = trace.iter().map(|r| d.serve(r)).sum();
+        (t, d.au_copies())
+    }
+
+    /// A 4 KiB write 512 bytes into a page, then a write elsewhere in the
+    /// same AU that does not continue it: both pages it covers in part are
+    /// read-modify-writes (old contents read, page programmed on its own),
+    /// on every AU profile; against the same write on the page boundary it
+    /// also programs one page more and leaves one page less to copy.
+    #[test]
+    fn a_4k_write_across_two_pages_pays_both_pages_read_modify_write() {
+        for name in [
+            "sd-2006-small-eb",
+            "sd-2011-1au",
+            "sd-2013-class10",
+            "usb2-stick",
+        ] {
+            let q = profile(name).unwrap().params;
+            let at = q.fat_area_bytes + 16 * q.au_bytes;
+            let far = at + 3 * q.page_bytes;
+            let (aligned, _) = cost(name, &[w(at, 4096), w(far, 4096)]);
+            let (shifted, _) = cost(name, &[w(at + 512, 4096), w(far, 4096)]);
+            let page = q.page_bytes as f64;
+            let merge =
+                q.read_latency_us * 1e-6 + page / (q.read_mb_s * 1e6) + q.write_latency_us * 1e-6;
+            let straddles = (512 + 4096) > q.page_bytes;
+            let expected = if straddles {
+                page / (q.write_mb_s * 1e6) + 2.0 * merge - page / (q.move_mb_s * 1e6)
+            } else {
+                // Inside one page: that page alone is merged, as the
+                // aligned write's is not (it starts on the boundary).
+                merge
+            };
+            let extra = shifted - aligned;
+            assert!(
+                (extra - expected).abs() < 1e-9,
+                "{name}: extra {extra:.6} s, two read-modify-writes are {expected:.6} s"
+            );
+        }
+    }
+
+    /// A write across an AU boundary on a card with one open AU is two
+    /// partial AU writes: the first AU's pages before it copied when it is
+    /// opened, the second's pages after it copied when it is closed.
+    #[test]
+    fn a_write_across_two_aus_costs_two_partial_au_writes() {
+        let name = "sd-2011-1au";
+        let q = profile(name).unwrap().params;
+        let (au, half) = (q.au_bytes, 64 << 10);
+        let (pw, pm) = (1.0 / (q.write_mb_s * 1e6), 1.0 / (q.move_mb_s * 1e6));
+        let cmd = q.command_overhead_us * 1e-6;
+        // A later write far away closes the AU the straddling write left open.
+        let later = w(40 * au, 4096);
+        let (alone, _) = cost(name, &[later]);
+        let (across, copies) = cost(name, &[w(17 * au - half, 2 * half), later]);
+        let piece = (au - half) as f64 * pm + half as f64 * pw;
+        let expected = 2.0 * cmd + 2.0 * piece;
+        assert!(
+            (across - alone - expected).abs() < 1e-9,
+            "across {:.6} s, two partial AU writes {expected:.6} s",
+            across - alone
+        );
+        assert_eq!(copies, 1, "the second AU's rest is copied when it closes");
+        // The same bytes inside one AU: one partial AU write.
+        let (inside, _) = cost(name, &[w(17 * au + half, 2 * half), later]);
+        let one = 2.0 * cmd + (au - 2 * half) as f64 * pm + (2 * half) as f64 * pw;
+        assert!((inside - alone - one).abs() < 1e-9);
+        assert!(
+            across - inside > 0.9 * au as f64 * pm,
+            "the straddle costs an AU copy more"
+        );
     }
 }

@@ -55,6 +55,17 @@ pub trait Device: Send {
 
     /// Allocation-unit copies (garbage collection) so far.
     fn au_copies(&self) -> u64;
+
+    /// Finish what the writes so far left pending (an AU model's open AUs:
+    /// the rest of each copied, as the next writes elsewhere would make the
+    /// card do), and return its time. A write deep into an AU pays the
+    /// pages before it when the AU opens and the pages after it when it
+    /// closes: until the device settles, a replay counts only the first, so
+    /// two replays that put the same writes at different depths into their
+    /// AUs (two partition offsets) compare only once both have settled.
+    fn settle(&mut self) -> f64 {
+        0.0
+    }
 }
 
 pub mod au;
@@ -66,4 +77,4 @@ pub mod synth;
 pub mod trace;
 
 pub use profile::{profile, profiles, Family, Params, Profile};
-pub use replay::{replay, simulated_seconds, Overlap, Replay};
+pub use replay::{replay, replay_settled, simulated_seconds, Overlap, Replay};

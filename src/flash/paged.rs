@@ -143,3 +143,44 @@ impl Device for PagedDevice {
         0
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::flash::profile;
+
+    fn w(offset: u64, t_ns: u64) -> Request {
+        Request {
+            op: Op::Write,
+            offset,
+            len: 4096,
+            t_ns,
+        }
+    }
+
+    /// A 4 KiB write 512 bytes off the 4 KiB grid, then a write elsewhere:
+    /// both mapping units it covers in part are read-modify-writes (old
+    /// contents read, unit programmed on its own), on both page-mapped
+    /// profiles; on the grid it merges nothing.
+    #[test]
+    fn a_4k_write_off_the_grid_pays_both_units_read_modify_write() {
+        for name in ["microsd-a1", "nvme-usb-sn570"] {
+            let p = profile(name).unwrap();
+            let q = &p.params;
+            let cost = |shift: u64| {
+                let mut d = PagedDevice::new(q);
+                // Far apart in time: the cache has drained before each write.
+                d.serve(&w((1 << 30) + shift, 0)) + d.serve(&w(2 << 30, 10_000_000_000))
+            };
+            let merge = q.read_latency_us * 1e-6
+                + MAP_UNIT as f64 / (q.read_mb_s * 1e6)
+                + q.write_latency_us * 1e-6;
+            let extra = cost(512) - cost(0);
+            assert!(
+                (extra - 2.0 * merge).abs() < 1e-9,
+                "{name}: extra {extra:.6} s, two read-modify-writes are {:.6} s",
+                2.0 * merge
+            );
+        }
+    }
+}

@@ -43,6 +43,18 @@ pub fn replay(dev: &mut dyn Device, trace: &[Request]) -> Replay {
     r
 }
 
+/// As [`replay`], then the device settled ([`Device::settle`]): what the
+/// trace costs the device in all, now or at its next writes elsewhere. For
+/// comparing one trace placed at several partition offsets.
+pub fn replay_settled(dev: &mut dyn Device, trace: &[Request]) -> Replay {
+    let (flash0, copies0) = (dev.flash_bytes_written(), dev.au_copies());
+    let mut r = replay(dev, trace);
+    r.device_seconds += dev.settle();
+    r.flash_bytes_written = dev.flash_bytes_written() - flash0;
+    r.au_copies = dev.au_copies() - copies0;
+    r
+}
+
 /// How much of the host's CPU time can hide behind the device's work.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Overlap {

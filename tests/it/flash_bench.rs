@@ -277,6 +277,69 @@ fn terminal_json_and_html_show_the_same_relative_figures_simulated_first() {
     );
 }
 
+/// `--partition-offset 32256,1M`: each run's one trace is replayed at both
+/// offsets (the volume is made alone, so the filesystem's writes do not
+/// depend on the offset): every figure states its offset, each run has
+/// the same requests at both, and every view has a table per profile and
+/// offset, named by the one function that names them.
+#[test]
+fn bench_replays_one_trace_at_every_partition_offset() {
+    if !can_mount() || !have(&["mkfs.ext4"]) {
+        return;
+    }
+    let (v, table, _, html) = flash_bench(&[
+        "--fs",
+        "ext4",
+        "--scale",
+        "0.02",
+        "--workloads",
+        "small-write",
+        "--partition-offset",
+        "32256,1M",
+    ]);
+    let offsets = [32256u64, 1 << 20];
+    assert_eq!(
+        v["flash"]["partition_offsets_bytes"],
+        serde_json::json!(offsets)
+    );
+    assert_eq!(v["partition_offset_bytes"], 32256, "the first offset");
+    let w = &v["results"][0]["workloads"][0];
+    let got: Vec<(String, u64)> = w["simulated"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            let at = s["partition_offset_bytes"].as_u64().unwrap();
+            (s["profile"].as_str().unwrap().to_string(), at)
+        })
+        .collect();
+    let want: Vec<(String, u64)> = offsets
+        .iter()
+        .flat_map(|&o| PROFILES.iter().map(move |p| (p.to_string(), o)))
+        .collect();
+    assert_eq!(got, want);
+    for run in w["runs"].as_array().unwrap() {
+        let sims = run["simulated"].as_array().unwrap();
+        assert_eq!(sims.len(), 4, "{run}");
+        for (a, b) in sims[..2].iter().zip(&sims[2..]) {
+            assert_eq!(a["profile"], b["profile"]);
+            assert_eq!(a["requests"], b["requests"], "one trace at both offsets");
+            assert!(a["requests"].as_u64().unwrap() > 0);
+        }
+    }
+    for at in [
+        "volume at 32256 B on the flash",
+        "volume at 1.00 MiB on the flash",
+    ] {
+        assert_eq!(table.matches(at).count(), 2, "{at}:\n{table}");
+    }
+    assert!(html.contains("Simulated on usb2-stick at 32256 B"), "html");
+    assert!(
+        html.contains("Simulated on sd-2011-1au at 1.00 MiB"),
+        "html"
+    );
+}
+
 #[test]
 fn bad_flash_arguments_are_refused_with_one_line() {
     for args in [
@@ -287,6 +350,13 @@ fn bad_flash_arguments_are_refused_with_one_line() {
             "usb2-stick",
             "--partition-offset",
             "1000",
+        ],
+        vec![
+            "bench",
+            "--flash",
+            "usb2-stick",
+            "--partition-offset",
+            "32256,1M,32256",
         ],
         vec!["bench", "--flash", "usb2-stick", "--dir", "/tmp"],
         // `--json` alone prints to stdout now; a folder that is not there

@@ -53,7 +53,7 @@ pub fn spread(w: &WorkloadResult) -> Option<(f64, f64)> {
 pub fn source_title(src: &Source) -> String {
     match src {
         Source::Host => String::new(),
-        Source::Sim(p) => format!("Simulated on {p}: "),
+        Source::Sim(k) => format!("Simulated on {}: ", k.label()),
     }
 }
 
@@ -955,6 +955,7 @@ mod tests {
             files_per_s: files as f64 / med,
             cv_pct: 0.0,
             scale: None,
+            rounds: None,
             flags: vec![],
             cpu_wait_pct: None,
             relative_pct: None,

@@ -269,12 +269,12 @@ pub(super) fn bench_section(o: &mut Out, i: usize, r: &Named<BenchReport>) {
     // A --flash run is about the drive: its simulated panels come first.
     for src in Source::of_run(d) {
         match &src {
-            Source::Sim(p) => {
-                let pid = format!("{id}-sim-{}", figures::slug(p));
-                super::flash::intro(o, d, p);
+            Source::Sim(k) => {
+                let pid = format!("{id}-sim-{}", figures::slug(&k.label()));
+                super::flash::intro(o, d, k);
                 workload_panels(o, &pid, d, &src);
                 relative_panel(o, &pid, d, &src);
-                super::flash::device_panel(o, d, p);
+                super::flash::device_panel(o, d, k);
             }
             Source::Host => {
                 workload_panels(o, &id, d, &src);
@@ -301,7 +301,7 @@ fn host_label(d: &BenchReport) -> &'static str {
 /// A panel's heading for `src`'s figures.
 fn heading(d: &BenchReport, src: &Source, what: &str) -> String {
     match src {
-        Source::Sim(p) => format!("Simulated on {}: {}", esc(p), what.to_lowercase()),
+        Source::Sim(k) => format!("Simulated on {}: {}", esc(&k.label()), what.to_lowercase()),
         Source::Host => format!("{what}{}", host_label(d)),
     }
 }

@@ -4,15 +4,16 @@
 
 use super::Out;
 use crate::bench::kinds::{unit_of, Unit};
+use crate::bench::relative::{SimKey, Source};
 use crate::bench::results::BenchReport;
 use crate::report::charts::figures::find;
 use crate::report::charts::{esc, num};
 use std::fmt::Write;
 
-fn panel(r: &BenchReport, profile: &str) -> String {
+fn panel(r: &BenchReport, key: &SimKey) -> String {
+    let src = Source::Sim(key.clone());
     super::bench::workload_grid(r, |c, n| {
-        let sim = find(c, n).and_then(|w| w.simulated.iter().find(|x| x.profile == profile));
-        let Some(x) = sim else {
+        let Some(x) = find(c, n).and_then(|w| src.sim(w)) else {
             return "–".to_string();
         };
         let v = match unit_of(n) {
@@ -33,24 +34,24 @@ fn panel(r: &BenchReport, profile: &str) -> String {
 }
 
 /// What a profile's panels are: simulated, not measured, and how.
-pub(super) fn intro(o: &mut Out, r: &BenchReport, profile: &str) {
+pub(super) fn intro(o: &mut Out, r: &BenchReport, key: &SimKey) {
     let _ = writeln!(
         o.html,
         "<h3>Simulated on {}</h3>\n<p class=\"note\">Simulated, not measured: each run's block trace ({}) replayed through flash profile {} (a class of device, not your stick; each parameter's public source: <code>fsfit bench --list-profiles</code>), volume at {} bytes into the flash. The host's own figures on this machine follow the simulated ones.</p>",
-        esc(profile),
+        esc(&key.label()),
         esc(r.sim.trace.as_deref().unwrap_or("")),
-        esc(profile),
-        r.sim.partition_offset_bytes.unwrap_or(0)
+        esc(&key.profile),
+        key.offset_in(r).unwrap_or(0)
     );
 }
 
 /// The model's own counts on a profile: device time, write amplification
 /// and AU copies per config and workload.
-pub(super) fn device_panel(o: &mut Out, r: &BenchReport, profile: &str) {
+pub(super) fn device_panel(o: &mut Out, r: &BenchReport, key: &SimKey) {
     let _ = writeln!(
         o.html,
         "<h3>Simulated on {}: device time, write amplification, AU copies</h3>\n<p class=\"note\">WA: bytes the flash wrote over bytes the host wrote.</p>",
-        esc(profile)
+        esc(&key.label())
     );
-    o.push(&panel(r, profile));
+    o.push(&panel(r, key));
 }

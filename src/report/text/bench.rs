@@ -2,8 +2,8 @@
 //! column per config, MB/s or files/s, relative to the baseline, flags.
 
 use crate::bench::kinds::{unit_of, Unit};
-use crate::bench::relative::Source;
-use crate::bench::results::{BenchReport, ConfigResult, WorkloadResult};
+use crate::bench::relative::{offset_text, Source};
+use crate::bench::results::{BenchReport, ConfigResult, Run, WorkloadResult};
 use crate::units::{iec, short};
 use std::fmt::Write;
 
@@ -48,19 +48,17 @@ pub fn bench(r: &BenchReport) -> String {
     let sources = sources(r);
     let mut notes = Vec::new();
     for src in &sources {
-        if let Source::Sim(p) = src {
+        if let Source::Sim(k) = src {
             // The offset changes what pages and AUs each request straddles:
             // a simulated figure holds only for the offset it assumed.
-            // Bytes when the offset is not a whole KiB (sector 63: 32256 B).
-            let at = r.sim.partition_offset_bytes.map_or(String::new(), |b| {
-                let b = if b % 1024 == 0 {
-                    iec(b)
-                } else {
-                    format!("{b} B")
-                };
-                format!(", volume at {b} on the flash")
+            let at = k.offset_in(r).map_or(String::new(), |b| {
+                format!(", volume at {} on the flash", offset_text(b))
             });
-            let _ = writeln!(o, "\nsimulated ({p}): each run's block trace replayed{at}");
+            let _ = writeln!(
+                o,
+                "\nsimulated ({}): each run's block trace replayed{at}",
+                k.profile
+            );
         }
         table(&mut o, r, src, &mut notes);
     }
@@ -342,11 +340,31 @@ fn unsettled(r: &BenchReport) -> Vec<String> {
     let all: Vec<&WorkloadResult> = r.results.iter().flat_map(|c| &c.workloads).collect();
     let mut out = Vec::new();
     let runs = all.iter().map(|w| w.runs.len()).sum::<usize>();
+    let short = |x: &&Run| {
+        x.set_aside
+            .as_deref()
+            .is_some_and(|r| r.starts_with(crate::bench::settle::SHORT_ASIDE))
+    };
     let aside = all
         .iter()
         .flat_map(|w| &w.runs)
-        .filter(|x| x.set_aside.is_some())
+        .filter(|x| x.set_aside.is_some() && !short(x))
         .count();
+    let rounds: Vec<String> = all
+        .iter()
+        .filter_map(|w| w.rounds.map(|n| format!("{} ({n})", w.name)))
+        .collect();
+    if !rounds.is_empty() {
+        let shorts = all.iter().flat_map(|w| &w.runs).filter(short).count();
+        let line = format!(
+            "{} figures timed a run under {} s, so each of their runs is several rounds of the \
+workload (timed parts summed; {shorts} short runs set aside, kept in the JSON): {}",
+            rounds.len(),
+            crate::bench::settle::MIN_RUN_SECONDS,
+            rounds.join(", ")
+        );
+        out.push(super::wrap(&line, 100));
+    }
     if aside > 0 {
         out.push(format!(
             "{aside} of {runs} runs were set aside and run again: their tasks waited for a CPU \
@@ -481,5 +499,29 @@ mod tests {
         assert!(!text.contains("budget-spent"), "no note per figure: {text}");
         assert!(!text.contains("max-runs"), "no note per figure: {text}");
         assert!(text.lines().all(|l| l.chars().count() <= WIDTH), "{text}");
+        assert!(!text.contains("rounds"), "{text}");
+        // A figure whose runs were made of rounds: said apart, and its
+        // short runs not counted as waiting for a CPU.
+        let w = &mut r.results[1].workloads[0];
+        w.rounds = Some(3);
+        let mut short = run(0.06);
+        short.set_aside = Some(crate::bench::settle::short_aside_reason(0.06, 3));
+        w.runs = vec![short, run(0.2), run(0.21), run(0.2)];
+        let text = bench(&r);
+        assert!(
+            text.contains("7 of 24 runs were set aside and run again"),
+            "{text}"
+        );
+        assert!(
+            text.contains("1 figures timed a run under 0.1 s, so each of their runs is several"),
+            "{text}"
+        );
+        assert!(text.contains("1 short runs set aside"), "{text}");
+        assert!(text.contains(&format!("{} (3)", w_name(&r))), "{text}");
+        assert!(text.lines().all(|l| l.chars().count() <= WIDTH), "{text}");
+    }
+
+    fn w_name(r: &BenchReport) -> String {
+        r.results[1].workloads[0].name.clone()
     }
 }
