@@ -114,7 +114,7 @@ pub struct TreeArgs {
     #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
 
-    /// Walker threads [default: one per core].
+    /// Walker threads [default: four per core].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024), help_heading = "Tuning")]
     pub threads: Option<u64>,
 }

@@ -46,10 +46,7 @@ impl Walk {
             readable(p)?;
         }
         overlapping(&paths)?;
-        let threads = a
-            .threads
-            .map(|t| t as usize)
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        let threads = a.threads.map_or_else(default_threads, |t| t as usize);
         Ok(Walk {
             paths,
             threads,
@@ -59,6 +56,20 @@ impl Walk {
             appledouble: false,
         })
     }
+}
+
+/// Walker threads per core when `--threads` is not given. A thread blocks
+/// now and then inside a system call (a directory read, a lock in the
+/// kernel's dentry cache); with one thread per core that core idles, with
+/// more another thread takes it. On /usr (2 cores, quiet machine) fsfit
+/// kept 1.84 cores busy with 2 threads and 1.91 with 8, against diskus's
+/// 1.97 with its own 3 per core.
+const THREADS_PER_CORE: usize = 4;
+
+/// The walker threads `--threads` defaults to (its help says so).
+pub fn default_threads() -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    cores * THREADS_PER_CORE
 }
 
 /// A top-level PATH must be readable: a folder listed, a file opened (an

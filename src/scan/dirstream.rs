@@ -10,11 +10,12 @@
 
 use super::{Entry, Kind};
 use rustix::fs::{AtFlags, Mode, OFlags, RawDir};
-use std::ffi::{CString, OsStr, OsString};
+use smallvec::SmallVec;
+use std::ffi::{CStr, OsStr, OsString};
 use std::io;
 use std::mem::MaybeUninit;
 use std::os::fd::OwnedFd;
-use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -54,19 +55,22 @@ pub struct DirStream {
     held: bool,
 }
 
-/// One name read from a directory (never `.` or `..`).
+/// One name read from a directory (never `.` or `..`), with its
+/// terminating NUL: up to 35 bytes kept without an allocation (a `CString`
+/// per entry was a malloc and a free for every file of the tree).
 pub struct Listed {
-    name: CString,
+    name: SmallVec<[u8; 36]>,
 }
 
 impl Listed {
     pub fn os_name(&self) -> &OsStr {
-        OsStr::from_bytes(self.name.to_bytes())
+        OsStr::from_bytes(&self.name[..self.name.len() - 1])
     }
 
-    /// The name, for the entry made from it (no copy).
-    pub fn into_name(self) -> OsString {
-        OsString::from_vec(self.name.into_bytes())
+    fn c_name(&self) -> &CStr {
+        // SAFETY: copied from a `CStr`'s bytes with its NUL in `list`: one
+        // NUL, at the end.
+        unsafe { CStr::from_bytes_with_nul_unchecked(&self.name[..]) }
     }
 }
 
@@ -109,7 +113,7 @@ impl DirStream {
             let name = item.file_name();
             if !matches!(name.to_bytes(), b"." | b"..") {
                 out.push(Listed {
-                    name: name.to_owned(),
+                    name: SmallVec::from_slice(name.to_bytes_with_nul()),
                 });
             }
         }
@@ -118,7 +122,7 @@ impl DirStream {
 
     /// `fstatat(dirfd, name, AT_SYMLINK_NOFOLLOW)`: symlinks are not followed.
     pub fn stat(&self, l: &Listed) -> io::Result<Stat> {
-        let st = rustix::fs::statat(&self.fd, l.name.as_c_str(), AtFlags::SYMLINK_NOFOLLOW)?;
+        let st = rustix::fs::statat(&self.fd, l.c_name(), AtFlags::SYMLINK_NOFOLLOW)?;
         Ok(Stat {
             mode: st.st_mode,
             size: st.st_size as u64,
@@ -139,7 +143,7 @@ impl DirStream {
         }
         // O_NOFOLLOW: a symlink put there since the stat is not entered.
         let flags = DIR_FLAGS | OFlags::NOFOLLOW;
-        match rustix::fs::openat(&self.fd, l.name.as_c_str(), flags, Mode::empty()) {
+        match rustix::fs::openat(&self.fd, l.c_name(), flags, Mode::empty()) {
             Ok(fd) => Some(DirStream { fd, held: true }),
             Err(_) => {
                 HELD.fetch_sub(1, Ordering::Relaxed);
@@ -198,6 +202,26 @@ mod tests {
         let link = listed.iter().find(|l| l.os_name() == "link").unwrap();
         assert!(s.open_child(link).is_none());
         let missing = DirStream::open(&d.join("nope")).err().unwrap();
+        // Names around the length kept without an allocation (35 bytes and
+        // the NUL) are passed to the kernel whole.
+        let long = tempfile::tempdir().unwrap();
+        let mut want: Vec<(OsString, u64)> = [1, 34, 35, 36, 37, 200, 255]
+            .iter()
+            .map(|&n| (OsString::from("n".repeat(n)), n as u64))
+            .collect();
+        for (name, size) in &want {
+            std::fs::write(long.path().join(name), vec![0u8; *size as usize]).unwrap();
+        }
+        let mut s = DirStream::open(long.path()).unwrap();
+        let mut listed = Vec::new();
+        s.list(&mut listed).unwrap();
+        let mut got: Vec<(OsString, u64)> = listed
+            .iter()
+            .map(|l| (l.os_name().to_os_string(), s.stat(l).unwrap().size))
+            .collect();
+        got.sort();
+        want.sort();
+        assert_eq!(got, want);
         assert_eq!(missing.kind(), io::ErrorKind::NotFound);
     }
 }

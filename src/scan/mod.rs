@@ -12,7 +12,6 @@ mod walk;
 
 pub use walk::{walk, WalkOptions, WalkSummary};
 
-use std::ffi::OsString;
 use std::path::PathBuf;
 
 /// What an entry is, as `lstat` says (symlinks are never followed).
@@ -30,12 +29,33 @@ pub enum Kind {
 /// before-1980 nor the odd-second finding counts it.
 pub const MTIME_UNKNOWN: i64 = i64::MAX - 1;
 
+/// An entry's name: its bytes as the platform encodes them
+/// (`OsStr::as_encoded_bytes`), up to 32 of them without an allocation.
+/// The walk makes one entry per file of the tree and drops it when the
+/// folder has been visited; as an `OsString` each took a malloc and a free.
+#[derive(Clone)]
+struct Name(smallvec::SmallVec<[u8; 32]>);
+
+impl Name {
+    fn os_str(&self) -> &std::ffi::OsStr {
+        // SAFETY: the bytes were copied from an `OsStr`'s encoded bytes in
+        // `Entry::new` and are never changed afterwards.
+        unsafe { std::ffi::OsStr::from_encoded_bytes_unchecked(&self.0) }
+    }
+}
+
+impl std::fmt::Debug for Name {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.os_str().fmt(f)
+    }
+}
+
 /// One child of a directory, as seen by one `lstat`.
 #[derive(Clone, Debug)]
 pub struct Entry {
     /// Private with `utf8`: [`Entry::name_str`] relies on the flag saying the
     /// truth about these bytes.
-    name: OsString,
+    name: Name,
     pub kind: Kind,
     /// `st_size`: file length; for a symlink the length of its target.
     pub size: u64,
@@ -90,7 +110,13 @@ static NAME_CLASS: [u8; 256] = {
 };
 
 impl Entry {
-    pub fn new(name: OsString, kind: Kind, size: u64, mtime: i64) -> Entry {
+    pub fn new(name: std::ffi::OsString, kind: Kind, size: u64, mtime: i64) -> Entry {
+        Entry::named(&name, kind, size, mtime)
+    }
+
+    /// [`Entry::new`] from a borrowed name (the walk's, read into a reused
+    /// buffer): the name is copied, inline when short.
+    pub fn named(name: &std::ffi::OsStr, kind: Kind, size: u64, mtime: i64) -> Entry {
         let b = name.as_encoded_bytes();
         // Most names are ASCII: one byte, one UTF-16 unit, no decoding.
         let class = b.iter().fold(0, |c, &x| c | NAME_CLASS[x as usize]);
@@ -103,7 +129,7 @@ impl Entry {
             }
         };
         Entry {
-            name,
+            name: Name(smallvec::SmallVec::from_slice(b)),
             kind,
             size,
             mtime,
@@ -129,11 +155,11 @@ impl Entry {
     }
 
     pub fn name(&self) -> &std::ffi::OsStr {
-        &self.name
+        self.name.os_str()
     }
 
     pub fn name_bytes(&self) -> &[u8] {
-        self.name.as_encoded_bytes()
+        &self.name.0
     }
 
     /// The name as UTF-8, checked once when the entry was made (every model
@@ -143,7 +169,7 @@ impl Entry {
             // SAFETY: `utf8` is set by `new` only after `to_str` (or the
             // ASCII check) accepted these exact bytes, and neither field
             // can change afterwards (both are private, no `&mut` access).
-            Some(unsafe { std::str::from_utf8_unchecked(self.name.as_encoded_bytes()) })
+            Some(unsafe { std::str::from_utf8_unchecked(&self.name.0) })
         } else {
             None
         }
@@ -173,7 +199,7 @@ impl Entry {
 
     /// The name's length in bytes as Linux stores it.
     pub fn byte_len(&self) -> usize {
-        self.name.len()
+        self.name.0.len()
     }
 }
 
@@ -382,6 +408,7 @@ pub struct WalkError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::ffi::OsString;
 
     fn entry(name: &[u8]) -> Entry {
         Entry::new(os_name(name), Kind::File, 0, 0)
@@ -421,6 +448,28 @@ mod tests {
             (false, None, 2)
         );
         assert!(windows_forbidden(b"a|b") && !windows_forbidden("é".as_bytes()));
+    }
+
+    /// Names kept inline (up to 32 bytes) and on the heap read back the
+    /// same, and so do their classes.
+    #[test]
+    fn names_read_back_whatever_their_length() {
+        for len in [0, 1, 31, 32, 33, 64, 255] {
+            let name = "é".repeat(len / 2) + &"x".repeat(len % 2);
+            let e = entry(name.as_bytes());
+            assert_eq!(e.name(), std::ffi::OsStr::new(&name), "{len} bytes");
+            assert_eq!(e.name_str(), Some(name.as_str()));
+            assert_eq!(e.byte_len(), name.len());
+            assert_eq!(e.utf16_len as usize, name.chars().count());
+            assert_eq!(format!("{:?}", e.clone().name), format!("{name:?}"));
+        }
+        #[cfg(unix)]
+        for len in [2, 40] {
+            let mut b = vec![b'a'; len];
+            b[1] = 0xff;
+            let e = entry(&b);
+            assert_eq!((e.name_bytes(), e.name_str()), (&b[..], None));
+        }
     }
 
     #[test]

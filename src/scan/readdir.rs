@@ -110,10 +110,6 @@ impl Listed {
     pub fn os_name(&self) -> &OsStr {
         &self.name
     }
-
-    pub fn into_name(self) -> OsString {
-        self.name
-    }
 }
 
 impl DirStream {
@@ -163,7 +159,7 @@ mod tests {
             for l in listed {
                 let st = s.stat(&l).unwrap();
                 v.push((
-                    l.into_name(),
+                    l.os_name().to_os_string(),
                     st.kind(),
                     st.size,
                     st.mtime,

@@ -276,7 +276,7 @@ impl<'s, 'v: 's> Here<'_, 's, 'v> {
             }
         }
         entries
-            .push(Entry::new(l.into_name(), kind, st.size, st.mtime).with_allocated(st.allocated));
+            .push(Entry::named(l.os_name(), kind, st.size, st.mtime).with_allocated(st.allocated));
     }
 }
 
