@@ -41,20 +41,47 @@ pub fn kernel_has(fstype: &str, modules: &[&str]) -> bool {
 /// being tried: listed in /proc/filesystems, or one of its `modules` in
 /// this kernel's modules.dep. (`fsfit usage` asks; it loads no module.)
 pub fn kernel_available(fstype: &str, modules: &[&str]) -> bool {
-    if listed(fstype) {
-        return true;
-    }
-    let dep = format!("/lib/modules/{}/modules.dep", kernel_release());
-    let Ok(text) = std::fs::read_to_string(dep) else {
-        return false;
-    };
-    text.lines().any(|l| {
-        let path = l.split(':').next().unwrap_or("");
-        let file = path.rsplit('/').next().unwrap_or("");
-        modules
-            .iter()
-            .any(|m| file.split('.').next() == Some(m) && file.contains(".ko"))
+    let known = known_to_kernel();
+    known.filesystems.iter().any(|f| f == fstype)
+        || modules.iter().any(|m| known.modules.contains(*m))
+}
+
+/// What the running kernel mounts now and which filesystem modules it has,
+/// read once: usage asks for each of its planned configs (about 60), and a
+/// distribution's modules.dep runs to a megabyte. Nothing usage does loads
+/// a module, so one look serves the whole run.
+struct KnownToKernel {
+    filesystems: Vec<String>,
+    modules: std::collections::HashSet<String>,
+}
+
+fn known_to_kernel() -> &'static KnownToKernel {
+    static KNOWN: std::sync::OnceLock<KnownToKernel> = std::sync::OnceLock::new();
+    KNOWN.get_or_init(|| {
+        let filesystems = std::fs::read_to_string("/proc/filesystems")
+            .map(|t| {
+                t.lines()
+                    .filter_map(|l| l.split_whitespace().last().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let dep = format!("/lib/modules/{}/modules.dep", kernel_release());
+        let modules = std::fs::read_to_string(dep)
+            .map(|t| t.lines().filter_map(module_name).collect())
+            .unwrap_or_default();
+        KnownToKernel {
+            filesystems,
+            modules,
+        }
     })
+}
+
+/// `kernel/fs/exfat/exfat.ko.xz: …` → `exfat`.
+fn module_name(dep_line: &str) -> Option<String> {
+    let path = dep_line.split(':').next()?;
+    let file = path.rsplit('/').next()?;
+    file.contains(".ko")
+        .then(|| file.split('.').next().unwrap_or("").to_string())
 }
 
 pub fn fuse_has(program: &str) -> bool {
@@ -209,7 +236,18 @@ pub fn choose(fs: &dyn Filesystem, choice: Choice) -> crate::Result<(Driver, Str
 
 #[cfg(test)]
 mod tests {
-    use super::version_in;
+    use super::{module_name, version_in};
+
+    #[test]
+    fn module_names_from_modules_dep_lines() {
+        let line = "kernel/fs/exfat/exfat.ko.xz: kernel/fs/nls/nls_base.ko.xz";
+        assert_eq!(module_name(line).as_deref(), Some("exfat"));
+        assert_eq!(
+            module_name("kernel/fs/ntfs3/ntfs3.ko:").as_deref(),
+            Some("ntfs3")
+        );
+        assert_eq!(module_name("modules.builtin"), None);
+    }
 
     #[test]
     fn versions_from_real_tool_output() {
