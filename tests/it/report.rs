@@ -6,9 +6,10 @@
 
 use crate::common;
 
-use common::fsfit;
+use common::{fsfit, run_ok};
 use serde_json::Value;
 use std::path::Path;
+#[cfg(target_os = "linux")]
 use std::process::Command;
 
 fn tmp(prefix: &str) -> tempfile::TempDir {
@@ -82,16 +83,6 @@ const USAGE_FS: [&str; 8] = [
     "--fs",
     "ext4",
 ];
-
-fn run_ok(cmd: &mut Command) -> std::process::Output {
-    let out = cmd.output().expect("run fsfit");
-    assert!(
-        out.status.success(),
-        "{cmd:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
 
 /// `exfat:32K`, as the report names configs.
 fn short(n: u64) -> String {

@@ -16,21 +16,22 @@ pub fn fsfit() -> Command {
     Command::new(env!("CARGO_BIN_EXE_fsfit"))
 }
 
+/// Run a command that must succeed; panics with the command and its
+/// stderr when it does not.
+pub fn run_ok(cmd: &mut Command) -> std::process::Output {
+    let out = cmd.output().expect("run fsfit");
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
 /// `fsfit report JSON -o HTML`: the page the tests then read; panics with
 /// fsfit's stderr when the report fails.
 pub fn report_html(json: &Path, html: &Path) -> String {
-    let out = fsfit()
-        .arg("report")
-        .arg(json)
-        .arg("-o")
-        .arg(html)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_ok(fsfit().arg("report").arg(json).arg("-o").arg(html));
     std::fs::read_to_string(html).unwrap()
 }
 
