@@ -11,12 +11,33 @@ pub fn drop_caches(dir: &Path) -> &'static str {
         unsafe { libc::syncfs(f.as_raw_fd()) };
     }
     fadvise_tree(dir);
-    let dropped = std::fs::write("/proc/sys/vm/drop_caches", "3").is_ok();
-    if dropped {
+    if drop_clean(Caches::PageAndMetadata) {
         "drop_caches+fadvise"
     } else {
         "fadvise"
     }
+}
+
+/// What [`drop_clean`] asks the kernel to let go of (the values of
+/// /proc/sys/vm/drop_caches).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Caches {
+    /// Clean page cache only ("1"): room for a run, keeping the dentries
+    /// and inodes other programs' walks rely on.
+    Page,
+    /// The page cache and the dentries and inodes ("3"): a cold start for
+    /// `--dir`'s reads, which cannot remount to forget a tree's metadata.
+    PageAndMetadata,
+}
+
+/// Ask the kernel to drop clean caches; whether it took the request (root
+/// only). Dirty pages are left alone: write them back first for them to go.
+pub fn drop_clean(what: Caches) -> bool {
+    let value = match what {
+        Caches::Page => "1",
+        Caches::PageAndMetadata => "3",
+    };
+    std::fs::write("/proc/sys/vm/drop_caches", value).is_ok()
 }
 
 fn fadvise_tree(dir: &Path) {

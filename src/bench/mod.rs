@@ -19,6 +19,8 @@ pub mod measure;
 mod prepare;
 #[cfg(target_os = "linux")]
 pub mod priority;
+#[cfg(target_os = "linux")]
+pub mod reclaim;
 pub mod relative;
 pub mod results;
 #[cfg(target_os = "linux")]

@@ -40,6 +40,11 @@ pub struct BenchReport {
     /// reverse); absent: the priority fsfit was started with.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub priority: Option<String>,
+    /// On a virtual machine whose hypervisor takes back the memory the
+    /// guest frees: what fsfit did about it for the measuring
+    /// (bench/reclaim.rs); absent elsewhere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub freed_memory: Option<String>,
     /// `--flash`: the trace, the partition offset and the profiles.
     #[serde(flatten)]
     pub sim: SimInfo,

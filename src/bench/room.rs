@@ -39,7 +39,7 @@ pub fn short_of(free: Option<u64>, need: u64) -> bool {
 /// Drop the clean page cache when the free memory is short of `need`;
 /// whether it was dropped (false when there was room, or not root).
 pub fn make(need: u64) -> bool {
-    short_of(mem_free(), need) && std::fs::write("/proc/sys/vm/drop_caches", "1").is_ok()
+    short_of(mem_free(), need) && super::cache::drop_clean(super::cache::Caches::Page)
 }
 
 #[cfg(test)]

@@ -347,6 +347,7 @@ fn run_configs(opts: &Options) -> Result<BenchReport> {
         skipped: Vec::new(),
         error: None,
         priority: None,
+        freed_memory: None,
         sim: Default::default(),
     };
     if let Some(f) = &opts.flash {
@@ -356,6 +357,10 @@ fn run_configs(opts: &Options) -> Result<BenchReport> {
     // back to the priority fsfit had once they end.
     let raised = opts.settle.and_then(|_| super::priority::raise());
     report.priority = raised.as_ref().map(|r| r.said().to_string());
+    // Every bench, busy machine or not: the host's faults on memory it took
+    // back move runs on a quiet machine too (bench/reclaim.rs).
+    let held = super::reclaim::hold_off();
+    report.freed_memory = super::reclaim::said(held.as_ref());
     let mut baseline = 0;
     if let TargetSpec::Dir(_) = opts.target {
         run_in_dir(opts, &prepared, &data, &mut report)?;
@@ -363,6 +368,7 @@ fn run_configs(opts: &Options) -> Result<BenchReport> {
         baseline = run_planned(opts, &prepared, &data, &mut report)?;
     }
     drop(raised);
+    drop(held);
     finish(&prepared, baseline, &mut report);
     Ok(report)
 }

@@ -134,6 +134,7 @@ those that do not fit will stop with \"the volume is full\"",
         skipped: Vec::new(),
         error: None,
         priority: None,
+        freed_memory: None,
         sim: Default::default(),
     };
     let pb = measure::progress(o.quiet, (o.workloads.len() as u64) * o.repeat as u64);

@@ -12,13 +12,16 @@ pub enum Choice {
     Auto,
 }
 
+/// The filesystem types a /proc/filesystems text lists (its last column;
+/// "nodev" marks those without a device).
+fn filesystems_listed(text: &str) -> impl Iterator<Item = &str> {
+    text.lines().filter_map(|l| l.split_whitespace().last())
+}
+
+/// Read afresh each time: a modprobe between two looks adds to it.
 fn listed(fstype: &str) -> bool {
     std::fs::read_to_string("/proc/filesystems")
-        .map(|t| {
-            t.lines()
-                .any(|l| l.split_whitespace().last() == Some(fstype))
-        })
-        .unwrap_or(false)
+        .is_ok_and(|t| filesystems_listed(&t).any(|f| f == fstype))
 }
 
 /// Does the running kernel mount `fstype`, loading `modules` (the
@@ -59,11 +62,7 @@ fn known_to_kernel() -> &'static KnownToKernel {
     static KNOWN: std::sync::OnceLock<KnownToKernel> = std::sync::OnceLock::new();
     KNOWN.get_or_init(|| {
         let filesystems = std::fs::read_to_string("/proc/filesystems")
-            .map(|t| {
-                t.lines()
-                    .filter_map(|l| l.split_whitespace().last().map(str::to_string))
-                    .collect()
-            })
+            .map(|t| filesystems_listed(&t).map(str::to_string).collect())
             .unwrap_or_default();
         let dep = format!("/lib/modules/{}/modules.dep", kernel_release());
         let modules = std::fs::read_to_string(dep)
@@ -236,7 +235,7 @@ pub fn choose(fs: &dyn Filesystem, choice: Choice) -> crate::Result<(Driver, Str
 
 #[cfg(test)]
 mod tests {
-    use super::{module_name, version_in};
+    use super::{filesystems_listed, module_name, version_in};
 
     #[test]
     fn module_names_from_modules_dep_lines() {
@@ -247,6 +246,13 @@ mod tests {
             Some("ntfs3")
         );
         assert_eq!(module_name("modules.builtin"), None);
+    }
+
+    #[test]
+    fn filesystem_types_from_a_proc_filesystems_text() {
+        let text = "nodev\tsysfs\nnodev\tfuse\n\text4\n\tvfat\n";
+        let listed: Vec<&str> = filesystems_listed(text).collect();
+        assert_eq!(listed, ["sysfs", "fuse", "ext4", "vfat"]);
     }
 
     #[test]

@@ -309,6 +309,18 @@ fn quick_figures_say_which_runs_they_rest_on_and_why_they_are_flagged() {
         assert!(p.starts_with("SCHED_FIFO 1"), "{v}");
         assert!(table.contains("Runs at priority SCHED_FIFO 1"), "{table}");
     }
+    // On a virtual machine that hands freed memory back to its host, the
+    // report says so and what was done about it; nowhere else.
+    let freed = v["freed_memory"].as_str();
+    if fsfit::bench::reclaim::hypervisor_reclaims() {
+        let said = freed.unwrap_or_else(|| panic!("no freed_memory: {v}"));
+        assert!(said.contains("free page reporting"), "{said}");
+        let knob = Path::new("/sys/module/page_reporting/parameters/min_free_ms");
+        assert_eq!(said.contains("min_free_ms"), knob.exists(), "{said}");
+        assert!(table.contains("Freed memory: the hypervisor"), "{table}");
+    } else {
+        assert_eq!(freed, None, "{v}");
+    }
     let have_psi = Path::new("/proc/pressure/cpu").exists();
     let have_mem_psi = Path::new("/proc/pressure/memory").exists();
     let workloads = v["results"][0]["workloads"].as_array().unwrap();

@@ -1038,6 +1038,7 @@ mod tests {
             skipped: vec![],
             error: None,
             priority: None,
+            freed_memory: None,
             sim: Default::default(),
         };
         let a = report(vec![

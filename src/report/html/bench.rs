@@ -68,6 +68,12 @@ fn env_rows(s: &mut String, r: &Named<BenchReport>) {
     kv(s, "Bus", &esc(t.bus.as_deref().unwrap_or("")));
     kv(s, "Device counters from", &esc(&t.counters));
     kv(s, "Caches made cold by", &esc(&t.cold_cache));
+    if let Some(p) = &d.priority {
+        kv(s, "Runs at priority", &esc(p));
+    }
+    if let Some(m) = &d.freed_memory {
+        kv(s, "Freed memory", &esc(m));
+    }
     kv(
         s,
         "Scale, repeats",

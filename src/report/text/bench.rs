@@ -104,6 +104,9 @@ fn target(r: &BenchReport) -> String {
     if let Some(p) = &r.priority {
         let _ = writeln!(o, "Runs at priority {p}");
     }
+    if let Some(m) = &r.freed_memory {
+        let _ = writeln!(o, "Freed memory: {m}");
+    }
     if let Some(lab) = &r.host.lab {
         let _ = writeln!(
             o,
