@@ -86,47 +86,63 @@ pub const NOT_HELD: &str = "the hypervisor takes back what this machine frees (f
 reporting) and this kernel sets no delay: a run that touches memory freed seconds before pays the \
 host's faults";
 
-/// Delay the reporting of freed pages while the guard lives, where the
-/// kernel offers it and fsfit may write it (root); None elsewhere, and
-/// when another program (another fsfit) already holds it off, which then
-/// puts it back itself.
-pub fn hold_off() -> Option<Held> {
+/// What fsfit found, and did, about the delay before freed pages go back.
+pub enum Hold {
+    /// The hypervisor takes nothing back: nothing to do or say.
+    NotNeeded,
+    /// Held off by fsfit; put back when this drops.
+    Held(Held),
+    /// Already as long or longer, as another program (another fsfit
+    /// measuring) set it, which then puts it back itself.
+    ByAnother(u64),
+    /// This kernel sets no delay, or fsfit may not write it (not root).
+    Unavailable,
+}
+
+/// Delay the reporting of freed pages while the returned guard lives, on a
+/// machine whose hypervisor takes freed memory back.
+pub fn hold_off() -> Hold {
+    if !hypervisor_reclaims() {
+        return Hold::NotNeeded;
+    }
     hold_at(Path::new(MIN_FREE_MS))
 }
 
-fn hold_at(path: &Path) -> Option<Held> {
-    let before = std::fs::read_to_string(path).ok()?.trim().to_string();
-    let ms: u64 = before.parse().ok()?;
+fn hold_at(path: &Path) -> Hold {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Hold::Unavailable;
+    };
+    let before = text.trim().to_string();
+    let Ok(ms) = before.parse::<u64>() else {
+        return Hold::Unavailable;
+    };
     if ms >= HOLD_MS {
-        return None;
+        return Hold::ByAnother(ms);
     }
-    std::fs::write(path, HOLD_MS.to_string()).ok()?;
-    Some(Held {
+    if std::fs::write(path, HOLD_MS.to_string()).is_err() {
+        return Hold::Unavailable;
+    }
+    Hold::Held(Held {
         path: path.to_path_buf(),
         before,
     })
 }
 
-/// What the report says about freed memory: None on a machine whose
-/// hypervisor takes none back.
-pub fn said(held: Option<&Held>) -> Option<String> {
-    if let Some(h) = held {
-        return Some(h.said());
-    }
-    if !hypervisor_reclaims() {
-        return None;
-    }
-    let set = std::fs::read_to_string(MIN_FREE_MS)
-        .ok()
-        .and_then(|t| t.trim().parse::<u64>().ok());
-    Some(match set {
-        Some(ms) if ms >= HOLD_MS => format!(
-            "{RECLAIMS}: each freed page kept {} s before it goes back (min_free_ms {ms}, as \
+impl Hold {
+    /// What the report says about freed memory: None on a machine whose
+    /// hypervisor takes none back.
+    pub fn said(&self) -> Option<String> {
+        match self {
+            Hold::NotNeeded => None,
+            Hold::Held(h) => Some(h.said()),
+            Hold::ByAnother(ms) => Some(format!(
+                "{RECLAIMS}: each freed page kept {} s before it goes back (min_free_ms {ms}, as \
 another program set it)",
-            ms / 1000
-        ),
-        _ => NOT_HELD.to_string(),
-    })
+                ms / 1000
+            )),
+            Hold::Unavailable => Some(NOT_HELD.to_string()),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -151,7 +167,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let knob = dir.path().join("min_free_ms");
         std::fs::write(&knob, "0\n").unwrap();
-        let held = hold_at(&knob).expect("a writable delay of 0 is held off");
+        let Hold::Held(held) = hold_at(&knob) else {
+            panic!("a writable delay of 0 is held off");
+        };
         assert_eq!(std::fs::read_to_string(&knob).unwrap(), HOLD_MS.to_string());
         assert!(held
             .said()
@@ -160,7 +178,16 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&knob).unwrap(), "0");
         // Already held (another fsfit measuring): left to that one.
         std::fs::write(&knob, HOLD_MS.to_string()).unwrap();
-        assert!(hold_at(&knob).is_none());
-        assert!(hold_at(&dir.path().join("absent")).is_none());
+        let by_another = hold_at(&knob);
+        assert!(matches!(by_another, Hold::ByAnother(HOLD_MS)));
+        assert!(by_another
+            .said()
+            .unwrap()
+            .contains("as another program set it"));
+        assert_eq!(std::fs::read_to_string(&knob).unwrap(), HOLD_MS.to_string());
+        let absent = hold_at(&dir.path().join("absent"));
+        assert!(matches!(absent, Hold::Unavailable));
+        assert_eq!(absent.said().as_deref(), Some(NOT_HELD));
+        assert_eq!(Hold::NotNeeded.said(), None);
     }
 }

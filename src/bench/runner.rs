@@ -360,7 +360,7 @@ fn run_configs(opts: &Options) -> Result<BenchReport> {
     // Every bench, busy machine or not: the host's faults on memory it took
     // back move runs on a quiet machine too (bench/reclaim.rs).
     let held = super::reclaim::hold_off();
-    report.freed_memory = super::reclaim::said(held.as_ref());
+    report.freed_memory = held.said();
     let mut baseline = 0;
     if let TargetSpec::Dir(_) = opts.target {
         run_in_dir(opts, &prepared, &data, &mut report)?;
