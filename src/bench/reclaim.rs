@@ -14,7 +14,7 @@
 //! reported (`min_free_ms` of the `page_reporting` module); there fsfit
 //! delays it for the length of the measuring, as it raises its priority,
 //! and puts the value back when the measuring ends (on an error and on
-//! Ctrl-C too). Memory freed during the bench then goes back to the host a
+//! Ctrl-C too; after a SIGKILL, `fsfit cleanup` does, from the run's record). Memory freed during the bench then goes back to the host a
 //! minute later than it would have. Elsewhere the report says the figures
 //! may carry it.
 
@@ -74,6 +74,7 @@ then {} again)",
 impl Drop for Held {
     fn drop(&mut self) {
         let _ = std::fs::write(&self.path, &self.before);
+        crate::device::state::remove_setting(&self.path);
     }
 }
 
@@ -119,7 +120,14 @@ fn hold_at(path: &Path) -> Hold {
     if ms >= HOLD_MS {
         return Hold::ByAnother(ms);
     }
+    // Recorded first, so that `fsfit cleanup` puts it back after a SIGKILL.
+    crate::device::state::add_setting(crate::device::state::Setting {
+        path: path.to_string_lossy().into_owned(),
+        before: before.clone(),
+        set: HOLD_MS.to_string(),
+    });
     if std::fs::write(path, HOLD_MS.to_string()).is_err() {
+        crate::device::state::remove_setting(path);
         return Hold::Unavailable;
     }
     Hold::Held(Held {

@@ -1,8 +1,9 @@
 //! `fsfit cleanup`: release what runs that are no longer alive recorded in
 //! state.rs — innermost first: mounts, loop devices (only while they still
-//! serve the recorded file), fsfit's own FUSE mounts, files, folders.
+//! serve the recorded file), fsfit's own FUSE mounts, files, folders; then
+//! the kernel settings the run changed, put back.
 
-use super::state::{self, Backing, Record};
+use super::state::{self, Backing, Record, Setting};
 use super::{loopdev, mount};
 use std::path::Path;
 
@@ -65,7 +66,27 @@ fn release(r: &Record) -> Said {
         }
     }
     remove_own_dirs(r, &mut s);
+    put_back(&r.settings, &mut s);
     s
+}
+
+/// Write each setting's old value back while it still holds what the run
+/// set; one that has changed since is someone else's now.
+fn put_back(settings: &[Setting], s: &mut Said) {
+    for set in settings {
+        let now = std::fs::read_to_string(&set.path).map(|t| t.trim().to_string());
+        match now {
+            Ok(now) if now == set.set => match std::fs::write(&set.path, &set.before) {
+                Ok(()) => s.line(format!("put {} back to {}", set.path, set.before)),
+                Err(e) => s.failed(format!("could not put {} back: {e}", set.path)),
+            },
+            Ok(now) => s.line(format!(
+                "left {} alone: it holds {now}, not the {} the run set",
+                set.path, set.set
+            )),
+            Err(e) => s.line(format!("left {} alone: {e}", set.path)),
+        }
+    }
 }
 
 fn unmount_all<'a>(mounts: impl Iterator<Item = &'a String>, s: &mut Said) {
@@ -129,6 +150,28 @@ mod tests {
         detach_if_ours("/dev/fsfit-no-such-loop", None, &mut s);
         assert_eq!(s.lines, ["/dev/fsfit-no-such-loop is already detached"]);
         assert!(s.ok);
+    }
+
+    #[test]
+    fn a_setting_is_put_back_only_while_it_holds_what_the_run_set() {
+        let d = tempfile::tempdir().unwrap();
+        let knob = d.path().join("min_free_ms");
+        let setting = Setting {
+            path: knob.to_string_lossy().into_owned(),
+            before: "0".into(),
+            set: "60000".into(),
+        };
+        std::fs::write(&knob, "60000\n").unwrap();
+        let mut s = said();
+        put_back(std::slice::from_ref(&setting), &mut s);
+        assert_eq!(std::fs::read_to_string(&knob).unwrap(), "0");
+        assert_eq!(s.lines, [format!("put {} back to 0", knob.display())]);
+        // Changed by someone else since: theirs.
+        std::fs::write(&knob, "5000").unwrap();
+        let mut s = said();
+        put_back(&[setting], &mut s);
+        assert_eq!(std::fs::read_to_string(&knob).unwrap(), "5000");
+        assert!(s.lines[0].contains("left") && s.ok, "{:?}", s.lines);
     }
 
     #[test]

@@ -26,6 +26,20 @@ pub struct Record {
     /// Folders a run made: `--dir` work folders, private temporary folders.
     #[serde(default)]
     pub dirs: Vec<String>,
+    /// Kernel settings a run changed for its length (bench's reporting
+    /// delay on a virtual machine): cleanup puts them back.
+    #[serde(default)]
+    pub settings: Vec<Setting>,
+}
+
+/// A kernel setting (a file under /proc or /sys) a run changed: cleanup
+/// writes `before` back while the file still holds `set`, and leaves it
+/// alone once someone else has changed it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Setting {
+    pub path: String,
+    pub before: String,
+    pub set: String,
 }
 
 /// The state directory: `$FSFIT_STATE_DIR`, else /run/fsfit.
@@ -79,6 +93,7 @@ fn save(r: &Record) {
         && r.files.is_empty()
         && r.dirs.is_empty()
         && r.fuse_mounts.is_empty()
+        && r.settings.is_empty()
     {
         let _ = std::fs::remove_file(path);
     } else if let Ok(text) = serde_json::to_vec_pretty(r) {
@@ -130,6 +145,13 @@ pub fn add_fuse_mount(dir: &Path) {
 pub fn remove_fuse_mount(dir: &Path) {
     let d = dir.to_string_lossy();
     update(|r| r.fuse_mounts.retain(|m| *m != d));
+}
+pub fn add_setting(s: Setting) {
+    update(|r| r.settings.push(s));
+}
+pub fn remove_setting(path: &Path) {
+    let p = path.to_string_lossy();
+    update(|r| r.settings.retain(|s| s.path != p));
 }
 pub fn add_file(p: &Path) {
     update(|r| r.files.push(p.to_string_lossy().into_owned()));

@@ -604,6 +604,19 @@ fn cleanup_releases_what_a_killed_run_left() {
         !leftovers(state.path()).is_empty(),
         "SIGKILL leaves the mount behind"
     );
+    // The kernel settings the run held (the reporting delay on a virtual
+    // machine that takes freed memory back), from the run's own record.
+    let record = state.path().join(format!("{}.json", child.id()));
+    let record: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&record).unwrap()).unwrap();
+    let settings: Vec<String> = record["settings"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|s| s["path"].as_str().unwrap().to_string())
+                .collect()
+        })
+        .unwrap_or_default();
     let out = fsfit()
         .env("FSFIT_STATE_DIR", state.path())
         .arg("cleanup")
@@ -619,6 +632,16 @@ fn cleanup_releases_what_a_killed_run_left() {
         said.contains("unmounted") && said.contains("detached"),
         "{said}"
     );
+    // Each is put back, or left to whoever changed it since (another
+    // fsfit measuring beside this test).
+    for path in &settings {
+        assert!(
+            said.contains(&format!("put {path} back to"))
+                || said.contains(&format!("left {path} alone")),
+            "{said}"
+        );
+    }
+
     assert!(
         leftovers(state.path()).is_empty(),
         "{:?}",
