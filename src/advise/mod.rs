@@ -192,6 +192,9 @@ pub struct Simulation {
     /// Why this method (the traced copy's fallback says what was missing).
     pub why: String,
     pub profile: String,
+    /// Where the simulated volume starts on the flash (fdisk's 1 MiB), and
+    /// what that is against the profile's pages and AUs.
+    pub alignment: crate::flash::Alignment,
     pub mount_policy: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sample: Option<TracedSample>,
@@ -206,17 +209,23 @@ pub struct Simulation {
 }
 
 impl Simulation {
-    pub fn synthetic(profile: &str, policy: &Policy, why: String) -> Simulation {
+    pub fn synthetic(profile: &crate::flash::Profile, policy: &Policy, why: String) -> Simulation {
         Simulation {
             method: "synthetic",
             why,
-            profile: profile.to_string(),
+            profile: profile.name.clone(),
+            alignment: Simulation::alignment(profile),
             mount_policy: policy.name,
             sample: None,
             seconds: 0.0,
             not_traced: Vec::new(),
             figures: Vec::new(),
         }
+    }
+
+    /// Every advise simulation puts the volume where fdisk does.
+    pub fn alignment(profile: &crate::flash::Profile) -> crate::flash::Alignment {
+        crate::flash::Alignment::of(profile, crate::bench::results::DEFAULT_PARTITION_OFFSET)
     }
 
     /// The traced figure of a config, if it has one.

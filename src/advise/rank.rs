@@ -84,8 +84,14 @@ pub fn candidates(
             rejected.push(cand);
         } else if c.problems.too_large > 0 {
             cand.reasons.push(format!(
-                "{} files are over {}'s size limit",
-                c.problems.too_large, c.fs
+                "{} {} over {}'s size limit",
+                crate::units::count(c.problems.too_large, "file"),
+                if c.problems.too_large == 1 {
+                    "is"
+                } else {
+                    "are"
+                },
+                c.fs
             ));
             rejected.push(cand);
         } else if !c.fits {
@@ -537,8 +543,15 @@ fn assumptions(usage: &UsageReport, opts: &Options, measured: bool, fill: u64) -
             }
             _ => "your files copied onto a fresh volume, one after another (synthetic: each file whole, then one metadata block)".to_string(),
         };
+        let at = opts.simulation.as_ref().map_or(String::new(), |s| {
+            format!(
+                "; the volume {} into the flash, {}",
+                crate::bench::relative::offset_text(s.alignment.partition_offset_bytes),
+                s.alignment.said()
+            )
+        });
         assumptions.push(format!(
-            "write speed is simulated, not measured: {method} through flash profile {how}: {}; a profile is a class of device, not your drive",
+            "write speed is simulated, not measured: {method} through flash profile {how}: {}{at}; a profile is a class of device, not your drive",
             p.summary
         ));
         if let Some(s) = &opts.simulation {

@@ -256,6 +256,7 @@ pub fn run(t: &Tracing, configs: &[(String, u64)]) -> Result<Simulation> {
               trace replayed through the profile"
             .into(),
         profile: t.profile.name.clone(),
+        alignment: Simulation::alignment(t.profile),
         mount_policy: t.policy.name(),
         sample: Some(sample),
         seconds: 0.0,

@@ -59,6 +59,11 @@ pub fn info(o: &FlashOptions, max_sectors_kb: Option<u64>) -> FlashInfo {
         } else {
             Vec::new()
         },
+        alignments: o
+            .partition_offsets
+            .iter()
+            .flat_map(|&at| o.profiles.iter().map(move |p| flash::Alignment::of(p, at)))
+            .collect(),
     }
 }
 

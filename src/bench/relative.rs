@@ -50,6 +50,24 @@ impl SimKey {
         self.offset.or(r.sim.partition_offset_bytes)
     }
 
+    /// Where this series' volume falls against its profile's pages and AUs:
+    /// as the run recorded it, or for results from an older fsfit, from the
+    /// profile of that name (None when this fsfit has none).
+    pub fn alignment(&self, r: &BenchReport) -> Option<crate::flash::Alignment> {
+        let at = self.offset_in(r)?;
+        let recorded = r.sim.flash.as_ref().and_then(|f| {
+            f.alignments
+                .iter()
+                .find(|a| a.profile == self.profile && a.partition_offset_bytes == at)
+        });
+        match recorded {
+            Some(a) => Some(a.clone()),
+            None => crate::flash::profile(&self.profile)
+                .ok()
+                .map(|p| crate::flash::Alignment::of(&p, at)),
+        }
+    }
+
     /// How views name the series: the profile, and the offset when the run
     /// had several ("usb2-stick at 32256 B").
     pub fn label(&self) -> String {

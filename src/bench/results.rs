@@ -83,6 +83,10 @@ pub struct FlashInfo {
     /// and each simulated figure states its own `partition_offset_bytes`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub partition_offsets_bytes: Vec<u64>,
+    /// Each profile at each offset: where the volume falls against its
+    /// pages and AUs (what the offset costs depends on it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub alignments: Vec<crate::flash::Alignment>,
 }
 
 /// One workload on one flash profile (`--flash`): simulated figures.

@@ -434,7 +434,7 @@ fn simulate(
     };
     if let Some(why) = why_not {
         return Ok(Some(advise::Simulation::synthetic(
-            &profile.name,
+            profile,
             &o.mount_policy,
             format!("synthetic copy (each file written whole, then one metadata block): the traced copy of your files was not possible, {why}"),
         )));
@@ -464,7 +464,7 @@ fn recommend(
 ) -> Result<advise::Advice> {
     let simulation = opts.drive.as_ref().map(|(p, _)| {
         advise::Simulation::synthetic(
-            &p.name,
+            p,
             &o.mount_policy,
             "synthetic copy (each file written whole, then one metadata block): the traced copy of your files needs Linux".into(),
         )

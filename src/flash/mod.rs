@@ -76,5 +76,5 @@ pub mod synth;
 #[cfg(target_os = "linux")]
 pub mod trace;
 
-pub use profile::{profile, profiles, Family, Params, Profile};
+pub use profile::{profile, profiles, Alignment, Family, Params, Profile};
 pub use replay::{replay, replay_settled, simulated_seconds, Overlap, Replay};

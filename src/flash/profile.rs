@@ -119,6 +119,63 @@ pub fn parse_list(list: &str) -> Result<Vec<Profile>> {
     Ok(out)
 }
 
+/// Where a volume `offset` bytes into the flash falls against a profile's
+/// pages and AUs: how far into a page and into an AU it starts (0: on the
+/// boundary). A page-mapped profile has no AUs to straddle. Every view of a
+/// simulated figure says this beside the offset, since it is what the
+/// offset costs: on a card with 4 MiB AUs a partition at 1 MiB is itself a
+/// quarter of an AU off, so "aligned" depends on the profile.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Alignment {
+    pub profile: String,
+    pub partition_offset_bytes: u64,
+    pub page_bytes: u64,
+    /// Bytes from the start of the page the volume starts in.
+    pub into_page_bytes: u64,
+    /// The AU family's allocation unit; absent for a page-mapped profile.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub au_bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub into_au_bytes: Option<u64>,
+}
+
+impl Alignment {
+    pub fn of(p: &Profile, offset: u64) -> Alignment {
+        let page = p.params.page_bytes;
+        let au = (p.family == Family::Au).then_some(p.params.au_bytes);
+        Alignment {
+            profile: p.name.clone(),
+            partition_offset_bytes: offset,
+            page_bytes: page,
+            into_page_bytes: offset % page,
+            au_bytes: au,
+            into_au_bytes: au.map(|a| offset % a),
+        }
+    }
+
+    /// For people: "on its 16.0 KiB page boundaries, 1.00 MiB into its
+    /// 4.00 MiB AUs".
+    pub fn said(&self) -> String {
+        use crate::units::iec;
+        let page = iec(self.page_bytes);
+        let into =
+            |n: u64, unit: &str, size: u64| format!("{} into its {} {unit}", iec(n), iec(size));
+        match (self.into_page_bytes, self.au_bytes, self.into_au_bytes) {
+            (0, Some(au), Some(0)) => format!("on its {page} page and {} AU boundaries", iec(au)),
+            (0, Some(au), Some(a)) => {
+                format!("on its {page} page boundaries, {}", into(a, "AUs", au))
+            }
+            (p, Some(au), Some(a)) => format!(
+                "{}, {}",
+                into(p, "pages", self.page_bytes),
+                into(a, "AUs", au)
+            ),
+            (0, _, _) => format!("on its {page} page boundaries"),
+            (p, _, _) => into(p, "pages", self.page_bytes),
+        }
+    }
+}
+
 impl Profile {
     /// A fresh simulated device of this profile (empty state).
     pub fn device(&self) -> Box<dyn Device> {
@@ -208,6 +265,35 @@ mod tests {
             );
             assert!(q.max_transfer_bytes >= 4096, "{}", p.name);
         }
+    }
+
+    /// Sector 63 is inside a page and an AU on every AU profile; 1 MiB is
+    /// on the pages everywhere but inside the AUs of 4 MiB and larger, and
+    /// a page-mapped profile names no AUs.
+    #[test]
+    fn alignment_says_where_an_offset_falls() {
+        let stick = profile("usb2-stick").unwrap();
+        let a = Alignment::of(&stick, 32256);
+        assert_eq!(
+            (a.into_page_bytes, a.into_au_bytes),
+            (32256 % 16384, Some(32256))
+        );
+        assert_eq!(
+            a.said(),
+            "15.5 KiB into its 16.0 KiB pages, 31.5 KiB into its 4.00 MiB AUs"
+        );
+        let m = Alignment::of(&stick, 1 << 20);
+        assert_eq!(
+            m.said(),
+            "on its 16.0 KiB page boundaries, 1.00 MiB into its 4.00 MiB AUs"
+        );
+        assert_eq!(
+            Alignment::of(&stick, 4 << 20).said(),
+            "on its 16.0 KiB page and 4.00 MiB AU boundaries"
+        );
+        let a1 = Alignment::of(&profile("microsd-a1").unwrap(), 1 << 20);
+        assert_eq!(a1.au_bytes, None);
+        assert_eq!(a1.said(), "on its 16.0 KiB page boundaries");
     }
 
     #[test]

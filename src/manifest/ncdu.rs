@@ -115,8 +115,9 @@ pub fn read(input: &mut dyn BufRead, emit: &mut Emit) -> Result<Vec<String>, Bad
     let mut notes = Vec::new();
     if t.excluded > 0 {
         notes.push(format!(
-            "{} entries ncdu did not read (excluded or on another filesystem) are left out",
-            t.excluded
+            "{} ncdu did not read (excluded or on another filesystem) {} left out",
+            crate::units::count_as(t.excluded, "entry", "entries"),
+            if t.excluded == 1 { "is" } else { "are" }
         ));
     }
     Ok(notes)

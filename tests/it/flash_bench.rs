@@ -333,6 +333,25 @@ fn bench_replays_one_trace_at_every_partition_offset() {
     ] {
         assert_eq!(table.matches(at).count(), 2, "{at}:\n{table}");
     }
+    // Each profile at each offset says where the volume falls against its
+    // pages and AUs, from the profile's own sizes: 1 MiB is on the pages of
+    // both sticks but inside their 4 MiB AUs, so it is not "aligned" there.
+    let falls = v["flash"]["alignments"].as_array().unwrap();
+    assert_eq!(falls.len(), want.len(), "{falls:?}");
+    for (a, (profile, at)) in falls.iter().zip(&want) {
+        let p = fsfit::flash::profile(profile).unwrap();
+        assert_eq!(a["profile"], profile.as_str());
+        assert_eq!(a["partition_offset_bytes"], *at);
+        assert_eq!(a["into_page_bytes"], at % p.page_bytes(), "{a}");
+        assert_eq!(a["into_au_bytes"], at % p.au_bytes(), "{a}");
+        let said = fsfit::flash::Alignment::of(&p, *at).said();
+        assert_eq!(table.matches(&said).count(), 1, "{said}:\n{table}");
+        assert!(html.contains(&said), "{said} in the HTML");
+    }
+    assert!(
+        table.contains("1.00 MiB into its 4.00 MiB AUs"),
+        "1 MiB against 4 MiB AUs:\n{table}"
+    );
     assert!(html.contains("Simulated on usb2-stick at 32256 B"), "html");
     assert!(
         html.contains("Simulated on sd-2011-1au at 1.00 MiB"),
@@ -408,6 +427,16 @@ fn advise_flash_ranks_by_the_speed_simulated_on_the_profile() {
     }
     let assumed = v["assumptions"].to_string();
     assert!(assumed.contains("sd-2011-1au (--flash)"), "{assumed}");
+    // Where the simulated volume starts, and what that is on this card:
+    // fdisk's 1 MiB, on its 32 KiB pages but a quarter into its 4 MiB AUs.
+    let fall = &v["simulation"]["alignment"];
+    assert_eq!(fall["partition_offset_bytes"], 1 << 20, "{fall}");
+    assert_eq!(fall["into_au_bytes"], 1 << 20, "{fall}");
+    assert_eq!(fall["into_page_bytes"], 0, "{fall}");
+    assert!(
+        assumed.contains("the volume 1.00 MiB into the flash, on its 32.0 KiB page boundaries, 1.00 MiB into its 4.00 MiB AUs"),
+        "{assumed}"
+    );
     // --drive, the older name, still works and hides in the help.
     let (old, code) = advise_json(&[path, "--volume", "16G", "--drive", "sd-2011-1au"]);
     assert_eq!(code, Some(0));

@@ -177,9 +177,9 @@ pub fn workload_chart(id: &str, r: &BenchReport, name: &str, src: &Source) -> Op
     }
     let title = format!("{}{name}: {u} per config", source_title(src));
     let desc = format!(
-        "{}Median {u} of {name} over {} runs per config; whiskers span the slowest to the fastest run. {}.",
+        "{}Median {u} of {name} over {} per config; whiskers span the slowest to the fastest run. {}.",
         source_title(src),
-        r.repeat,
+        crate::units::count(u64::from(r.repeat), "run"),
         said.join("; ")
     );
     let svg = bars(&Bars {
@@ -775,8 +775,8 @@ pub fn usage_chart(id: &str, u: &UsageReport) -> Option<Chart> {
         .collect();
     let title = "Size on disk per config".to_string();
     let desc = format!(
-        "Space a copy of the tree ({} files, {} {un} apparent) takes on each filesystem and cluster size. {}.",
-        u.tree.files,
+        "Space a copy of the tree ({}, {} {un} apparent) takes on each filesystem and cluster size. {}.",
+        crate::units::count(u.tree.files, "file"),
         num(u.tree.apparent_bytes as f64 / div),
         groups
             .iter()

@@ -78,8 +78,9 @@ fn env_rows(s: &mut String, r: &Named<BenchReport>) {
         s,
         "Scale, repeats",
         &format!(
-            "{} × the documents' sizes, {} runs per workload",
-            d.scale, d.repeat
+            "{} × the documents' sizes, {} per workload",
+            d.scale,
+            crate::units::count(u64::from(d.repeat), "run")
         ),
     );
     kv(s, "Baseline", &esc(&d.baseline));
@@ -129,10 +130,10 @@ fn workload_table(r: &BenchReport, name: &str, src: &Source) -> String {
         r.baseline.clone()
     };
     let mut s = format!(
-        "<table>\n<caption class=\"note\">{}{} — medians of {} runs</caption>\n<thead><tr><th>Config</th><th class=\"n\">Median {u}</th><th class=\"n\" title=\"slowest run to fastest run\">Min–max</th><th class=\"n\" title=\"coefficient of variation of the run times\">CV</th><th class=\"n\">vs {}</th><th class=\"n\">Median time</th><th>Flags</th></tr></thead>\n<tbody>\n",
+        "<table>\n<caption class=\"note\">{}{} — medians of {}</caption>\n<thead><tr><th>Config</th><th class=\"n\">Median {u}</th><th class=\"n\" title=\"slowest run to fastest run\">Min–max</th><th class=\"n\" title=\"coefficient of variation of the run times\">CV</th><th class=\"n\">vs {}</th><th class=\"n\">Median time</th><th>Flags</th></tr></thead>\n<tbody>\n",
         esc(&figures::source_title(src)),
         esc(name),
-        r.repeat,
+        crate::units::count(u64::from(r.repeat), "run"),
         esc(&base)
     );
     for c in &r.results {

@@ -50,13 +50,17 @@ pub fn bench(r: &BenchReport) -> String {
     for src in &sources {
         if let Source::Sim(k) = src {
             // The offset changes what pages and AUs each request straddles:
-            // a simulated figure holds only for the offset it assumed.
+            // a simulated figure holds only for the offset it assumed, and
+            // whether that offset is "aligned" depends on the profile.
             let at = k.offset_in(r).map_or(String::new(), |b| {
                 format!(", volume at {} on the flash", offset_text(b))
             });
+            let fall = k
+                .alignment(r)
+                .map_or(String::new(), |a| format!(":\n  {}", a.said()));
             let _ = writeln!(
                 o,
-                "\nsimulated ({}): each run's block trace replayed{at}",
+                "\nsimulated ({}): each run's block trace replayed{at}{fall}",
                 k.profile
             );
         }
@@ -88,7 +92,7 @@ fn target(r: &BenchReport) -> String {
     let t = &r.target;
     let _ = writeln!(
         o,
-        "Target: {} {} ({}){}; scale {}, {} runs each; kernel {}; cold reads by {}",
+        "Target: {} {} ({}){}; scale {}, {} each; kernel {}; cold reads by {}",
         t.kind,
         t.path,
         iec(t.size_bytes),
@@ -97,7 +101,7 @@ fn target(r: &BenchReport) -> String {
             .map(|m| format!(", {m}"))
             .unwrap_or_default(),
         r.scale,
-        r.repeat,
+        crate::units::count(u64::from(r.repeat), "run"),
         r.host.kernel,
         t.cold_cache
     );
@@ -280,7 +284,7 @@ fn footer(o: &mut String, r: &BenchReport, notes: &[String]) {
     let runs = if most > r.repeat {
         format!("{} to {most} runs (more where the first varied)", r.repeat)
     } else {
-        format!("{} runs", r.repeat)
+        crate::units::count(u64::from(r.repeat), "run")
     };
     let line = format!(
         "MB/s are decimal (10^6 B/s), medians of {runs}; % is relative to {} (above 100 %: faster).",

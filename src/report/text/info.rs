@@ -227,8 +227,8 @@ pub fn text(r: &InfoReport) -> String {
         if f.supported {
             let _ = writeln!(
                 o,
-                "  fragmentation: {} files asked{}, {} in more than one piece; {:.2} extents per file on average, at most {}{}",
-                f.files_examined,
+                "  fragmentation: {} asked{}, {} in more than one piece; {:.2} extents per file on average, at most {}{}",
+                crate::units::count(f.files_examined, "file"),
                 if f.truncated { " (stopped at --max-files)" } else { "" },
                 f.files_fragmented,
                 f.mean_extents,
