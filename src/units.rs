@@ -172,6 +172,16 @@ pub fn iec(n: u64) -> String {
     }
 }
 
+/// A simulated write rate for people: MB/s (decimal), or B/s where a tree
+/// of a few bytes would show as 0.00 MB/s.
+pub fn rate(mb_per_s: f64) -> String {
+    if mb_per_s >= 0.01 {
+        format!("{mb_per_s:.2} MB/s")
+    } else {
+        format!("{:.0} B/s", mb_per_s * 1e6)
+    }
+}
+
 /// Bytes as drive makers count them: `60 GB`, `1.5 TB`, `512 MB`.
 pub fn decimal(n: u64) -> String {
     const UNITS: [&str; 6] = ["B", "KB", "MB", "GB", "TB", "PB"];
@@ -254,6 +264,12 @@ pub fn count_as(n: u64, one: &str, many: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn rates_of_a_few_bytes_are_not_zero() {
+        assert_eq!(super::rate(9.2), "9.20 MB/s");
+        assert_eq!(super::rate(0.000_003), "3 B/s");
+    }
+
     #[test]
     fn counts_take_their_plural() {
         assert_eq!(super::count(1, "file"), "1 file");

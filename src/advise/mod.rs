@@ -120,11 +120,15 @@ impl Candidate {
     /// Time per byte, comparable between candidates of the same speed kind.
     pub(crate) fn cost(&self) -> Option<f64> {
         match self.speed {
-            SpeedKind::Measured => self.write_mb_per_s.map(|s| 1.0 / s),
-            SpeedKind::Assumed => self.assumed_relative_speed.map(|s| 1.0 / s),
-            SpeedKind::Simulated => self.simulated_mb_per_s.map(|s| 1.0 / s),
+            SpeedKind::Measured => self.write_mb_per_s,
+            SpeedKind::Assumed => self.assumed_relative_speed,
+            SpeedKind::Simulated => self.simulated_mb_per_s,
             SpeedKind::Unmeasured => None,
         }
+        // A rate of 0 (nothing timed) has no cost to compare: an infinite
+        // one would make every ratio with it NaN.
+        .filter(|s| *s > 0.0)
+        .map(|s| 1.0 / s)
     }
 }
 

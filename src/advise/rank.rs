@@ -188,7 +188,9 @@ fn speeds(good: &mut [Candidate], tree: &TreeCounts, opts: &Options, volume: u64
             }
             c.speed = SpeedKind::Simulated;
             c.profile = Some(p.name.clone());
-            c.simulated_mb_per_s = mbps.map(|m| (m * 1000.0).round() / 1000.0);
+            // Unrounded: a tree of a few bytes writes at well under 0.001
+            // MB/s, and its candidates still compare.
+            c.simulated_mb_per_s = mbps;
             continue;
         }
         if opts.measured.is_empty() {
@@ -722,8 +724,8 @@ fn why_speed(c: &Candidate, measured_on: &str) -> String {
             "not measured (the budget ran out or its bench failed): ranked by space".into()
         }
         SpeedKind::Simulated => format!(
-            "simulated, not measured: your mix of file sizes writes at {:.2} MB/s on flash profile {} (give --device, --image or --bench to measure)",
-            c.simulated_mb_per_s.unwrap_or(0.0),
+            "simulated, not measured: your mix of file sizes writes at {} on flash profile {} (give --device, --image or --bench to measure)",
+            crate::units::rate(c.simulated_mb_per_s.unwrap_or(0.0)),
             c.profile.as_deref().unwrap_or("?")
         ),
     }

@@ -400,6 +400,40 @@ fn advise_json(args: &[&str]) -> (Value, Option<i32>) {
     (v, out.status.code())
 }
 
+/// A tree of a few bytes writes at well under 0.01 MB/s: its rates and the
+/// trade-offs between candidates still say something (no "0.00 MB/s", no
+/// NaN from comparing two rates rounded to zero).
+#[test]
+fn advise_on_a_few_bytes_compares_speeds_without_nan() {
+    let t = tempfile::tempdir().unwrap();
+    std::fs::write(t.path().join("a.txt"), b"hi\n").unwrap();
+    let path = t.path().to_str().unwrap();
+    for method in [&["--synthetic"][..], &[]] {
+        let out = fsfit()
+            .args([
+                "advise", path, "--for", "windows", "--volume", "16GB", "--quiet",
+            ])
+            .args(method)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{method:?}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        for bad in ["NaN", "inf %", "0.00 MB/s"] {
+            assert!(!text.contains(bad), "{method:?}: {bad} in\n{text}");
+        }
+        assert!(
+            text.contains(" B/s"),
+            "{method:?}: the rate in B/s:\n{text}"
+        );
+        let (v, _) = advise_json(&[path, "--for", "windows", "--volume", "16GB"]);
+        for c in v["candidates"].as_array().unwrap() {
+            if c["speed"] == "simulated" {
+                assert!(c["simulated_mb_per_s"].as_f64().unwrap() > 0.0, "{c}");
+            }
+        }
+    }
+}
+
 #[test]
 fn advise_flash_ranks_by_the_speed_simulated_on_the_profile() {
     let t = tempfile::tempdir().unwrap();

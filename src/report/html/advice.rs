@@ -189,8 +189,8 @@ fn candidates(s: &mut String, d: &AdviseDoc) {
             (Some(m), _) => format!("{m:.1} MB/s measured (round {})", c.round.unwrap_or(1)),
             (None, Some(r)) => format!("{:.0} % of 128K, assumed", r * 100.0),
             _ if c.simulated_mb_per_s.is_some() => format!(
-                "{:.2} MB/s simulated ({})",
-                c.simulated_mb_per_s.unwrap_or(0.0),
+                "{} simulated ({})",
+                crate::units::rate(c.simulated_mb_per_s.unwrap_or(0.0)),
                 c.profile.as_deref().unwrap_or("")
             ),
             _ => c.speed.clone(),

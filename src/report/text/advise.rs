@@ -205,8 +205,8 @@ fn speed(c: &Candidate, speed_measured: bool) -> String {
         ),
         (None, Some(r)) => format!(", {:.0} % speed assumed", r * 100.0),
         _ if c.simulated_mb_per_s.is_some() => format!(
-            ", {:.2} MB/s simulated ({})",
-            c.simulated_mb_per_s.unwrap_or(0.0),
+            ", {} simulated ({})",
+            crate::units::rate(c.simulated_mb_per_s.unwrap_or(0.0)),
             c.profile.as_deref().unwrap_or("")
         ),
         _ if speed_measured => ", not measured".to_string(),
