@@ -3,12 +3,23 @@
 //! a label with spaces, `;` or `$(...)` stays one argument and runs
 //! nothing. The one place that knows each shell's rules.
 
-/// Characters no shell (POSIX, cmd.exe, PowerShell) treats specially.
+/// Characters a POSIX shell does not treat specially.
 fn plain(arg: &str, also: &[u8]) -> bool {
     !arg.is_empty()
         && arg
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b"-_./:=,+".contains(&b) || also.contains(&b))
+}
+
+/// Characters neither cmd.exe nor PowerShell nor the program's own switch
+/// parser treats specially: not `,` (PowerShell makes `a,b` an array, two
+/// arguments), `=` or `;` (cmd.exe's argument separators), nor `/` (a
+/// switch to Windows' tools: `/V:a/b` would end the label at `a`).
+fn plain_windows(arg: &str) -> bool {
+    !arg.is_empty()
+        && arg
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_.:+".contains(&b))
 }
 
 /// One argument for a POSIX shell (Linux, macOS): bare when it holds only
@@ -28,7 +39,7 @@ pub fn quote(arg: &str) -> String {
 /// backtick; both: `"`). None when only PowerShell's single quotes keep it
 /// whole: see [`powershell`].
 pub fn windows(arg: &str) -> Option<String> {
-    if plain(arg, b"") {
+    if plain_windows(arg) {
         return Some(arg.to_string());
     }
     let expands = arg.chars().any(|c| "%!$`\"".contains(c) || c.is_control());
@@ -38,7 +49,7 @@ pub fn windows(arg: &str) -> Option<String> {
 /// One argument for PowerShell: single quotes take everything literally
 /// (a `'` doubled).
 pub fn powershell(arg: &str) -> String {
-    if plain(arg, b"") {
+    if plain_windows(arg) {
         arg.to_string()
     } else {
         format!("'{}'", arg.replace('\'', "''"))
@@ -74,6 +85,12 @@ mod tests {
         assert_eq!(windows("DATA").as_deref(), Some("DATA"));
         assert_eq!(windows("My Stick").as_deref(), Some("\"My Stick\""));
         assert_eq!(windows("a&b").as_deref(), Some("\"a&b\""));
+        // Kept whole where PowerShell would split an array or a tool would
+        // see a switch.
+        for whole in ["a,b", "a/b", "a=b", "a;b"] {
+            assert_eq!(windows(whole), Some(format!("\"{whole}\"")), "{whole}");
+        }
+        assert_eq!(powershell("a,b"), "'a,b'");
         for bad in ["$(id)", "%PATH%", "a`b", "x\"y", "!x!"] {
             assert_eq!(windows(bad), None, "{bad}");
         }
