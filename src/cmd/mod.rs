@@ -99,10 +99,11 @@ pub fn old_spelling(
         .filter(|p| !is_stdout(p) && is_input(p))?
         .clone();
     let shown = crate::quote::quote(&input.to_string_lossy());
-    eprintln!(
+    print_to_stderr(&format!(
         "fsfit: note: `{option} {shown}` is the old spelling of `{shown} {option}` \
-         ({shown} read, the output printed); `{option} FILE` now writes FILE"
-    );
+         ({shown} read, the output printed); `{option} FILE` now writes FILE\n"
+    ))
+    .ok();
     *dest = Some(std::path::PathBuf::from("-"));
     Some(input)
 }
@@ -145,8 +146,41 @@ pub fn output_folders_exist<'a>(
                 dir.display()
             )));
         }
+        if !replaceable(p) {
+            return Err(crate::Error::input(format!(
+                "{}: exists and is not fsfit's output: name a new file, or remove it first",
+                crate::quote::quote(&p.to_string_lossy())
+            )));
+        }
     }
     Ok(())
+}
+
+/// Whether an output file may be replaced: it is not there, is empty, or
+/// holds what fsfit writes (JSON and HTML name fsfit near their start, a
+/// CSV starts with its header). Anything else may be a file of the user's
+/// that an old spelling (`usage --json PATH`) or a slip of the keyboard
+/// named: it is refused rather than overwritten.
+fn replaceable(p: &std::path::Path) -> bool {
+    use std::io::Read;
+    let Ok(md) = std::fs::symlink_metadata(p) else {
+        return true;
+    };
+    if !md.is_file() {
+        // A symlink, a device or a FIFO: never written through.
+        return false;
+    }
+    let mut head = Vec::new();
+    let read = std::fs::File::open(p).and_then(|f| f.take(4096).read_to_end(&mut head));
+    if read.is_err() {
+        return false;
+    }
+    let text = String::from_utf8_lossy(&head);
+    // `"fsfit`: the JSON's "fsfit" and "schema": "fsfit.…" fields, the
+    // HTML's generator tag.
+    head.is_empty()
+        || text.contains("\"fsfit")
+        || text.starts_with(crate::report::csv::USAGE_HEADER)
 }
 
 /// Ctrl-C (and SIGTERM) asks the running bench, crash or advise to stop

@@ -139,8 +139,13 @@ impl Options {
             paths: a.tree.paths.clone(),
             threads: a.tree.threads,
         };
+        // `usage --json PATH` once meant "walk PATH": with no PATH given,
+        // an existing file or folder there is that input (a file of the
+        // user's would otherwise be overwritten by the JSON).
+        let no_path = tree.paths.is_empty() && a.manifest.is_none();
         for (option, dest) in [("--json", &mut json), ("--csv", &mut csv)] {
-            if let Some(p) = super::old_spelling(option, dest, |p| p.is_dir()) {
+            let old = |p: &std::path::Path| p.is_dir() || (no_path && p.exists());
+            if let Some(p) = super::old_spelling(option, dest, old) {
                 tree.paths.insert(0, p);
             }
         }

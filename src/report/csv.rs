@@ -10,10 +10,11 @@ fn field(s: &str) -> String {
     }
 }
 
+/// How usage's CSV begins (also how an existing file is known as one).
+pub const USAGE_HEADER: &str = "fs,cluster_bytes,default_cluster,volume_bytes,free_bytes,apparent_bytes,tree_bytes,data_bytes,slack_bytes,metadata_bytes,overhead_pct,fits,exact";
+
 pub fn usage(r: &UsageReport) -> String {
-    let mut out = String::from(
-        "fs,cluster_bytes,default_cluster,volume_bytes,free_bytes,apparent_bytes,tree_bytes,data_bytes,slack_bytes,metadata_bytes,overhead_pct,fits,exact",
-    );
+    let mut out = String::from(USAGE_HEADER);
     for p in Problem::ALL {
         out.push(',');
         out.push_str(p.key());

@@ -311,3 +311,63 @@ fn every_help_fits_100_columns(d: &std::path::Path) {
         assert!(fits_100(d, &args).lines().count() > 3, "{args:?}");
     }
 }
+
+/// An output file that exists and is not fsfit's (a file of the user's
+/// named by a slip, or by the old `usage --json PATH` spelling) is never
+/// overwritten: refused before the work, exit 2, the file as it was; one
+/// fsfit wrote is replaced as before. `usage --json FILE` with no PATH is
+/// the old spelling: FILE is read.
+#[test]
+fn a_file_that_is_not_fsfits_output_is_never_overwritten() {
+    let t = tempfile::tempdir().unwrap();
+    write_file(&t.path().join("tree/a.txt"), 1000);
+    let tree = t.path().join("tree");
+    let tree = tree.to_str().unwrap();
+    let precious = t.path().join("precious.txt");
+    std::fs::write(&precious, "my notes\n").unwrap();
+    let p = precious.to_str().unwrap();
+    for args in [
+        vec!["usage", tree, "--json", p],
+        vec!["usage", tree, "--csv", p],
+        vec!["usage", tree, "--report", p],
+        vec!["advise", tree, "--json", p],
+        vec!["info", tree, "--json", p],
+    ] {
+        let out = fsfit().args(&args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("is not fsfit's output"), "{args:?}: {err}");
+        assert_eq!(std::fs::read_to_string(&precious).unwrap(), "my notes\n");
+    }
+    // The old spelling reads the file as the tree, prints the JSON, and
+    // leaves it as it was.
+    let out = fsfit().args(["usage", "--json", p]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["tree"]["files"], 1, "{v}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("old spelling"));
+    assert_eq!(std::fs::read_to_string(&precious).unwrap(), "my notes\n");
+    // fsfit's own output is replaced.
+    let json = t.path().join("u.json");
+    let j = json.to_str().unwrap();
+    for _ in 0..2 {
+        let out = fsfit().args(["usage", tree, "--json", j]).output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let csv = t.path().join("u.csv");
+    let c = csv.to_str().unwrap();
+    for _ in 0..2 {
+        let out = fsfit().args(["usage", tree, "--csv", c]).output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
