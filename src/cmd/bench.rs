@@ -237,8 +237,25 @@ pub fn run(o: &Options) -> Result<()> {
     if o.list {
         // Every workload, not only the selected ones.
         // Each with the unit its figure is in; print() survives `| head`.
+        let all = bench::workloads::all();
+        if let Some(path) = o.json.as_deref() {
+            let v: Vec<serde_json::Value> = all
+                .iter()
+                .map(|w| {
+                    serde_json::json!({
+                        "name": w.name(),
+                        "unit": w.unit().label(),
+                        "scale": o.bench.scale,
+                        "describe": w.describe(o.bench.scale),
+                    })
+                })
+                .collect();
+            let mut text = serde_json::to_string_pretty(&v).expect("workloads serialize");
+            text.push('\n');
+            return super::emit(path, &text);
+        }
         let mut out = String::new();
-        for w in bench::workloads::all() {
+        for w in all {
             let unit = w.unit().label();
             out += &format!("{:<17} {unit:<8} {}\n", w.name(), w.describe(o.bench.scale));
         }

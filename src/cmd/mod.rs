@@ -157,8 +157,8 @@ pub fn output_folders_exist<'a>(
 }
 
 /// Whether an output file may be replaced: it is not there, is empty, or
-/// holds what fsfit writes (JSON and HTML name fsfit near their start, a
-/// CSV starts with its header). Anything else may be a file of the user's
+/// holds what fsfit writes (a JSON document, HTML that names fsfit near
+/// its start, a CSV that starts with usage's header). Anything else may be a file of the user's
 /// that an old spelling (`usage --json PATH`) or a slip of the keyboard
 /// named: it is refused rather than overwritten.
 fn replaceable(p: &std::path::Path) -> bool {
@@ -176,9 +176,10 @@ fn replaceable(p: &std::path::Path) -> bool {
         return false;
     }
     let text = String::from_utf8_lossy(&head);
-    // `"fsfit`: the JSON's "fsfit" and "schema": "fsfit.…" fields, the
-    // HTML's generator tag.
+    // A JSON document (fsfit's have a schema; the listings are arrays) is
+    // what `--json FILE` replaces; `"fsfit` is the HTML's generator tag.
     head.is_empty()
+        || text.trim_start().starts_with(['{', '['])
         || text.contains("\"fsfit")
         || text.starts_with(crate::report::csv::USAGE_HEADER)
 }
