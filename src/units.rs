@@ -172,6 +172,16 @@ pub fn iec(n: u64) -> String {
     }
 }
 
+/// A size in IEC units with its exact byte count beside it ("1.50 KiB
+/// (1,536 bytes)"); below 1 KiB the units are already bytes ("1 B").
+pub fn iec_exact(n: u64) -> String {
+    if n < 1024 {
+        iec(n)
+    } else {
+        format!("{} ({} bytes)", iec(n), thousands(n))
+    }
+}
+
 /// A simulated write rate for people: MB/s (decimal), or B/s where a tree
 /// of a few bytes would show as 0.00 MB/s.
 pub fn rate(mb_per_s: f64) -> String {

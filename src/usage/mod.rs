@@ -106,7 +106,7 @@ impl NoPercentage {
 /// every view (text, JSON, CSV, HTML).
 pub fn no_percentage(apparent: u64, cannot_store: u64, pct: f64) -> Option<NoPercentage> {
     let stored = apparent - cannot_store.min(apparent);
-    if stored < PCT_FLOOR && apparent > 0 {
+    if stored < PCT_FLOOR {
         Some(NoPercentage::TooLittleData)
     } else if pct < 0.0 {
         Some(NoPercentage::SparseHoles)

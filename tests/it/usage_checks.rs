@@ -518,3 +518,29 @@ fn appledouble_files_are_counted_on_fat_and_exfat() {
         config(&double, "exfat")["tree_bytes"].as_u64().unwrap()
     );
 }
+
+/// An empty tree and a tree of one byte are below the floor a percentage
+/// needs: "—" with the reason, never "+0.00 %"; and a size in bytes is not
+/// said twice ("1 B apparent (1 bytes)").
+#[test]
+fn tiny_and_empty_trees_show_no_percentage_and_no_doubled_bytes() {
+    let t = tempfile::tempdir().unwrap();
+    let empty = t.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let one = t.path().join("one");
+    std::fs::create_dir(&one).unwrap();
+    std::fs::write(one.join("a"), b"x").unwrap();
+    for dir in [&empty, &one] {
+        let d = dir.to_str().unwrap();
+        let (out, err, code) = run(&["usage", d, "--fs", "exfat", "--fs", "fat32"]);
+        assert_eq!(code, Some(0), "{err}");
+        assert!(!out.contains(" %"), "{d}: a percentage:\n{out}");
+        assert!(out.contains('—'), "{d}:\n{out}");
+        assert!(!out.contains("B apparent ("), "{d}:\n{out}");
+        let (csv, _, _) = run(&["usage", d, "--fs", "exfat", "--csv"]);
+        assert!(
+            csv.lines().nth(1).unwrap().ends_with(",too-little-data"),
+            "{csv}"
+        );
+    }
+}

@@ -52,24 +52,19 @@ fn environment(o: &mut Out, u: &Named<UsageReport>) {
     kv(
         &mut s,
         "Volume planned",
-        &esc(&format!(
-            "{} ({} bytes)",
-            iec(d.volume_bytes),
-            d.volume_bytes
-        )),
+        &esc(&crate::units::iec_exact(d.volume_bytes)),
     );
     let t = &d.tree;
     kv(
         &mut s,
         "Tree",
         &esc(&format!(
-            "{}, {}, {}, {} other; {} apparent ({} bytes)",
+            "{}, {}, {}, {} other; {} apparent",
             count(t.files, "file", "files"),
             count(t.dirs, "directory", "directories"),
             count(t.symlinks, "symlink", "symlinks"),
             t.other,
-            iec(t.apparent_bytes),
-            t.apparent_bytes
+            crate::units::iec_exact(t.apparent_bytes)
         )),
     );
     if d.date.is_empty() {

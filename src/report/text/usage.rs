@@ -100,14 +100,13 @@ fn header(r: &UsageReport) -> String {
     let t = &r.tree;
     let _ = writeln!(
         o,
-        "Tree: {} — {}, {}, {}, {} other; {} apparent ({} bytes)",
+        "Tree: {} — {}, {}, {}, {} other; {} apparent",
         r.paths.join(", "),
         super::count(t.files, "file"),
         super::count(t.dirs, "folder"),
         super::count(t.symlinks, "symlink"),
         thousands(t.other),
-        iec(t.apparent_bytes),
-        thousands(t.apparent_bytes)
+        crate::units::iec_exact(t.apparent_bytes)
     );
     if let Some(note) = crate::usage::sparse_note(t) {
         let _ = writeln!(o, "      {note}");
@@ -136,9 +135,8 @@ fn header(r: &UsageReport) -> String {
     }
     let _ = writeln!(
         o,
-        "Volume: {} ({} bytes), freshly made by the Linux mkfs tool{}\n",
-        iec(r.volume_bytes),
-        thousands(r.volume_bytes),
+        "Volume: {}, freshly made by the Linux mkfs tool{}\n",
+        crate::units::iec_exact(r.volume_bytes),
         if r.volume_assumed {
             format!(
                 "\n      {}",
