@@ -14,6 +14,52 @@ pub mod text;
 
 /// Rows of cells as aligned text columns, two spaces apart: the columns
 /// whose index `left` accepts are left-aligned, the others (figures) right.
+/// [`columns`] in pages no wider than `width`: the first column (the row's
+/// name) on every page, as many of the others as fit beside it, the pages
+/// one under another (a wrapped table row would split its cells).
+pub fn column_pages(rows: &[Vec<String>], left: impl Fn(usize) -> bool, width: usize) -> String {
+    let n = rows.iter().map(|r| r.len()).max().unwrap_or(0);
+    let w = |i: usize| {
+        rows.iter()
+            .filter_map(|r| r.get(i))
+            .map(|c| c.chars().count())
+            .max()
+            .unwrap_or(0)
+    };
+    let mut pages: Vec<Vec<usize>> = Vec::new();
+    let mut used = w(0);
+    for i in 1..n {
+        match pages.last_mut() {
+            Some(p) if used + 2 + w(i) <= width => p.push(i),
+            _ => {
+                pages.push(vec![i]);
+                used = w(0);
+            }
+        }
+        used += 2 + w(i);
+    }
+    if pages.is_empty() {
+        return columns(rows, left);
+    }
+    let out: Vec<String> = pages
+        .iter()
+        .map(|p| {
+            let page: Vec<Vec<String>> = rows
+                .iter()
+                .map(|r| {
+                    std::iter::once(0)
+                        .chain(p.iter().copied())
+                        .filter_map(|i| r.get(i).cloned())
+                        .collect()
+                })
+                .collect();
+            let first = p[0];
+            columns(&page, |j| left(if j == 0 { 0 } else { first + j - 1 }))
+        })
+        .collect();
+    out.join("\n")
+}
+
 pub fn columns(rows: &[Vec<String>], left: impl Fn(usize) -> bool) -> String {
     let n = rows.iter().map(|r| r.len()).max().unwrap_or(0);
     let widths: Vec<usize> = (0..n)
@@ -47,3 +93,29 @@ pub fn columns(rows: &[Vec<String>], left: impl Fn(usize) -> bool) -> String {
 
 /// Kept here too: the commands write their results through `report`.
 pub use crate::atomic::write_atomic;
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn column_pages_keep_cells_whole_and_the_name_on_every_page() {
+        let rows: Vec<Vec<String>> = (0..3)
+            .map(|r| {
+                std::iter::once(format!("row{r}"))
+                    .chain((0..12).map(|c| format!("+{r}{c}.00 %")))
+                    .collect()
+            })
+            .collect();
+        let out = super::column_pages(&rows, |i| i == 0, 40);
+        assert!(out.lines().all(|l| l.chars().count() <= 40), "{out}");
+        for r in &rows {
+            for cell in r.iter().skip(1) {
+                assert_eq!(out.matches(cell.as_str()).count(), 1, "{cell}:\n{out}");
+            }
+        }
+        assert_eq!(out.matches("row0").count(), out.split("\n\n").count());
+        assert_eq!(
+            super::column_pages(&rows[..1], |_| true, 1000),
+            super::columns(&rows[..1], |_| true)
+        );
+    }
+}

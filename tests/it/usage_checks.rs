@@ -453,6 +453,25 @@ fn the_matrix_has_a_row_per_filesystem() {
     }
     let ntfs = out.lines().find(|l| l.starts_with("ntfs")).unwrap();
     assert!(ntfs.trim_end().ends_with('-'), "{ntfs}");
+    // Every cluster exFAT takes is wider than 100 columns: the columns go
+    // on further pages, each with the filesystems' names, no cell split.
+    let all = "exfat:512,1K,2K,4K,8K,16K,32K,64K,128K,256K,512K,1M,2M,4M,8M,16M,32M";
+    let (wide, _, code) = run(&["usage", "--matrix", tree, "--fs", all, "--fs", "ntfs"]);
+    assert_eq!(code, Some(0));
+    assert!(wide.lines().all(|l| l.chars().count() <= 100), "{wide}");
+    let headers: Vec<&str> = wide.lines().filter(|l| l.starts_with("OVERHEAD")).collect();
+    assert!(headers.len() >= 2, "one page:\n{wide}");
+    let exfat: Vec<&str> = wide.lines().filter(|l| l.starts_with("exfat")).collect();
+    assert_eq!(exfat.len(), headers.len(), "{wide}");
+    for row in exfat {
+        assert!(
+            row.split("  ")
+                .filter(|c| !c.is_empty())
+                .skip(1)
+                .all(|c| c.trim().ends_with('%') || c.trim() == "-" || c.trim() == "—"),
+            "a split cell: {row}"
+        );
+    }
 }
 
 /// `--appledouble`: a Finder copy's `._NAME` file (4 KiB) beside each file

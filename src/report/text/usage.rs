@@ -54,7 +54,11 @@ pub fn matrix(r: &UsageReport) -> String {
         }
         cells.push(row);
     }
-    o.push_str(&crate::report::columns(&cells, |i| i == 0));
+    o.push_str(&crate::report::column_pages(
+        &cells,
+        |i| i == 0,
+        crate::report::text::bench::WIDTH,
+    ));
     let _ = writeln!(
         o,
         "\n! does not fit (or cannot be mounted)   - not planned or not possible at this size\n\
