@@ -87,14 +87,14 @@ fn top(o: &mut String, r: &UsageReport) {
         } else {
             t.path.as_str()
         };
-        let _ = writeln!(
-            o,
-            "  {:>10} wasted of {:>10} in {:>7}  {}",
+        let line = format!(
+            "  {:>10} wasted of {:>10} in {:>7}  ",
             iec(t.wasted_bytes),
             iec(t.apparent_bytes),
             super::count(t.files, "file"),
-            shorten(&name.escape_debug().to_string(), 80)
         );
+        let room = super::bench::WIDTH.saturating_sub(line.chars().count());
+        let _ = writeln!(o, "{line}{}", shorten(&shown_name(name), room));
     }
 }
 
@@ -343,7 +343,8 @@ fn findings(o: &mut String, r: &UsageReport) {
             let _ = writeln!(o, "  {}: {what}: {}", names.join(", "), thousands(n));
             let examples = c.problem_examples.get(k.key());
             for p in examples.into_iter().flatten() {
-                let _ = writeln!(o, "      {}", shorten(&p.escape_debug().to_string(), 100));
+                let room = super::bench::WIDTH - 6;
+                let _ = writeln!(o, "      {}", shorten(&shown_name(p), room));
             }
             let shown = examples.map_or(0, |e| e.len() as u64);
             if shown > 0 && n > shown {
@@ -369,17 +370,44 @@ fn overhead_cell(
     crate::usage::overhead_shown(t, c).map(|p| format!("{p:+.digits$} %"))
 }
 
-/// A path cut in the middle to at most `max` characters for the terminal
-/// (`a/b/…/y/z.txt`); the JSON keeps it whole.
+/// A name or path as the terminal shows it: control characters escaped,
+/// and in double quotes when it starts or ends with a space (`"sp "`),
+/// which would otherwise not show.
+fn shown_name(p: &str) -> String {
+    let e = p.escape_debug().to_string();
+    if e.starts_with(char::is_whitespace) || e.ends_with(char::is_whitespace) {
+        format!("\"{e}\"")
+    } else {
+        e
+    }
+}
+
+/// A path cut in the middle to at most `max` terminal columns
+/// (`a/b/…/y/z.txt`; a CJK character takes two); the JSON keeps it whole.
 pub fn shorten(p: &str, max: usize) -> String {
-    let n = p.chars().count();
-    if n <= max {
+    use unicode_width::UnicodeWidthChar;
+    let w = |c: char| c.width().unwrap_or(0);
+    if unicode_width::UnicodeWidthStr::width(p) <= max {
         return p.to_string();
     }
     let keep = max.saturating_sub(1);
-    let head: String = p.chars().take(keep / 2).collect();
-    let tail: String = p.chars().skip(n - (keep - keep / 2)).collect();
-    format!("{head}…{tail}")
+    let (mut head, mut used) = (String::new(), 0);
+    for c in p.chars() {
+        if used + w(c) > keep / 2 {
+            break;
+        }
+        used += w(c);
+        head.push(c);
+    }
+    let mut tail: Vec<char> = Vec::new();
+    for c in p.chars().rev() {
+        if used + w(c) > keep {
+            break;
+        }
+        used += w(c);
+        tail.push(c);
+    }
+    format!("{head}…{}", tail.iter().rev().collect::<String>())
 }
 
 #[cfg(test)]
@@ -391,5 +419,12 @@ mod tests {
         assert_eq!(s.chars().count(), 100);
         assert!(s.starts_with("top/") && s.ends_with("/end.txt") && s.contains('…'));
         assert_eq!(super::shorten("a/b", 100), "a/b");
+        // Columns, not characters: each CJK character takes two.
+        let cjk = format!("photos/{}/日本語.jpg", "日本".repeat(60));
+        let s = super::shorten(&cjk, 94);
+        assert!(unicode_width::UnicodeWidthStr::width(s.as_str()) <= 94, "{s}");
+        assert!(s.ends_with("日本語.jpg"), "{s}");
+        assert_eq!(super::shown_name("sp "), "\"sp \"");
+        assert_eq!(super::shown_name("a\nb"), "a\\nb");
     }
 }
