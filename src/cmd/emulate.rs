@@ -46,12 +46,12 @@ pub fn run(a: &EmulateArgs) -> Result<()> {
     let profile = check(a)?;
     super::cancel_on_ctrl_c(|| {});
     let dev = crate::flash::emulate::start(&profile, &a.image, a.size)?;
-    eprintln!(
-        "fsfit: serving {} as a simulated {} ({}) until Ctrl-C; its timings are the profile's, not a real device's",
+    super::print_to_stderr(&format!(
+        "fsfit: serving {} as a simulated {} ({}) until Ctrl-C; its timings are the profile's, not a real device's\n",
         a.image.display(),
         profile.name,
         profile.summary
-    );
+    ))?;
     let q = std::path::Path::new("/sys/block")
         .join(dev.loop_dev().trim_start_matches("/dev/"))
         .join("queue/max_sectors_kb");

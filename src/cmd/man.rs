@@ -58,7 +58,7 @@ pub fn run(a: &crate::cli::ManArgs) -> Result<()> {
             crate::report::write_atomic(&dir.join(name), page.as_bytes())?;
         }
         let names: Vec<&str> = pages.iter().map(|(n, _)| n.as_str()).collect();
-        return super::print(&format!(
+        return super::print_text(&format!(
             "wrote {} into {}\n",
             names.join(", "),
             dir.display()

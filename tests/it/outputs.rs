@@ -159,6 +159,7 @@ fn old_json_flag_spellings_still_work_with_a_note() {
     assert_eq!(tree(&old), tree(&new), "--json DIR walked something else");
     let note = String::from_utf8_lossy(&old.stderr);
     assert!(note.contains("old spelling"), "{note}");
+    assert!(note.lines().all(|l| l.chars().count() <= 100), "{note}");
     assert!(!String::from_utf8_lossy(&new.stderr).contains("old spelling"));
     let out = run_in(d, &["info", "--json", "card.img"]);
     assert_eq!(out.status.code(), Some(0));
@@ -184,7 +185,8 @@ fn fits_100(d: &std::path::Path, args: &[&str]) -> String {
     assert_eq!(out.status.code(), Some(0), "{args:?}: {err}");
     for (stream, all) in [("stdout", &text), ("stderr", &err)] {
         for line in all.split(['\n', '\r']) {
-            let n = line.chars().count();
+            // Display columns: a CJK character takes two.
+            let n = unicode_width::UnicodeWidthStr::width(line);
             assert!(n <= 100, "{args:?} {stream}: {n} columns: {line}");
         }
     }
@@ -220,7 +222,21 @@ fn every_commands_text_fits_100_columns() {
         .set_len(64 << 20)
         .unwrap();
     crate::common::run("mkfs.vfat", &[img.to_str().unwrap()]);
-    let runs: [&[&str]; 17] = [
+    // Names no line can wrap: deep folders of long names, a CJK name, a
+    // name Windows refuses (listed as an example), an image far down.
+    let mut deep = d.join("deep");
+    for i in 0..8 {
+        deep = deep.join(format!("folder_number_{i}_with_a_rather_long_name_indeed"));
+    }
+    write_file(
+        &deep.join("写真_日本語のとても長いファイル名_写真_日本語の長い名前:1.jpg"),
+        100,
+    );
+    write_file(&deep.join(format!("{}.txt", "n".repeat(150))), 100);
+    let far = deep.join("card.img");
+    std::fs::copy(&img, &far).unwrap();
+    let far = far.to_str().unwrap().to_string();
+    let runs: [&[&str]; 21] = [
         &["advise", "photos", "--for", "camera", "--volume", "64GB"],
         &[
             "advise",
@@ -260,6 +276,10 @@ fn every_commands_text_fits_100_columns() {
         &["info", "card.img"],
         &["probe", "card.img"],
         &["format", "x.img", "--size", "64G", "--sd", "--dry-run"],
+        &["usage", "deep"],
+        &["usage", "deep", "--top", "3", "--fs", "exfat:128K"],
+        &["info", &far],
+        &["man", "--dir", "."],
     ];
     for args in runs {
         let text = fits_100(d, args);

@@ -181,7 +181,11 @@ fn partition_lines(o: &mut String, r: &InfoReport) {
 
 pub fn text(r: &InfoReport) -> String {
     let mut o = String::new();
-    let _ = writeln!(o, "{} ({}, {})", r.target, r.kind, iec(r.size_bytes));
+    // The path is cut in the middle to keep the line within 100 columns
+    // (a path has no space to wrap at); the JSON keeps it whole.
+    let what = format!(" ({}, {})", r.kind, iec(r.size_bytes));
+    let room = super::bench::WIDTH.saturating_sub(what.chars().count());
+    let _ = writeln!(o, "{}{what}", super::usage::shorten(&r.target, room));
     if let (Some(s), Some(a1), Some(a4)) = (r.start_bytes, r.aligned_1m, r.aligned_4m) {
         let _ = writeln!(
             o,
@@ -194,8 +198,8 @@ pub fn text(r: &InfoReport) -> String {
         let _ = writeln!(
             o,
             "  mounted at {} from {} ({}): block {}, size {}, used {}, free {} ({} available)",
-            m.mount_point,
-            m.source,
+            super::usage::shorten(&m.mount_point, 70),
+            super::usage::shorten(&m.source, 70),
             m.fstype,
             short(m.block_bytes),
             iec(m.size_bytes),
@@ -233,7 +237,10 @@ pub fn text(r: &InfoReport) -> String {
                 f.files_fragmented,
                 f.mean_extents,
                 f.max_extents,
-                f.max_extents_path.as_ref().map(|p| format!(" ({p})")).unwrap_or_default()
+                f.max_extents_path
+                    .as_ref()
+                    .map(|p| format!(" ({})", super::usage::shorten(p, 60)))
+                    .unwrap_or_default()
             );
         } else {
             let _ = writeln!(

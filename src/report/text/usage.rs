@@ -422,7 +422,10 @@ mod tests {
         // Columns, not characters: each CJK character takes two.
         let cjk = format!("photos/{}/日本語.jpg", "日本".repeat(60));
         let s = super::shorten(&cjk, 94);
-        assert!(unicode_width::UnicodeWidthStr::width(s.as_str()) <= 94, "{s}");
+        assert!(
+            unicode_width::UnicodeWidthStr::width(s.as_str()) <= 94,
+            "{s}"
+        );
         assert!(s.ends_with("日本語.jpg"), "{s}");
         assert_eq!(super::shown_name("sp "), "\"sp \"");
         assert_eq!(super::shown_name("a\nb"), "a\\nb");
