@@ -48,16 +48,32 @@ stands for your drive: find its name with lsblk.\n\n\
   fsfit info /dev/sdX\n\
   sudo fsfit bench --quick\n\n\
 Man pages: fsfit man --dir /usr/local/share/man/man1, then man fsfit-advise",
-    propagate_version = true
+    propagate_version = true,
+    disable_help_flag = true,
+    disable_version_flag = true
 )]
 pub struct Cli {
     #[command(subcommand)]
     pub cmd: Command,
 
     /// No progress display on stderr (warnings and errors still show).
-    #[arg(short, long, global = true)]
+    #[arg(short, long, global = true, help_heading = GLOBAL)]
     pub quiet: bool,
+
+    // -h and -V made here, not by clap, so that they join -q under their
+    // own heading at the end of every command's help: a newcomer reads
+    // what to give first, not the flags every command shares.
+    /// Print help (a summary with -h).
+    #[arg(short, long, global = true, action = clap::ArgAction::Help, help_heading = GLOBAL)]
+    help: Option<bool>,
+
+    /// Print the version.
+    #[arg(short = 'V', long, global = true, action = clap::ArgAction::Version, help_heading = GLOBAL)]
+    version: Option<bool>,
 }
+
+/// The heading of the flags every command takes, last in each help.
+const GLOBAL: &str = "Every command";
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
@@ -70,7 +86,14 @@ pub enum Command {
     #[command(display_order = 4)]
     Bench(BenchArgs),
     /// Unmount and detach what a killed fsfit run left behind (state in /run/fsfit).
-    #[command(display_order = 7)]
+    #[command(
+        display_order = 7,
+        long_about = "Unmount and detach what a killed fsfit run left behind: each run records \
+the mounts, loop devices, files and kernel settings it sets up in /run/fsfit, and a run that \
+ends (even by Ctrl-C) removes them itself; after a SIGKILL or a crash, this puts back what the \
+record names, only while it still is what the run set up. Runs still alive are left alone.\n\n\
+  sudo fsfit cleanup"
+    )]
     Cleanup,
     /// Recommend a filesystem and cluster size for your data, with reasons.
     #[command(long_about = advise::LONG_ABOUT)]
@@ -111,4 +134,65 @@ pub enum Command {
     #[command(long_about = man::LONG_ABOUT)]
     #[command(display_order = 9)]
     Man(ManArgs),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Cli;
+    use clap::{CommandFactory, Parser};
+
+    /// Every example in every command's help is a command line fsfit
+    /// takes: pasted, it runs (a value that names a drive, /dev/sdX, is
+    /// only refused for not being there).
+    #[test]
+    fn every_help_example_parses() {
+        let root = Cli::command();
+        let mut texts = Vec::new();
+        for c in std::iter::once(&root).chain(root.get_subcommands()) {
+            for t in [
+                c.get_long_about(),
+                c.get_after_help(),
+                c.get_after_long_help(),
+                c.get_before_long_help(),
+            ] {
+                texts.push(t.map(|s| s.to_string()));
+            }
+        }
+        let mut seen = 0;
+        for text in texts.into_iter().flatten() {
+            for line in text.lines().map(str::trim) {
+                let Some(at) = line.find("fsfit ").filter(|&i| {
+                    let before = &line[..i];
+                    before.is_empty() || before == "sudo " || before.ends_with("| ")
+                }) else {
+                    continue;
+                };
+                // Up to what follows it in a pipe, a list, a redirection or a
+                // comment.
+                let cmd = [" | ", " && ", "; ", " #", " > ", " < "]
+                    .iter()
+                    .filter_map(|sep| line[at..].find(sep))
+                    .min()
+                    .map_or(&line[at..], |end| &line[at..at + end]);
+                let argv: Vec<&str> = cmd.split_whitespace().collect();
+                // Prose that starts with the name ("fsfit answers ...") is
+                // not an example: an example names a command.
+                if argv
+                    .get(1)
+                    .is_none_or(|c| root.find_subcommand(c).is_none())
+                {
+                    continue;
+                }
+                seen += 1;
+                if let Err(e) = Cli::try_parse_from(&argv) {
+                    let drive = argv.iter().any(|a| a.starts_with("/dev/"));
+                    assert!(
+                        drive && e.kind() == clap::error::ErrorKind::ValueValidation,
+                        "{line}: {e}"
+                    );
+                }
+            }
+        }
+        assert!(seen > 20, "only {seen} examples found");
+    }
 }

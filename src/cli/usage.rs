@@ -13,13 +13,15 @@ and which files could not be stored as they are.\n\n\
 One directory's contents land in the volume's root; several paths land as \
 folders of the root. Symlinks below PATH are not followed; other mounted \
 filesystems are not entered unless --cross-mounts.\n\n\
+  fsfit usage ~/Photos\n\
+  fsfit usage ~/Photos --fs exfat:4K,32K,128K --volume 64GB\n\
+  fsfit usage ~/Photos --matrix\n\
+  fsfit usage ~/Photos --fs exfat --fs ntfs --json photos.json\n\
+  find /data -printf '%y %s %T@ %P\\0' | fsfit usage --manifest -\n\n\
 Exit status: 0 done, 1 failed while working, 2 bad arguments or unreadable PATH.";
 
 #[derive(Args, Debug)]
 pub struct UsageArgs {
-    #[command(flatten)]
-    pub tree: TreeArgs,
-
     /// A filesystem, optionally with cluster sizes: `exfat`, `exfat:4K,32K`,
     /// `fat32:default`. Repeatable. Filesystems: fat12 fat16 fat32 exfat ntfs
     /// ext4 udf btrfs xfs f2fs. Without it: every filesystem at its default
@@ -82,6 +84,11 @@ pub struct UsageArgs {
     /// FAT and exFAT (its extended attributes, 4 KiB: a whole cluster each).
     #[arg(help_heading = "Tuning", long)]
     pub appledouble: bool,
+
+    // Last: the synopsis lists options in this order, and --threads (in
+    // TreeArgs, with PATH) is tuning, not what a newcomer gives first.
+    #[command(flatten)]
+    pub tree: TreeArgs,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]

@@ -286,6 +286,24 @@ fn advise_help_and_synopsis_in_a_newcomers_order() {
     assert!(at("--json [<FILE>]") > at("Output:"));
     assert!(at("Output:") < at("Tuning:"));
     assert!(at("--threads") > at("Tuning:"));
+    // The flags every command shares come last, not between the inputs
+    // and "Measure with:".
+    assert!(at("Every command:") > at("--threads"));
+    assert!(at("--quiet") > at("Every command:") && at("--help") > at("Every command:"));
+    // usage's synopsis starts with what to give, not with tuning.
+    let usage = generated(&["man", "usage"]);
+    let first = usage
+        .split(
+            ".SH SYNOPSIS
+",
+        )
+        .nth(1)
+        .unwrap();
+    let first = first.lines().next().unwrap();
+    assert!(
+        first.find(r"\-\-fs\fR").unwrap() < first.find("threads").unwrap(),
+        "{first}"
+    );
     let page = generated(&["man", "advise"]);
     let synopsis = page.split(".SH SYNOPSIS\n").nth(1).unwrap();
     let synopsis = synopsis.lines().next().unwrap();
