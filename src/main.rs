@@ -20,26 +20,59 @@ fn main() -> ExitCode {
     }
 }
 
-/// A value clap's parsers refused (a size, a filesystem spec, a name not in
-/// a registry's list) is one line, as every other bad input, naming the
-/// choices where there is a list; usage errors keep clap's hints; help and
-/// version print and exit 0.
+/// Bad arguments are one line, as every other bad input: what clap found
+/// wrong, its tip where it has one, the choices where there is a list, and
+/// where the help is; help and version print and exit 0.
 fn bad_arguments(e: clap::Error) -> ExitCode {
-    if !matches!(
+    if matches!(
         e.kind(),
-        ErrorKind::ValueValidation | ErrorKind::InvalidValue
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
     ) {
         e.exit();
     }
     let text = e.to_string();
     let line = text.lines().next().unwrap_or_default();
+    let mut what = line.strip_prefix("error: ").unwrap_or(line).to_string();
+    // A list under the first line ("not provided:" then "  <TARGET>").
+    if what.ends_with(':') {
+        let items: Vec<&str> = text
+            .lines()
+            .skip(1)
+            .take_while(|l| l.starts_with("  ") && !l.trim().starts_with("tip:"))
+            .map(str::trim)
+            .collect();
+        what = format!("{what} {}", items.join(", "));
+    }
     let choices = match e.get(ContextKind::ValidValue) {
         Some(ContextValue::Strings(v)) => format!(" (choose from {})", v.join(", ")),
         _ => String::new(),
     };
-    eprintln!(
-        "fsfit: {}{choices}",
-        line.strip_prefix("error: ").unwrap_or(line)
-    );
+    let tip = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("tip: "))
+        .map(|t| format!(" ({t})"))
+        .unwrap_or_default();
+    // "Usage: fsfit advise [OPTIONS] ..." names the command whose help to read.
+    let command: Vec<&str> = text
+        .lines()
+        .find_map(|l| l.strip_prefix("Usage: "))
+        .map(|u| {
+            u.split_whitespace()
+                .take_while(|w| !w.starts_with(['[', '<', '-']))
+                .collect()
+        })
+        .unwrap_or_default();
+    let help = if matches!(
+        e.kind(),
+        ErrorKind::ValueValidation | ErrorKind::InvalidValue
+    ) || command.is_empty()
+    {
+        String::new()
+    } else {
+        format!("; see {} --help", command.join(" "))
+    };
+    eprintln!("fsfit: {what}{choices}{tip}{help}");
     ExitCode::from(2)
 }

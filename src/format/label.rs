@@ -15,7 +15,13 @@ pub fn check(fs: &dyn Filesystem, label: &str) -> Result<String> {
     let title = fs.info().title;
     // Echoed as it would be typed again: POSIX-quoted, so pasting it runs
     // nothing (Debug's double quotes would let `$(...)` run).
-    let shown = crate::quote::quote(label);
+    // A control character is shown escaped (`\n`), so the refusal stays
+    // one line.
+    let shown = if label.chars().any(char::is_control) {
+        crate::quote::quote(&label.escape_debug().to_string())
+    } else {
+        crate::quote::quote(label)
+    };
     let bad = |why: String| -> Result<String> {
         Err(Error::input(format!("--label {shown}: {title} {why}")))
     };
@@ -97,6 +103,13 @@ mod tests {
             "{e}"
         );
         assert_eq!(e.exit_code(), 2);
+    }
+
+    #[test]
+    fn a_label_with_a_newline_is_refused_on_one_line() {
+        let e = check(fs("ext4"), "A\nB").unwrap_err().to_string();
+        assert_eq!(e.lines().count(), 1, "{e}");
+        assert!(e.contains("U+000A"), "{e}");
     }
 
     #[test]

@@ -23,6 +23,46 @@ fn missing_path_is_one_line_and_exit_2() {
     assert!(out.stdout.is_empty());
 }
 
+/// Every kind of bad argument clap finds is one line too, with where the
+/// help is: an unknown option or command, a missing argument, two that
+/// conflict, a value that looks like an option.
+#[test]
+fn every_bad_argument_is_one_line_with_where_the_help_is() {
+    for (args, help) in [
+        (
+            &["advise", ".", "--max-overhead", "-5"][..],
+            "fsfit advise --help",
+        ),
+        (&["bogus"][..], "fsfit --help"),
+        (&["format"][..], "fsfit format --help"),
+        (&["usage", "--bogus"][..], "fsfit usage --help"),
+        (
+            &["usage", ".", "--matrix", "--json"][..],
+            "fsfit usage --help",
+        ),
+    ] {
+        let out = fsfit().args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = stderr_of(&out);
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(
+            err.starts_with("fsfit: ") && err.contains(help),
+            "{args:?}: {err}"
+        );
+    }
+    let out = fsfit().args(["format"]).output().unwrap();
+    assert!(
+        stderr_of(&out).contains("<TARGET>"),
+        "what is missing is named"
+    );
+    // Help and the version still print in full, exit 0.
+    for args in [&["--help"][..], &["advise", "-h"], &["--version"]] {
+        let out = fsfit().args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        assert!(!out.stdout.is_empty(), "{args:?}");
+    }
+}
+
 #[test]
 fn unknown_filesystem_names_the_choices() {
     let out = fsfit()
