@@ -115,6 +115,7 @@ fn prepare_image(
         size,
         default,
         overwrite,
+        made_by: image::command_name(&opts.command),
     };
     let img = target::attach_image(&path, sizing, fits, describe_file, false)?;
     let (size, lp, identity) = (img.volume, img.loop_dev, img.identity);

@@ -1,13 +1,19 @@
 //! Image files fsfit formats, and the rule that keeps a user's file safe:
 //! an existing file is formatted only if it is empty or fsfit made it.
 //!
-//! fsfit's marker is a 4 KiB record just after the volume's last byte. The
-//! loop device is attached with `--sizelimit` = the volume size, so mkfs and
-//! the discard most mkfs tools send first (mke2fs, mkfs.xfs, mkfs.btrfs
-//! discard the whole device, which punches holes in the file) never reach
-//! it, whatever the filesystem. An xattr would survive too, but not on the
-//! exFAT or FAT stick people keep images on; a sidecar file gets lost or
-//! left behind when the image is moved.
+//! fsfit's marker is the image file's last 4 KiB, just after the volume's
+//! last byte: the file is exactly the size asked for, so `dd` puts it on a
+//! card of that size. The loop device is attached with `--sizelimit` = the
+//! file's size less the marker, so mkfs, the partition table (GPT's backup
+//! included) and the discard most mkfs tools send first (mke2fs, mkfs.xfs,
+//! mkfs.btrfs discard the whole device, which punches holes in the file)
+//! never reach it, whatever the filesystem. On a card of the image's size
+//! the drive then ends 4 KiB after the volume: a GPT's backup header sits
+//! that far before the card's last sector, which Linux notes and every
+//! system reads. An xattr would survive too, but not on the exFAT or FAT
+//! stick people keep images on; a sidecar file gets lost or left behind
+//! when the image is moved: `format`, bench and advise could no longer tell
+//! an image of fsfit's from a user's file.
 
 use crate::{Error, Result};
 use std::fs::{File, OpenOptions};
@@ -19,14 +25,25 @@ use std::path::Path;
 pub const MARKER_BYTES: u64 = 4096;
 const MAGIC: &[u8] = b"fsfit image marker 1\n";
 
-fn marker(volume: u64) -> Vec<u8> {
+/// The record: the volume's size, and which fsfit command made the image
+/// (for whoever finds the record with a hex editor).
+fn marker(volume: u64, made_by: &str) -> Vec<u8> {
     let mut m = MAGIC.to_vec();
     m.extend_from_slice(
-        format!("volume_bytes={volume}\nmade by fsfit bench: the volume before this record may be reformatted by fsfit at any time\n")
+        format!("volume_bytes={volume}\nmade by fsfit {made_by}: the volume before this record may be reformatted by fsfit at any time\n")
             .as_bytes(),
     );
     m.resize(MARKER_BYTES as usize, 0);
     m
+}
+
+/// The fsfit command a command line (argv) runs: `bench`, `advise`, ...
+/// (the only global option, `-q`, takes no value).
+pub fn command_name(argv: &[String]) -> &str {
+    argv.iter()
+        .skip(1)
+        .find(|a| !a.starts_with('-'))
+        .map_or("", |a| a.as_str())
 }
 
 /// The volume size fsfit's marker records, if the file ends with one.
@@ -50,6 +67,8 @@ pub fn read_marker(f: &File, len: u64) -> Option<u64> {
 /// marked.
 pub struct Image {
     pub volume: u64,
+    /// This run made the file (it did not exist before).
+    pub created: bool,
 }
 
 /// What an existing file of `len` bytes holds, in words, for a refusal (the
@@ -57,9 +76,10 @@ pub struct Image {
 pub type Describe = fn(&Path, u64) -> String;
 
 /// Decide whether `path` may be formatted, then size and mark it. `size` is
-/// what the user asked for; without it an image of fsfit's keeps its size,
-/// a new or empty file gets `default`. Nothing is written before every
-/// check has passed.
+/// the file's size the user asked for; without it an image of fsfit's keeps
+/// its size, a new or empty file gets `default`. `need` checks the volume
+/// (the file less the marker). `made_by` names the command in the marker.
+/// Nothing is written before every check has passed.
 pub fn prepare(
     path: &Path,
     size: Option<u64>,
@@ -67,6 +87,7 @@ pub fn prepare(
     overwrite: bool,
     need: impl Fn(u64) -> Result<()>,
     describe: Describe,
+    made_by: &str,
 ) -> Result<Image> {
     let shown = path.display();
     let existing = match std::fs::symlink_metadata(path) {
@@ -74,20 +95,21 @@ pub fn prepare(
         Err(e) if e.kind() == ErrorKind::NotFound => None,
         Err(e) => return Err(Error::work(format!("{shown}: {e}"))),
     };
+    let created = existing.is_none();
     let (volume, file) = match existing {
         None => {
-            let volume = size.unwrap_or(default);
+            let volume = volume_of(size.unwrap_or(default));
             need(volume)?;
             (volume, create(path)?)
         }
         Some(m) => {
             let (f, len) = open_existing(path, &m)?;
             let volume = if len == 0 {
-                size.unwrap_or(default)
+                volume_of(size.unwrap_or(default))
             } else if let Some(v) = read_marker(&f, len) {
-                size.unwrap_or(v)
+                size.map_or(v, volume_of)
             } else if overwrite {
-                size.unwrap_or(len)
+                volume_of(size.unwrap_or(len))
             } else {
                 return Err(Error::input(format!(
                     "refusing to overwrite {shown}: it is {}, and fsfit did not make it; pass --overwrite-image to erase it and benchmark on it anyway",
@@ -98,8 +120,14 @@ pub fn prepare(
             (volume, f)
         }
     };
-    mark(&file, volume, path)?;
-    Ok(Image { volume })
+    mark(&file, volume, path, made_by)?;
+    Ok(Image { volume, created })
+}
+
+/// The volume an image file of `file` bytes holds: all but the marker (0,
+/// refused by `need`, when the marker would not fit).
+pub fn volume_of(file: u64) -> u64 {
+    file.saturating_sub(MARKER_BYTES)
 }
 
 /// A new image file, only this process's (never through a symlink).
@@ -153,11 +181,11 @@ fn open_existing(path: &Path, m: &std::fs::Metadata) -> Result<(File, u64)> {
 }
 
 /// Size the file to the volume plus the marker, and write the marker.
-fn mark(file: &File, volume: u64, path: &Path) -> Result<()> {
+fn mark(file: &File, volume: u64, path: &Path, made_by: &str) -> Result<()> {
     let shown = path.display();
     file.set_len(volume + MARKER_BYTES)
         .map_err(|e| Error::work(format!("{shown}: cannot size the image: {e}")))?;
-    file.write_all_at(&marker(volume), volume)
+    file.write_all_at(&marker(volume, made_by), volume)
         .and_then(|_| file.sync_all())
         .map_err(|e| Error::work(format!("{shown}: cannot write fsfit's marker: {e}")))
 }
@@ -213,19 +241,36 @@ mod tests {
     fn marker_round_trip_and_only_at_the_end() {
         let d = tempfile::tempdir().unwrap();
         let p = d.path().join("a.img");
-        let img = prepare(&p, Some(1 << 20), 4 << 30, false, |_| Ok(()), no_words).unwrap();
-        assert_eq!(img.volume, 1 << 20);
+        let img = prepare(
+            &p,
+            Some(1 << 20),
+            4 << 30,
+            false,
+            |_| Ok(()),
+            no_words,
+            "format",
+        )
+        .unwrap();
+        assert!(img.created);
+        // The file is the size asked for (dd puts it on a card that size):
+        // the marker is its last 4 KiB, the volume all before it.
+        assert_eq!(img.volume, (1 << 20) - MARKER_BYTES);
         let f = File::open(&p).unwrap();
         let len = f.metadata().unwrap().len();
-        assert_eq!(len, (1 << 20) + MARKER_BYTES);
-        assert_eq!(read_marker(&f, len), Some(1 << 20));
-        // Used again: keeps its size without --size.
-        let img = prepare(&p, None, 4 << 30, false, |_| Ok(()), no_words).unwrap();
-        assert_eq!(img.volume, 1 << 20);
+        assert_eq!(len, 1 << 20);
+        assert_eq!(read_marker(&f, len), Some((1 << 20) - MARKER_BYTES));
+        let tail = std::fs::read(&p).unwrap()[img.volume as usize..].to_vec();
+        let text = String::from_utf8_lossy(&tail);
+        assert!(text.contains("made by fsfit format:"), "{text}");
+        // Used again: keeps its size without --size, and was not made now.
+        let img = prepare(&p, None, 4 << 30, false, |_| Ok(()), no_words, "bench").unwrap();
+        assert_eq!(img.volume, (1 << 20) - MARKER_BYTES);
+        assert!(!img.created);
+        assert_eq!(std::fs::metadata(&p).unwrap().len(), 1 << 20);
         // A file of someone else's is refused, and left as it was.
         let q = d.path().join("video.mp4");
         std::fs::write(&q, vec![7u8; 100_000]).unwrap();
-        let e = prepare(&q, None, 4 << 30, false, |_| Ok(()), no_words)
+        let e = prepare(&q, None, 4 << 30, false, |_| Ok(()), no_words, "bench")
             .err()
             .unwrap();
         assert!(matches!(e, Error::Input(_)), "{e:?}");
@@ -235,11 +280,39 @@ mod tests {
         assert!(!e.contains('\n'));
         assert_eq!(std::fs::read(&q).unwrap(), vec![7u8; 100_000]);
         // A marker whose size does not match the file is not fsfit's.
-        let mut m = marker(10);
+        let mut m = marker(10, "bench");
         m.truncate(200);
         std::fs::write(&q, &m).unwrap();
         let f = File::open(&q).unwrap();
         assert_eq!(read_marker(&f, 200), None);
+    }
+
+    #[test]
+    fn the_marker_names_the_command_that_made_the_image() {
+        let argv = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            command_name(&argv(&["fsfit", "-q", "advise", "t"])),
+            "advise"
+        );
+        assert_eq!(
+            command_name(&argv(&["/usr/bin/fsfit", "bench", "--quick"])),
+            "bench"
+        );
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("a.img");
+        prepare(
+            &p,
+            Some(64 << 10),
+            4 << 30,
+            false,
+            |_| Ok(()),
+            no_words,
+            "crash",
+        )
+        .unwrap();
+        let text = String::from_utf8_lossy(&std::fs::read(&p).unwrap()).into_owned();
+        assert!(text.contains("made by fsfit crash:"), "{text}");
+        assert!(!text.contains("fsfit bench"), "{text}");
     }
 
     #[test]
@@ -253,6 +326,7 @@ mod tests {
             false,
             |_| Err(Error::work("too small")),
             no_words,
+            "format",
         )
         .err()
         .unwrap();

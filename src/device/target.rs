@@ -28,18 +28,22 @@ pub enum TargetSpec {
     Dir(PathBuf),
 }
 
-/// How big an image is made: `--size`, else an image of fsfit's keeps its
-/// size and a new or empty file gets `default`; `overwrite` takes a file
-/// fsfit did not make (`--overwrite-image`).
-pub struct Sizing {
+/// How big an image file is made: `--size`, else an image of fsfit's keeps
+/// its size and a new or empty file gets `default`; `overwrite` takes a file
+/// fsfit did not make (`--overwrite-image`); `made_by` is the command the
+/// marker names.
+pub struct Sizing<'a> {
     pub size: Option<u64>,
     pub default: u64,
     pub overwrite: bool,
+    pub made_by: &'a str,
 }
 
 /// An image checked, marked and attached.
 pub struct AttachedImage {
     pub volume: u64,
+    /// This run made the file.
+    pub created: bool,
     /// Detaches when dropped.
     pub loop_dev: LoopDev,
     /// Checked again before every write.
@@ -51,7 +55,7 @@ pub struct AttachedImage {
 /// (with partition scanning when the caller writes a partition table).
 pub fn attach_image(
     path: &Path,
-    sizing: Sizing,
+    sizing: Sizing<'_>,
     need: impl Fn(u64) -> Result<()>,
     describe: Describe,
     partscan: bool,
@@ -60,16 +64,24 @@ pub fn attach_image(
         size,
         default,
         overwrite,
+        made_by,
     } = sizing;
-    let img = image::prepare(path, size, default, overwrite, need, describe)?;
-    let loop_dev = if partscan {
-        LoopDev::attach_partscan(path, img.volume)?
+    let img = image::prepare(path, size, default, overwrite, need, describe, made_by)?;
+    let attached = if partscan {
+        LoopDev::attach_partscan(path, img.volume)
     } else {
-        LoopDev::attach_limited(path, img.volume)?
-    };
-    let identity = Identity::of(&loop_dev.dev)?;
+        LoopDev::attach_limited(path, img.volume)
+    }
+    .and_then(|l| Identity::of(&l.dev).map(|id| (l, id)));
+    let (loop_dev, identity) = attached.inspect_err(|_| {
+        // A file made for this run and never used is not left behind.
+        if img.created {
+            let _ = std::fs::remove_file(path);
+        }
+    })?;
     Ok(AttachedImage {
         volume: img.volume,
+        created: img.created,
         loop_dev,
         identity,
     })

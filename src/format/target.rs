@@ -29,6 +29,9 @@ pub struct Target {
     pub identity: Option<Identity>,
     /// Kept until the end: detaches the loop device when dropped.
     pub _loop: Option<LoopDev>,
+    /// An image file this run made: removed again if the format fails
+    /// before its filesystem is made.
+    pub created: Option<PathBuf>,
 }
 
 pub struct TargetArgs<'a> {
@@ -89,19 +92,24 @@ fn device(a: &TargetArgs) -> Result<Target> {
         now,
         identity: Some(identity),
         _loop: None,
+        created: None,
     })
 }
 
 fn image_file(a: &TargetArgs) -> Result<Target> {
-    let need = |v: u64| {
-        if v == 0 {
-            Err(Error::work(format!(
-                "{} is new or empty: give its size with --size (e.g. --size 16G)",
-                a.path.display()
-            )))
-        } else {
-            Ok(())
-        }
+    let need = |v: u64| match a.size {
+        None if v == 0 => Err(Error::work(format!(
+            "{} is new or empty: give its size with --size (e.g. --size 16G)",
+            a.path.display()
+        ))),
+        // The layout refuses a drive too small for its partition; here only
+        // what leaves no volume at all after fsfit's marker.
+        Some(s) if v == 0 => Err(Error::work(format!(
+            "--size {}: an image holds fsfit's {} marker after its volume; give a size such as 16G",
+            crate::units::short(s),
+            crate::units::short(image::MARKER_BYTES)
+        ))),
+        _ => Ok(()),
     };
     if a.dry_run {
         return dry_image(a, need);
@@ -118,6 +126,7 @@ fn image_file(a: &TargetArgs) -> Result<Target> {
         size: a.size,
         default: 0,
         overwrite: false,
+        made_by: "format",
     };
     let img = target::attach_image(a.path, sizing, need, describe_file, true)?;
     let (lp, identity) = (img.loop_dev, img.identity);
@@ -130,6 +139,7 @@ fn image_file(a: &TargetArgs) -> Result<Target> {
         now: contents(&lp.dev, &partitions_of(&lp.dev)),
         identity: Some(identity),
         _loop: Some(lp),
+        created: img.created.then(|| a.path.to_path_buf()),
     })
 }
 
@@ -148,15 +158,18 @@ fn not_ours(path: &Path, len: u64) -> Error {
 fn dry_image(a: &TargetArgs, need: impl Fn(u64) -> Result<()>) -> Result<Target> {
     let shown = a.path.display();
     let (volume, now) = match std::fs::File::open(a.path) {
-        Err(_) => (a.size.unwrap_or(0), format!("{shown}: a new image")),
+        Err(_) => (
+            image::volume_of(a.size.unwrap_or(0)),
+            format!("{shown}: a new image"),
+        ),
         Ok(f) => {
             let len = f
                 .metadata()
                 .map_err(|e| Error::work(format!("{shown}: {e}")))?
                 .len();
             let v = match image::read_marker(&f, len) {
-                _ if len == 0 => a.size.unwrap_or(0),
-                Some(v) => a.size.unwrap_or(v),
+                _ if len == 0 => image::volume_of(a.size.unwrap_or(0)),
+                Some(v) => a.size.map_or(v, image::volume_of),
                 None => return Err(not_ours(a.path, len)),
             };
             (v, format!("{shown}: {}", describe_file(a.path, len)))
@@ -172,6 +185,7 @@ fn dry_image(a: &TargetArgs, need: impl Fn(u64) -> Result<()>) -> Result<Target>
         now: vec![now],
         identity: None,
         _loop: None,
+        created: None,
     })
 }
 
