@@ -17,6 +17,9 @@ const MIB: u64 = 1 << 20;
 pub const SECTOR: u64 = 512;
 /// GPT's backup header and table at the end of the disk (sectors).
 const GPT_TAIL: u64 = 33;
+/// The protective MBR, GPT's header and its table at the start (sectors):
+/// the first sector a GPT partition may use.
+const GPT_HEAD: u64 = 34;
 /// The most an MBR table addresses: 2^32 sectors of 512 bytes.
 pub const MBR_MAX: u64 = (1 << 32) * SECTOR;
 
@@ -194,13 +197,14 @@ fn partition(table: Table, capacity: u64, align: u64, sd: bool) -> Result<(u64, 
         return Ok((0, capacity));
     }
     // The SD layout starts at one BU; otherwise at least 1 MiB in, as
-    // partitioning tools do, on the alignment.
-    let start = if sd { align } else { fs::round_up(MIB, align) };
-    let tail = if table == Table::Gpt {
-        GPT_TAIL * SECTOR
-    } else {
-        0
+    // partitioning tools do, on the alignment. GPT's own table comes first:
+    // a BU smaller than it (8 and 16 KiB on cards up to 64 MiB) starts the
+    // partition on the next BU after it.
+    let (head, tail) = match table {
+        Table::Gpt => (GPT_HEAD * SECTOR, GPT_TAIL * SECTOR),
+        _ => (SECTOR, 0),
     };
+    let start = fs::round_up(if sd { head } else { MIB }, align);
     let end = (capacity.saturating_sub(tail)) / SECTOR * SECTOR;
     if end <= start + MIB {
         return Err(Error::work(format!(
@@ -210,6 +214,13 @@ fn partition(table: Table, capacity: u64, align: u64, sd: bool) -> Result<(u64, 
         )));
     }
     Ok((start, end - start))
+}
+
+/// sfdisk's header line that lets a GPT partition start before 1 MiB:
+/// sfdisk otherwise makes 2048 (its 1 MiB grain) the table's first usable
+/// sector and refuses the SD layout's start at one boundary unit.
+pub fn gpt_first_lba(table: Table, start: u64) -> Option<String> {
+    (table == Table::Gpt && start < MIB).then(|| format!("first-lba: {GPT_HEAD}"))
 }
 
 /// The table (and whether mkfs writes its own MBR), with why.
@@ -512,6 +523,34 @@ mod tests {
                 .table,
             Table::None
         );
+    }
+
+    #[test]
+    fn gpt_partitions_keep_clear_of_both_copies_of_the_table() {
+        let cases = [
+            (1u64 << 30, 64u64 << 10),
+            (40 << 20, 32 << 10),
+            (4 << 20, 24 << 10),
+            (999_999_488, 64 << 10),
+        ];
+        for (capacity, start) in cases {
+            let mut w = want(capacity, "exfat", None);
+            (w.sd, w.table) = (true, Some(Table::Gpt));
+            let l = decide(&w).unwrap();
+            assert_eq!(l.start, start, "{capacity}");
+            assert!(l.start >= GPT_HEAD * SECTOR, "{capacity}");
+            let last = capacity / SECTOR - GPT_TAIL;
+            assert!((l.start + l.size) / SECTOR <= last, "{capacity}");
+            // sfdisk is told GPT's first usable sector, or it refuses a
+            // start before 1 MiB; the pasted line says it too.
+            let head = gpt_first_lba(l.table, l.start).unwrap();
+            assert!(
+                l.doc().commands.linux.iter().any(|c| c.contains(&head)),
+                "{capacity}"
+            );
+        }
+        assert_eq!(gpt_first_lba(Table::Gpt, 1 << 20), None);
+        assert_eq!(gpt_first_lba(Table::Mbr, 64 << 10), None);
     }
 
     #[test]

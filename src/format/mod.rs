@@ -152,10 +152,22 @@ pub fn run(
         .identity
         .as_ref()
         .expect("a target to write has an identity");
-    if r.check_capacity {
-        capacity::check(&t.dev, t.capacity, id)?;
+    let made = t.created.clone();
+    let done = if r.check_capacity {
+        capacity::check(&t.dev, t.capacity, id)
+    } else {
+        Ok(())
     }
-    execute(&plan, &t.dev, id, r.quiet, progress)?;
+    .and_then(|_| execute(&plan, &t.dev, id, made.as_deref(), r.quiet, progress));
+    if let Err(e) = done {
+        if let Some(p) = &made {
+            // An image this run made holds no filesystem yet: it goes, its
+            // loop device first, rather than be left for the user to find.
+            drop(t);
+            let _ = std::fs::remove_file(p);
+        }
+        return Err(e);
+    }
     let found = verify::run(&plan, &t.dev);
     let mut summary = String::from("Verification:\n");
     for l in &found.lines {
@@ -237,6 +249,7 @@ fn execute(
     plan: &plan::Plan,
     dev: &str,
     id: &crate::device::identity::Identity,
+    made: Option<&std::path::Path>,
     quiet: bool,
     progress: fn(&str) -> crate::Result<()>,
 ) -> crate::Result<()> {
@@ -247,7 +260,7 @@ fn execute(
                 "fsfit: interrupted before step {} ({}): {}",
                 i + 1,
                 s.what,
-                left_as(plan, i)
+                left_as(plan, i, made)
             );
             return Err(crate::Error::Interrupted);
         }
@@ -258,7 +271,7 @@ fn execute(
                 "before step {} ({}): {e}; {}",
                 i + 1,
                 s.what,
-                left_as(plan, i)
+                left_as(plan, i, made)
             ))
         })?;
         if !quiet {
@@ -271,7 +284,7 @@ fn execute(
                 "step {} ({}) failed: {e}; {}",
                 i + 1,
                 s.what,
-                left_as(plan, i)
+                left_as(plan, i, made)
             ))
         })?;
         if s.stdin.is_some() {
@@ -281,9 +294,16 @@ fn execute(
     Ok(())
 }
 
-/// What the device holds once `done` steps have run.
+/// What the device holds once `done` steps have run (`made`: an image this
+/// run made, which run() removes when a step fails).
 #[cfg(target_os = "linux")]
-fn left_as(plan: &plan::Plan, done: usize) -> String {
+fn left_as(plan: &plan::Plan, done: usize, made: Option<&std::path::Path>) -> String {
+    if let Some(p) = made {
+        return format!(
+            "{} was made by this run and is removed again",
+            crate::quote::quote(&p.to_string_lossy())
+        );
+    }
     let table_at = plan.steps.iter().position(|s| s.stdin.is_some());
     match (done, table_at) {
         (0, _) => "nothing was written".into(),

@@ -61,12 +61,14 @@ fn table_line(l: &Layout) -> Option<String> {
         script += &format!(", size={}", l.size / SECTOR);
     }
     script += &format!(", type={ty}");
+    let head =
+        super::layout::gpt_first_lba(l.table, l.start).map_or(String::new(), |h| quote(&h) + " ");
     let ty = match l.table {
         Table::Mbr => format!(", type {}", l.part_type.as_deref().unwrap_or("")),
         _ => String::new(),
     };
     Some(format!(
-        "printf '%s\\n' {} | {}   # one {} partition from {}{ty}",
+        "printf '%s\\n' {head}{} | {}   # one {} partition from {}{ty}",
         quote(&script),
         sudo(&fs::argv(&["sfdisk", "--label", label, DEV])),
         l.table_name().to_uppercase(),

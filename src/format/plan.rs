@@ -211,11 +211,15 @@ fn short_or_bytes(n: u64) -> String {
 }
 
 impl Step {
-    /// The command as a POSIX shell line (its one-line stdin piped in).
+    /// The command as a POSIX shell line (its stdin piped in, a line per
+    /// argument of printf).
     pub fn shell(&self) -> String {
         let cmd = quote::join(&self.argv);
         match &self.stdin {
-            Some(i) => format!("printf '%s\\n' {} | {cmd}", quote::quote(i.trim_end())),
+            Some(i) => {
+                let lines: Vec<String> = i.lines().map(quote::quote).collect();
+                format!("printf '%s\\n' {} | {cmd}", lines.join(" "))
+            }
             None => cmd,
         }
     }

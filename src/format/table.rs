@@ -13,8 +13,9 @@ pub fn script(table: Table, start: u64, size: u64, pt: &PartType) -> String {
         Table::Gpt => pt.gpt.to_string(),
         _ => format!("{:x}", pt.mbr),
     };
+    let head = super::layout::gpt_first_lba(table, start).map_or(String::new(), |h| h + "\n");
     format!(
-        "start={}, size={}, type={ty}\n",
+        "{head}start={}, size={}, type={ty}\n",
         start / SECTOR,
         size / SECTOR
     )

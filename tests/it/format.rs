@@ -1200,3 +1200,123 @@ fn formatted_volumes_mount_with_the_lab_kernel_drivers() {
         }
     }
 }
+
+/// The image's last 4 KiB: fsfit's marker, as text.
+fn marker_of(image: &Path) -> String {
+    use std::os::unix::fs::FileExt;
+    let f = std::fs::File::open(image).unwrap();
+    let len = f.metadata().unwrap().len();
+    let mut buf = vec![0u8; MARKER as usize];
+    f.read_exact_at(&mut buf, len - MARKER).unwrap();
+    String::from_utf8_lossy(&buf).into_owned()
+}
+
+#[test]
+fn gpt_keeps_its_own_sectors_and_the_image_is_the_size_asked() {
+    if !(tools() && common::have(&["mkfs.exfat", "fsck.exfat"])) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // The SD layout's start (one BU, before sfdisk's 1 MiB default), a BU
+    // (16K at 40 MiB) smaller than GPT's own table, a size that is no
+    // multiple of the BU, and GPT without --sd.
+    for (size, sd) in [
+        (GIB, true),
+        (40 * MIB, true),
+        (999_999_488, true),
+        (999_999_488, false),
+    ] {
+        let img = dir.path().join("gpt.img");
+        let n = size.to_string();
+        let mut args = vec!["--size", &n, "--fs", "exfat", "--table", "gpt"];
+        if sd {
+            args.push("--sd");
+        }
+        let (out, v) = format(&img, &args);
+        let what = format!("{size} sd={sd}");
+        assert!(out.status.success(), "{what}: {}", text(&out));
+        // A dd of it fits a card of the size asked for.
+        assert_eq!(std::fs::metadata(&img).unwrap().len(), size, "{what}");
+        let m = marker_of(&img);
+        assert!(m.starts_with("fsfit image marker"), "{what}: {m}");
+        assert!(m.contains("made by fsfit format:"), "{what}: {m}");
+        check_volume(&img, &v, "exfat", None);
+        // The table as sfdisk reads it: the partition inside the first and
+        // last sectors GPT leaves usable.
+        let a = Attached::new(&img);
+        let ok = Command::new("sfdisk")
+            .arg("--verify")
+            .arg(&a.dev)
+            .output()
+            .unwrap();
+        assert!(ok.status.success(), "{what}: {}", text(&ok));
+        drop(a);
+        std::fs::remove_file(&img).unwrap();
+    }
+}
+
+#[test]
+fn a_failed_step_removes_the_image_it_made() {
+    if !(tools() && common::have(&["mkfs.exfat"])) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // An mkfs that fails, first on PATH: the table is written, the
+    // filesystem never made.
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let fake = bin.join("mkfs.exfat");
+    std::fs::write(&fake, "#!/bin/sh\necho 'no space left' >&2\nexit 1\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    let img = dir.path().join("new.img");
+    let out = fsfit()
+        .args([
+            "format",
+            img.to_str().unwrap(),
+            "--size",
+            "64M",
+            "--fs",
+            "exfat",
+        ])
+        .env("PATH", &path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("made by this run and is removed"), "{err}");
+    assert!(!img.exists(), "{err}");
+    // An image that was there before is kept: it is the user's to retry.
+    let (out, _) = format(&img, &["--size", "64M", "--fs", "fat32"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let out = fsfit()
+        .args(["format", img.to_str().unwrap(), "--fs", "exfat"])
+        .env("PATH", &path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(img.exists());
+    assert!(
+        text(&out).contains("run the same command again"),
+        "{}",
+        text(&out)
+    );
+}
+
+#[test]
+fn a_plan_the_table_cannot_hold_is_refused_before_anything_is_made() {
+    let dir = tempfile::tempdir().unwrap();
+    let img = dir.path().join("small.img");
+    for (size, table) in [("1M", "gpt"), ("1M", "mbr"), ("2K", "mbr")] {
+        let out = fsfit()
+            .args(["format", img.to_str().unwrap(), "--size", size])
+            .args(["--fs", "exfat", "--sd", "--table", table])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{size} {table}: {}", text(&out));
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(!img.exists(), "{size} {table}: {err}");
+    }
+}
