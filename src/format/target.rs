@@ -97,15 +97,16 @@ fn device(a: &TargetArgs) -> Result<Target> {
 }
 
 fn image_file(a: &TargetArgs) -> Result<Target> {
-    let need = |v: u64| match a.size {
-        None if v == 0 => Err(Error::work(format!(
+    let need = |v: u64| match (v, a.size) {
+        (0, None) => Err(Error::work(format!(
             "{} is new or empty: give its size with --size (e.g. --size 16G)",
             a.path.display()
         ))),
         // The layout refuses a drive too small for its partition; here only
         // what leaves no volume at all after fsfit's marker.
-        Some(s) if v == 0 => Err(Error::work(format!(
-            "--size {}: an image holds fsfit's {} marker after its volume; give a size such as 16G",
+        (0, Some(s)) => Err(Error::work(format!(
+            "--size {} is too small: an image holds fsfit's {} marker after its volume; \
+             give a size such as 16G",
             crate::units::short(s),
             crate::units::short(image::MARKER_BYTES)
         ))),
