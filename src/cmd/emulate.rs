@@ -39,6 +39,23 @@ fn check(a: &EmulateArgs) -> Result<crate::flash::Profile> {
             )));
         }
     }
+    // The model maps the device in AUs: a device smaller than one has no
+    // whole AU to write into, and nothing it serves would be a stick's
+    // timing. An existing image keeps its size without --size.
+    let size = a
+        .size
+        .or_else(|| std::fs::metadata(&a.image).ok().map(|m| m.len()));
+    let au = profile.au_bytes();
+    if let Some(s) = size.filter(|&s| s < au) {
+        return Err(Error::input(format!(
+            "{} would be {}: a {} device holds at least one {} allocation unit; give --size {} or more",
+            a.image.display(),
+            crate::units::iec(s),
+            profile.name,
+            crate::units::short(au),
+            crate::units::short(au)
+        )));
+    }
     Ok(profile)
 }
 

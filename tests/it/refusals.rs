@@ -191,6 +191,11 @@ const CASES: &[(&str, &[&str], &str)] = &[
         &["emulate", "usb2-stick", "IMG"],
         "give --size",
     ),
+    (
+        "emulate: a device smaller than one allocation unit",
+        &["emulate", "usb2-stick", "IMG", "--size", "1K"],
+        "at least one 4M allocation unit",
+    ),
 ];
 
 #[test]
