@@ -273,6 +273,8 @@ pub fn run(o: &Options) -> Result<()> {
         Some(p) if super::is_stdout(p) => super::print_to_stderr(&table)?,
         _ => super::print_text(&table)?,
     }
+    let configs = results.results.len();
+    let ran = results.results.iter().filter(|r| r.error.is_none()).count();
     // Ctrl-C is known by the flag the handler set, not by the error's text.
     match results.error.as_deref() {
         Some(_) if crate::cancel::requested() => return Err(Error::Interrupted),
@@ -292,5 +294,5 @@ pub fn run(o: &Options) -> Result<()> {
         );
         super::report::write(&inputs, path, None)?;
     }
-    Ok(())
+    super::some_config_ran(ran, configs)
 }

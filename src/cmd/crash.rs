@@ -28,6 +28,12 @@ fn options(a: &CrashArgs, quiet: bool) -> Result<crash::Options> {
             "fsfit crash formats and mounts images and serves a FUSE recorder: run it as root (sudo)",
         ));
     }
+    if let Some(d) = a.run_dir.as_ref().filter(|d| d.exists() && !d.is_dir()) {
+        return Err(Error::input(format!(
+            "--run-dir {}: it exists and is not a folder; give a folder (made if missing) to keep the run in",
+            d.display()
+        )));
+    }
     let run_dir = a.run_dir.clone().unwrap_or_else(|| {
         PathBuf::from(format!(
             "/var/tmp/fsfit-crash-{}-{}",
@@ -39,7 +45,7 @@ fn options(a: &CrashArgs, quiet: bool) -> Result<crash::Options> {
     Ok(crash::Options {
         specs,
         driver: a.driver,
-        mount_options: a.mount_options.clone(),
+        mount_options: mount_options(&a.mount_options)?,
         mount_policy: a.mount_policy,
         workloads,
         states: a.states.unwrap_or(if a.quick { 2 } else { 4 }) as usize,
@@ -56,6 +62,27 @@ fn options(a: &CrashArgs, quiet: bool) -> Result<crash::Options> {
         quiet,
         command: std::env::args().collect::<Vec<_>>().join(" "),
     })
+}
+
+/// `--mount-options`: `name` or `name=value`, comma-separated. A FUSE
+/// driver (exfat-fuse, ntfs-3g) mounts anyway with an option it does not
+/// understand, so what cannot be an option at all (`ro;x`) would run the
+/// whole test without it: it is refused before anything runs.
+fn mount_options(s: &str) -> Result<String> {
+    let name = |c: char| c.is_ascii_alphanumeric() || "_.-".contains(c);
+    let value = |c: char| name(c) || ":/+@%~".contains(c);
+    let bad = s.split(',').find(|o| match o.split_once('=') {
+        Some((n, v)) => n.is_empty() || !n.chars().all(name) || !v.chars().all(value),
+        None => o.is_empty() || !o.chars().all(name),
+    });
+    match bad {
+        Some(o) if !s.is_empty() => Err(Error::input(format!(
+            "--mount-options {}: {} is not a mount option (name or name=value, comma-separated)",
+            crate::quote::quote(s),
+            crate::quote::quote(o)
+        ))),
+        _ => Ok(s.to_string()),
+    }
 }
 
 /// The crash workload called `name`.
@@ -121,11 +148,13 @@ pub fn run(a: &CrashArgs, quiet: bool) -> Result<()> {
         Err(_) if crate::cancel::requested() => return Err(Error::Interrupted),
         Err(e) => return Err(e),
     };
-    let text = format!(
-        "{}Run kept in {} (for --replay).\n",
-        report::text::crash::render(&rep),
-        o.run_dir.display()
-    );
+    // Only a config that ran has states to replay.
+    let configs = rep.results.len();
+    let ran = rep.results.iter().filter(|r| r.error.is_none()).count();
+    let mut text = report::text::crash::render(&rep);
+    if ran > 0 {
+        text += &format!("Run kept in {} (for --replay).\n", o.run_dir.display());
+    }
     match &a.json {
         Some(p) if super::is_stdout(p) => {
             let json = String::from_utf8_lossy(&report::crash::json(&rep)?).into_owned();
@@ -142,5 +171,5 @@ pub fn run(a: &CrashArgs, quiet: bool) -> Result<()> {
         let inputs = report::crash::inputs(rep, a.json.as_deref().filter(|p| !super::is_stdout(p)));
         super::report::write(&inputs, path, None)?;
     }
-    Ok(())
+    super::some_config_ran(ran, configs)
 }

@@ -122,6 +122,23 @@ pub fn target_or_old_spelling(
         .ok_or_else(|| crate::Error::input(format!("give the {name} to read")))
 }
 
+/// A run of `configs` configs (bench, crash) where none ran (each failed to
+/// format or mount: its row says why) measured nothing: it fails (exit 1),
+/// after its results are written, as a run stopped by an error does.
+pub fn some_config_ran(ran: usize, configs: usize) -> Result<()> {
+    if configs > 0 && ran == 0 {
+        return Err(crate::Error::work(format!(
+            "{}: nothing was measured (see the errors above)",
+            if configs == 1 {
+                "the only config failed".to_string()
+            } else {
+                format!("all {configs} configs failed")
+            }
+        )));
+    }
+    Ok(())
+}
+
 /// The folders of the files a long run will write (`--json`, `--report`)
 /// must exist before it spends its time: checked once, for every command
 /// (`-`, stdout, has none).

@@ -840,3 +840,42 @@ fn device_counters_agree_with_the_kernels_own() {
     assert!(said_read <= read, "fsfit says {said_read}, kernel {read}");
     assert!(leftovers(state.path()).is_empty());
 }
+
+#[test]
+fn a_run_where_every_config_failed_fails() {
+    if !common::can_mount() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // An mkfs that fails, first on PATH: the one config never runs.
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let fake = bin.join("mkfs.ext4");
+    std::fs::write(&fake, "#!/bin/sh\necho 'broken' >&2\nexit 1\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    let j = dir.path().join("b.json");
+    let out = common::fsfit()
+        .args([
+            "-q",
+            "bench",
+            "--fs",
+            "ext4",
+            "--quick",
+            "--workloads",
+            "single-write",
+        ])
+        .args(["--size", "1G", "--json"])
+        .arg(&j)
+        .env("PATH", &path)
+        .env("TMPDIR", dir.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("the only config failed"), "{err}");
+    // What was tried is still written, the error in its row.
+    let v: Value = serde_json::from_slice(&std::fs::read(&j).unwrap()).unwrap();
+    assert!(v["results"][0]["error"].is_string(), "{v}");
+}

@@ -650,3 +650,41 @@ fn crash_records_the_mount_policy() {
         assert!(res["error"].is_null(), "{res}");
     }
 }
+
+#[test]
+fn a_run_whose_only_config_failed_fails_and_offers_no_replay() {
+    if !ready() {
+        return;
+    }
+    let r = Run::new();
+    let j = r.dir.path().join("out.json");
+    let out = fsfit()
+        .env("FSFIT_STATE_DIR", r.state())
+        .args(["crash", "--run-dir"])
+        .arg(r.runs())
+        .args(["--fs", "ext4:4K", "--workloads", "copy", "--quick"])
+        .args(["--states", "1", "--mount-options", "bogus_opt", "--json"])
+        .arg(&j)
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
+    assert!(stderr.contains("the only config failed"), "{stderr}");
+    assert!(!stdout.contains("--replay"), "{stdout}");
+    // The results are still written, with the error in the row.
+    let v: Value = serde_json::from_slice(&std::fs::read(&j).unwrap()).unwrap();
+    assert!(results(&v)[0]["error"].is_string(), "{v}");
+    // The row's config cells sit under their headings.
+    let lines: Vec<&str> = stdout.lines().collect();
+    let head = lines.iter().find(|l| l.starts_with("CONFIG")).unwrap();
+    let row = lines.iter().find(|l| l.starts_with("ext4:4K")).unwrap();
+    for h in ["DRIVER", "OPTIONS", "WORKLOAD", "STATES"] {
+        let at = head.find(h).unwrap();
+        assert_eq!(&row[at - 2..at], "  ", "{h}:\n{head}\n{row}");
+        assert_ne!(row.as_bytes()[at], b' ', "{h}:\n{head}\n{row}");
+    }
+    assert!(r.leftovers().is_empty(), "{:?}", r.leftovers());
+}

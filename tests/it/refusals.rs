@@ -196,6 +196,24 @@ const CASES: &[(&str, &[&str], &str)] = &[
         &["emulate", "usb2-stick", "IMG", "--size", "1K"],
         "at least one 4M allocation unit",
     ),
+    (
+        "crash: --run-dir names a file",
+        &["crash", "--run-dir", "OLD", "--fs", "exfat", "--quick"],
+        "is not a folder",
+    ),
+    (
+        "crash: mount options that are no options (a FUSE driver ignores them)",
+        &[
+            "crash",
+            "--run-dir",
+            "IMG",
+            "--fs",
+            "exfat",
+            "--mount-options",
+            "ro;x",
+        ],
+        "is not a mount option",
+    ),
 ];
 
 #[test]

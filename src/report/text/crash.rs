@@ -137,12 +137,18 @@ fn title(rep: &Report) -> String {
 }
 
 /// The rows in columns: the config's left-aligned, the figures right-aligned;
-/// a row cut short by an error does not widen the columns.
+/// a row cut short by an error widens the config's columns (it has them
+/// too) but not the figures' (its error runs across them).
 fn grid(rows: &[Vec<String>]) -> String {
     let cols = HEAD.len();
     let mut w = vec![0; cols];
-    for r in rows.iter().filter(|r| r.len() == cols) {
-        for (i, c) in r.iter().enumerate() {
+    for r in rows {
+        let shown = if r.len() == cols {
+            cols
+        } else {
+            CONFIG_COLUMNS
+        };
+        for (i, c) in r.iter().enumerate().take(shown) {
             w[i] = w[i].max(c.chars().count());
         }
     }
