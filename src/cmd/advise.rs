@@ -149,7 +149,8 @@ impl Options {
             },
             Target::Image { path, overwrite } => TargetSpec::Image {
                 path: path.clone(),
-                size: Some(self.volume),
+                // The file: the volume and fsfit's marker after it.
+                size: Some(self.volume + crate::device::image::MARKER_BYTES),
                 overwrite: *overwrite,
             },
         })
@@ -170,12 +171,36 @@ fn target_of(a: &AdviseArgs) -> Result<(Option<Target>, u64, String)> {
         };
         Ok((Some(t), info.size_bytes, dev.clone()))
     } else if let Some(img) = &a.image {
-        // An image fsfit made records its volume before its marker.
+        use crate::device::image;
+        // An image fsfit made records its volume before its marker; a file
+        // it did not make is refused here, in the words bench uses, rather
+        // than found to hold no candidate after the tree was walked.
         let existing = std::fs::File::open(img).ok().and_then(|f| {
             let len = f.metadata().ok()?.len();
-            (len > 0).then(|| crate::device::image::read_marker(&f, len).unwrap_or(len))
+            (len > 0).then(|| (len, image::read_marker(&f, len)))
         });
-        let volume = a.size.or(existing).unwrap_or(4 << 30);
+        if let (Some((len, None)), false) = (existing, a.overwrite_image) {
+            return Err(image::not_ours(
+                img,
+                len,
+                crate::info::describe::describe_file,
+            ));
+        }
+        let volume = match (a.size, existing) {
+            (Some(s), _) => image::volume_of(s),
+            (None, Some((_, Some(v)))) => v,
+            (None, Some((len, None))) => image::volume_of(len),
+            (None, None) => image::volume_of(4 << 30),
+        };
+        let fits =
+            |f: &&dyn crate::fs::Filesystem| f.model(volume, f.default_cluster(volume)).is_ok();
+        if !crate::fs::all().iter().any(fits) {
+            return Err(Error::input(format!(
+                "{} would hold a {} volume: too small for any filesystem fsfit measures; give --size 1G or more",
+                img.display(),
+                crate::units::iec(volume)
+            )));
+        }
         let on = format!("image {}", img.display());
         let t = Target::Image {
             path: img.clone(),

@@ -111,10 +111,7 @@ pub fn prepare(
             } else if overwrite {
                 volume_of(size.unwrap_or(len))
             } else {
-                return Err(Error::input(format!(
-                    "refusing to overwrite {shown}: it is {}, and fsfit did not make it; pass --overwrite-image to erase it and benchmark on it anyway",
-                    describe(path, len)
-                )));
+                return Err(not_ours(path, len, describe));
             };
             need(volume)?;
             (volume, f)
@@ -128,6 +125,16 @@ pub fn prepare(
 /// refused by `need`, when the marker would not fit).
 pub fn volume_of(file: u64) -> u64 {
     file.saturating_sub(MARKER_BYTES)
+}
+
+/// The refusal of a file of `len` bytes that fsfit did not make, without
+/// `--overwrite-image` (bench, advise).
+pub fn not_ours(path: &Path, len: u64, describe: Describe) -> Error {
+    Error::input(format!(
+        "refusing to overwrite {}: it is {}, and fsfit did not make it; pass --overwrite-image to erase it and benchmark on it anyway",
+        path.display(),
+        describe(path, len)
+    ))
 }
 
 /// A new image file, only this process's (never through a symlink).

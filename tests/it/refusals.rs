@@ -214,6 +214,18 @@ const CASES: &[(&str, &[&str], &str)] = &[
         ],
         "is not a mount option",
     ),
+    (
+        "advise: an image too small for any filesystem",
+        &[
+            "advise", ".", "--for", "windows", "--image", "IMG", "--size", "1K",
+        ],
+        "too small for any filesystem",
+    ),
+    (
+        "advise: an image fsfit did not make",
+        &["advise", ".", "--for", "windows", "--image", "OLD"],
+        "fsfit did not make it",
+    ),
 ];
 
 #[test]
