@@ -64,9 +64,57 @@ pub fn join<S: AsRef<str>>(argv: &[S]) -> String {
         .join(" ")
 }
 
+/// A POSIX command line cut into its words, each as written (quotes
+/// kept): the places a line may be broken with a ` \` continuation. Only
+/// a space outside quotes ends a word: inside single quotes everything is
+/// literal (a backslash-newline too, so a break there would land in the
+/// argument), and a backslash outside them, or inside double quotes,
+/// keeps the next character, as in `'it'\''s a'`.
+pub fn words(line: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut start, mut quote, mut escaped) = (None, None, false);
+    for (i, c) in line.char_indices() {
+        if escaped {
+            escaped = false;
+            continue;
+        }
+        match (quote, c) {
+            (Some('\''), '\'') | (Some('"'), '"') => quote = None,
+            (Some('\''), _) => {}
+            (_, '\\') => escaped = true,
+            (Some(_), _) => {}
+            (None, '\'' | '"') => quote = Some(c),
+            (None, ' ') => {
+                if let Some(s) = start.take() {
+                    out.push(&line[s..i]);
+                }
+                continue;
+            }
+            _ => {}
+        }
+        start.get_or_insert(i);
+    }
+    out.extend(start.map(|s| &line[s..]));
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A quoted `'`, space or backslash stays inside its word.
+    #[test]
+    fn words_are_split_only_at_spaces_the_shell_splits_at() {
+        let label = quote("IT'S A B");
+        let line = format!("sudo mkfs -L {label} /dev/sdX1");
+        assert_eq!(words(&line), ["sudo", "mkfs", "-L", &label, "/dev/sdX1"]);
+        assert_eq!(
+            words("a\\ b  \"c \\\" d\" 'e\\' f"),
+            ["a\\ b", "\"c \\\" d\"", "'e\\'", "f"]
+        );
+        assert_eq!(words("  x  "), ["x"]);
+        assert!(words("").is_empty());
+    }
 
     #[test]
     fn quoting_keeps_each_argument_whole() {

@@ -877,3 +877,75 @@ fn a_label_the_choice_cannot_store_is_refused_and_echoed_safely() {
         "{windows}"
     );
 }
+
+/// What bash runs for a pasted command line (`sudo` made to print its
+/// arguments, one per line): the argv, or None when bash refuses it.
+#[cfg(unix)]
+fn argv_of(line: &str) -> Option<Vec<String>> {
+    let out = std::process::Command::new("bash")
+        .args(["-c", "sudo() { printf '<%s>\\n' \"$@\"; }; eval \"$1\""])
+        .args(["bash", line])
+        .output()
+        .unwrap();
+    out.status.success().then(|| {
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(String::from)
+            .collect()
+    })
+}
+
+/// Every printed `sudo` command, its `\`-newline continuations joined as
+/// bash joins them, runs the argv of the JSON's command, with the label
+/// one argument: a printed command is broken only between arguments,
+/// never inside a quoted label, whatever the label holds.
+#[test]
+#[cfg(unix)]
+fn printed_commands_paste_as_the_argv_intended() {
+    let t = tempfile::tempdir().unwrap();
+    write_file(&t.path().join("a.jpg"), 5000);
+    let tree = t.path().to_str().unwrap();
+    for label in [
+        "IT'S AB",
+        "a  b c",
+        "$(id)",
+        "x   (y",
+        "A long label, 'quoted' it's",
+    ] {
+        let args = [tree, "--for", "windows", "--synthetic", "--label", label];
+        let (v, code) = advise(&args);
+        assert_eq!(code, 0, "{label}: {v}");
+        let c = &v["commands"];
+        let mut intended: Vec<&str> = c["linux_steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_str().unwrap())
+            .collect();
+        intended.push(c["fsfit"].as_str().unwrap());
+        let intended: Vec<Vec<String>> = intended
+            .into_iter()
+            .filter(|s| s.starts_with("sudo "))
+            .map(|s| argv_of(s).unwrap())
+            .collect();
+        assert!(
+            intended.iter().any(|a| a.contains(&format!("<{label}>"))),
+            "{label}: {intended:?}"
+        );
+        let out = fsfit().arg("advise").args(args).output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).replace("\\\n", "");
+        let printed: Vec<Vec<String>> = text
+            .lines()
+            .filter_map(|l| {
+                let l = l.trim_start();
+                let at = if l.starts_with("sudo ") {
+                    0
+                } else {
+                    l.find(": sudo ")? + 2
+                };
+                Some(argv_of(&l[at..]).unwrap_or_else(|| panic!("{label}: bash refuses {l}")))
+            })
+            .collect();
+        assert_eq!(printed, intended, "{label}:\n{text}");
+    }
+}

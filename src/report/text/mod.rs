@@ -68,14 +68,11 @@ fn wrap_line(line: &str, width: usize, out: &mut Vec<String>) {
     let indent = line.len() - line.trim_start_matches(' ').len();
     let (pad, body) = line.split_at(indent);
     if is_command(body) {
-        let note = body.split_once("   # ").map(|(c, n)| (c, format!("# {n}")));
-        match note.or_else(|| body.split_once("   (").map(|(c, n)| (c, format!("({n}")))) {
-            Some((cmd, note)) => {
-                note_above(pad, &note, width, out);
-                continued(pad, cmd.trim_end(), width, out);
-            }
-            None => continued(pad, body, width, out),
+        let (cmd, note) = split_note(body);
+        if !note.is_empty() {
+            note_above(pad, note, width, out);
         }
+        continued(pad, &cmd, width, out);
         return;
     }
     if let Some((label, cmd)) = labelled_command(body) {
@@ -92,6 +89,21 @@ fn wrap_line(line: &str, width: usize, out: &mut Vec<String>) {
         out.push(format!("{lead}{}", rest[..cut].trim_end()));
         rest = rest[cut..].trim_start();
         lead.clone_from(&hang);
+    }
+}
+
+/// A command and its trailing `   # comment` or `   (note)`, which start at
+/// a word of their own outside quotes (a label holding `   (` is part of
+/// the command).
+fn split_note(body: &str) -> (String, &str) {
+    let at = crate::quote::words(body).into_iter().find_map(|w| {
+        let at = w.as_ptr() as usize - body.as_ptr() as usize;
+        let note = w == "#" || w.starts_with('(');
+        (note && body[..at].ends_with("   ")).then_some(at)
+    });
+    match at {
+        Some(at) => (body[..at].trim_end().to_string(), &body[at..]),
+        None => (body.to_string(), ""),
     }
 }
 
@@ -128,32 +140,18 @@ fn note_above(pad: &str, note: &str, width: usize, out: &mut Vec<String>) {
 }
 
 /// A POSIX command longer than `width` on several lines joined by ` \`
-/// (pasted, the shell reads one command), broken only at spaces outside
-/// quotes; Windows' `format` line (whose shells continue lines otherwise)
-/// stays whole.
+/// (pasted, the shell reads one command), broken only between the shell's
+/// words ([`crate::quote::words`]): a break inside quotes would put the
+/// backslash and newline into the argument. A word longer than the line
+/// gets a continuation line of its own, whole. Windows' `format` line
+/// (whose shells continue lines otherwise) stays whole.
 fn continued(pad: &str, cmd: &str, width: usize, out: &mut Vec<String>) {
     if cmd.starts_with("format ") || pad.len() + cmd.chars().count() <= width {
         out.push(format!("{pad}{cmd}"));
         return;
     }
-    let mut words = Vec::new();
-    let (mut start, mut quote) = (0, None);
-    for (i, c) in cmd.char_indices() {
-        match (quote, c) {
-            (None, '\'' | '"') => quote = Some(c),
-            (Some(q), c) if c == q => quote = None,
-            (None, ' ') => {
-                if i > start {
-                    words.push(&cmd[start..i]);
-                }
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    words.push(&cmd[start..]);
     let mut current = pad.to_string();
-    for (i, w) in words.iter().enumerate() {
+    for (i, w) in crate::quote::words(cmd).into_iter().enumerate() {
         let fresh = current.trim().is_empty();
         if !fresh && current.chars().count() + 1 + w.chars().count() + 2 > width {
             out.push(format!("{current} \\"));
@@ -220,5 +218,52 @@ mod tests {
         );
         let windows = "format X: /FS:exFAT /A:128K /Q /V:DATA";
         assert_eq!(wrap(windows, 20), windows);
+    }
+
+    /// The lines of a wrapped command joined as the shell joins them: a
+    /// `\` at a line's end and the newline after it vanish.
+    fn joined(wrapped: &str) -> String {
+        wrapped.replace("\\\n", "")
+    }
+
+    /// A label with a quote, spaces, `$(...)`, a backslash or `   (`, at
+    /// any width: the wrapped command breaks only between words, so joined
+    /// again it is the same words, each argument whole; a word wider than
+    /// the line gets a line of its own.
+    #[test]
+    fn a_command_breaks_only_between_its_words() {
+        let long = "x".repeat(60);
+        for label in [
+            "IT'S AB",
+            "a  b",
+            "$(id)",
+            "a\\ b",
+            "x   (y",
+            "it's   # z",
+            &long,
+        ] {
+            let q = crate::quote::quote(label);
+            let cmd = format!(
+                "sudo fsfit format /dev/sdX --fs ntfs:4096 --label {q} --table gpt --yes-erase /dev/sdX"
+            );
+            for width in [20, 40, 60, 100] {
+                let out = wrap(&format!("    {cmd}   # note\n"), width);
+                let body = joined(&out);
+                let line = body.lines().find(|l| l.contains("sudo")).unwrap();
+                assert_eq!(
+                    crate::quote::words(line),
+                    crate::quote::words(&cmd),
+                    "{label:?} at {width}:\n{out}"
+                );
+                assert!(out.starts_with("    # note\n"), "{out}");
+                for l in out.lines() {
+                    let alone = crate::quote::words(l.trim_end_matches(" \\")).len() == 1;
+                    assert!(
+                        l.chars().count() <= width || alone,
+                        "{label:?} at {width}:\n{out}"
+                    );
+                }
+            }
+        }
     }
 }
