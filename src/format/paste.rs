@@ -129,6 +129,11 @@ pub fn fsfit_line(l: &Layout) -> String {
 const SD_FORMATTER: &str =
     "the SD Association's SD Memory Card Formatter lays the card out as the SD specification does";
 
+/// What a Windows line whose label only PowerShell's quotes keep whole
+/// ends with: it says which shell the command is for, so a view that moves
+/// a line's notes elsewhere keeps this one with the command.
+pub const IN_POWERSHELL: &str = "(in PowerShell)";
+
 /// Windows' `format` line. The label is quoted so that neither cmd.exe nor
 /// PowerShell expands it; one only PowerShell's single quotes can protect
 /// gets them, and the line says it is for PowerShell.
@@ -144,7 +149,7 @@ pub fn windows_line(l: &Layout) -> String {
     };
     let mut s = format!("format X: /FS:{w} /A:{} /Q /V:{label}", short(l.cluster));
     if powershell_only {
-        s.push_str("   (in PowerShell)");
+        s.push_str(&format!("   {IN_POWERSHELL}"));
     }
     // A caveat for volumes over a size only worries below it.
     let notes: Vec<&str> = info

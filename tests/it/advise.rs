@@ -949,3 +949,30 @@ fn printed_commands_paste_as_the_argv_intended() {
         assert_eq!(printed, intended, "{label}:\n{text}");
     }
 }
+
+/// A Windows line for PowerShell only keeps its marker on the command's
+/// own line when the SD card's note moves above it.
+#[test]
+fn the_powershell_marker_stays_on_the_format_line() {
+    let t = tempfile::tempdir().unwrap();
+    write_file(&t.path().join("a.jpg"), 5000);
+    let out = fsfit()
+        .args(["advise", "-q", "--synthetic", "--for", "camera"])
+        .args(["--volume", "2GB", "--label", "IT'S $(id)"])
+        .arg(t.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let marked: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("(in PowerShell)"))
+        .collect();
+    assert_eq!(marked.len(), 1, "{text}");
+    assert!(
+        marked[0]
+            .trim_start()
+            .starts_with("format X: /FS:FAT /A:32K /Q /V:'IT''S $(ID)'"),
+        "{text}"
+    );
+}

@@ -25,7 +25,8 @@ pub fn width() -> usize {
 /// Every line of `text` longer than `width` columns broken at spaces, its
 /// continuation indented two more than the line; shorter lines as they
 /// are. A shell command is never broken (it must paste whole): a trailing
-/// `   # comment` or `   (note)` moves above it, a `Label: command` line puts the command
+/// `   # comment` or `   (note)` moves above it (not the PowerShell
+/// marker, which says what the command is for), a `Label: command` line puts the command
 /// on the next line; a command still too long continues on the next
 /// lines after a ` \`.
 pub fn wrap(text: &str, width: usize) -> String {
@@ -94,16 +95,24 @@ fn wrap_line(line: &str, width: usize, out: &mut Vec<String>) {
 
 /// A command and its trailing `   # comment` or `   (note)`, which start at
 /// a word of their own outside quotes (a label holding `   (` is part of
-/// the command).
+/// the command). The PowerShell marker is not a note but which shell the
+/// line is for: it stays on the command's line.
 fn split_note(body: &str) -> (String, &str) {
     let at = crate::quote::words(body).into_iter().find_map(|w| {
         let at = w.as_ptr() as usize - body.as_ptr() as usize;
         let note = w == "#" || w.starts_with('(');
         (note && body[..at].ends_with("   ")).then_some(at)
     });
-    match at {
-        Some(at) => (body[..at].trim_end().to_string(), &body[at..]),
-        None => (body.to_string(), ""),
+    let Some(at) = at else {
+        return (body.to_string(), "");
+    };
+    let (cmd, note) = (body[..at].trim_end(), &body[at..]);
+    match note.strip_prefix(crate::format::paste::IN_POWERSHELL) {
+        Some(rest) => (
+            format!("{cmd}   {}", crate::format::paste::IN_POWERSHELL),
+            rest.trim_start(),
+        ),
+        None => (cmd.to_string(), note),
     }
 }
 
@@ -265,5 +274,20 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The line says which shell it is for: that stays with the command
+    /// while its notes move above.
+    #[test]
+    fn the_powershell_marker_stays_with_its_command() {
+        let line = format!(
+            "      format X: /FS:FAT /A:32K /Q /V:'IT''S $(ID)'   {}   (the SD Association's formatter lays the card out)\n",
+            crate::format::paste::IN_POWERSHELL
+        );
+        assert_eq!(
+            wrap(&line, 60),
+            "      (the SD Association's formatter lays the card out)\n      \
+             format X: /FS:FAT /A:32K /Q /V:'IT''S $(ID)'   (in PowerShell)\n"
+        );
     }
 }
