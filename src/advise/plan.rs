@@ -118,30 +118,30 @@ pub fn spec_rule(systems: &[&systems::System], volume: u64) -> Option<String> {
 }
 
 /// A camera's card gets the specification's cluster: that candidate goes
-/// first. Returns the candidate it displaced (the ranking's own pick).
-pub fn spec_first(
-    good: &mut Vec<Candidate>,
-    systems: &[&systems::System],
-    volume: u64,
-) -> Option<Candidate> {
-    let row = spec(systems, volume)?;
-    let i = good
+/// first, and the ranking's own pick second. Returns whether it moved.
+pub fn spec_first(good: &mut Vec<Candidate>, systems: &[&systems::System], volume: u64) -> bool {
+    let Some(row) = spec(systems, volume) else {
+        return false;
+    };
+    match good
         .iter()
-        .position(|c| c.fs == row.fs && c.cluster_bytes == row.cluster)?;
-    if i == 0 {
-        return None;
+        .position(|c| c.fs == row.fs && c.cluster_bytes == row.cluster)
+    {
+        Some(i) if i > 0 => {
+            let c = good.remove(i);
+            good.insert(0, c);
+            true
+        }
+        _ => false,
     }
-    let c = good.remove(i);
-    let displaced = good[0].clone();
-    good.insert(0, c);
-    Some(displaced)
 }
 
 /// Why the card gets the specification's layout, and, where the user's
-/// figures ranked another cluster first, both and why.
+/// figures ranked another cluster first (`displaced`: now second), both
+/// and why, from the candidates as the trade-offs weigh them (at the fill).
 pub fn spec_why(
     good: &[Candidate],
-    displaced: Option<&Candidate>,
+    displaced: bool,
     systems: &[&systems::System],
     volume: u64,
     fill: u64,
@@ -164,7 +164,7 @@ pub fn spec_why(
             "; no candidate of {title} {} stores your files, so this is not that layout",
             short(row.cluster)
         );
-    } else if let Some(d) = displaced {
+    } else if let Some(d) = good.get(1).filter(|_| displaced) {
         s += &format!(
             "; your files alone would rank {} first ({}), but the card gets the specification's layout",
             d.name(),

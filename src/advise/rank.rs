@@ -294,16 +294,12 @@ pub fn advise(usage: &UsageReport, opts: &Options) -> Advice {
     score(&mut good, &order, opts.crash);
     let tie = tie_break(&mut good, &order, usage.volume_bytes);
     let displaced = super::plan::spec_first(&mut good, &opts.systems, usage.volume_bytes);
-    order.spec_first = displaced.is_some();
+    order.spec_first = displaced;
     let fill = fill(&mut good, tree, opts.fill);
     let (mut why, tradeoffs) = explain(&good, usage, opts, &order, fill, tie);
     let (systems, volume) = (&opts.systems, usage.volume_bytes);
     why.extend(super::plan::spec_why(
-        &good,
-        displaced.as_ref(),
-        systems,
-        volume,
-        fill,
+        &good, displaced, systems, volume, fill,
     ));
     let assumptions = assumptions(usage, opts, order.measured, fill);
     let (measured, max) = (order.measured, order.max);
@@ -599,7 +595,7 @@ fn why_lines(
 ) {
     why_systems(why, c, usage.volume_bytes, &opts.systems);
     why_space(why, c, usage, fill, o);
-    why.push(why_speed(c, &opts.measured_on));
+    why.push(why_speed(c, opts));
     if let Some(f) = fs::by_name(&c.fs) {
         why.push(format!("{}: {}", c.fs, f.info().robustness));
     }
@@ -706,7 +702,8 @@ fn why_space(why: &mut Vec<String>, c: &Candidate, usage: &UsageReport, fill: u6
 }
 
 /// How its speed is known, with the figure.
-fn why_speed(c: &Candidate, measured_on: &str) -> String {
+fn why_speed(c: &Candidate, opts: &Options) -> String {
+    let measured_on = &opts.measured_on;
     match c.speed {
         SpeedKind::Measured => format!(
             "measured: your mix of file sizes writes at {:.1} MB/s on {} (from {}; round {}), about {:.1} s for your tree",
@@ -720,14 +717,32 @@ fn why_speed(c: &Candidate, measured_on: &str) -> String {
             "assumed, not measured: {:.0} % of the write speed of 128K clusters on a typical flash drive (give --device, --image or --bench to measure)",
             c.assumed_relative_speed.unwrap_or(1.0) * 100.0
         ),
-        SpeedKind::Unmeasured => {
-            "not measured (the budget ran out or its bench failed): ranked by space".into()
-        }
+        SpeedKind::Unmeasured => match opts.simulation.as_ref().filter(|s| s.method == "traced") {
+            Some(s) => not_traced(c, s),
+            None => {
+                "not measured (the budget ran out or its bench failed): ranked by space".into()
+            }
+        },
         SpeedKind::Simulated => format!(
             "simulated, not measured: your mix of file sizes writes at {} on flash profile {} (give --device, --image or --bench to measure)",
             crate::units::rate(c.simulated_mb_per_s.unwrap_or(0.0)),
             c.profile.as_deref().unwrap_or("?")
         ),
+    }
+}
+
+/// Why a config has no traced figure, as the tracing said (its cluster's
+/// line, else its filesystem's), or that it was not among those traced.
+fn not_traced(c: &Candidate, s: &super::Simulation) -> String {
+    let (mine, fs) = (format!("{}:", c.name()), format!("{}:", c.fs));
+    match s
+        .not_traced
+        .iter()
+        .find(|l| l.starts_with(&mine))
+        .or_else(|| s.not_traced.iter().find(|l| l.starts_with(&fs)))
+    {
+        Some(l) => format!("no traced speed ({l}): ranked by space"),
+        None => "no traced speed (a sample is copied only onto the candidates that can still win): ranked by space".into(),
     }
 }
 
@@ -757,6 +772,26 @@ fn least_waste<'a>(good: &'a [Candidate], c: &Candidate, fewest: u64) -> Option<
         .filter(|o| c.speed != SpeedKind::Assumed || o.fs == c.fs)
         .min_by_key(|o| o.tree_bytes)
         .filter(|o| o.name() != c.name() && o.tree_bytes < c.tree_bytes)
+}
+
+/// Why two candidates' speeds do not compare: which of them has no figure,
+/// in the words of how the others got theirs (traced on a profile, or
+/// measured).
+fn unknown(c: &Candidate, o: &Candidate) -> String {
+    let how = if [c, o].iter().any(|x| x.speed == SpeedKind::Simulated) {
+        "traced"
+    } else {
+        "measured"
+    };
+    let missing: Vec<String> = [c, o]
+        .iter()
+        .filter(|x| x.speed == SpeedKind::Unmeasured)
+        .map(|x| x.name())
+        .collect();
+    if missing.is_empty() {
+        return "not comparable".to_string();
+    }
+    format!("unknown ({} not {how})", missing.join(" and "))
 }
 
 /// "exfat 32K: 12 % slower to fill with your files than exfat 128K, and
@@ -811,7 +846,7 @@ pub fn compare(c: &Candidate, o: &Candidate, fill: u64) -> String {
                 });
             }
         }
-        None => parts.push(format!("speed against {} not measured", o.name())),
+        None => parts.push(format!("speed against {} {}", o.name(), unknown(c, o))),
     }
     let (wc, wo) = (c.wasted_at_fill_bytes, o.wasted_at_fill_bytes);
     if wc <= wo {

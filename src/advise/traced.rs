@@ -179,7 +179,10 @@ const MAX_TRACED: usize = 16;
 /// The configs worth a traced copy: of each filesystem (in the ranking's
 /// order, among the candidates that store every file), its first two
 /// within the overhead limit, else its first, and its least wasteful;
-/// every filesystem gets a figure before any gets a second cluster.
+/// every filesystem gets a figure before any gets a second cluster. The
+/// ranking's first goes first whatever its overhead: a card's
+/// specification layout, or the least space when nothing is within the
+/// limit, is the choice, and the advice needs its own figure.
 pub fn pick(ranked: &[super::Candidate], max_overhead: f64) -> Vec<(String, u64)> {
     let fewest = ranked.iter().map(|c| c.problems).min().unwrap_or(0);
     let ok: Vec<&super::Candidate> = ranked.iter().filter(|c| c.problems == fewest).collect();
@@ -213,9 +216,17 @@ pub fn pick(ranked: &[super::Candidate], max_overhead: f64) -> Vec<(String, u64)
         v
     };
     let lists: Vec<Vec<(String, u64)>> = fss.iter().map(|f| per_fs(f)).collect();
-    let mut out = Vec::new();
+    let mut out: Vec<(String, u64)> = ranked
+        .first()
+        .map(|c| (c.fs.clone(), c.cluster_bytes))
+        .into_iter()
+        .collect();
     for round in 0..3 {
-        out.extend(lists.iter().filter_map(|l| l.get(round).cloned()));
+        for c in lists.iter().filter_map(|l| l.get(round)) {
+            if !out.contains(c) {
+                out.push(c.clone());
+            }
+        }
     }
     out.truncate(MAX_TRACED);
     out

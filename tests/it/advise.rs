@@ -976,3 +976,62 @@ fn the_powershell_marker_stays_on_the_format_line() {
         "{text}"
     );
 }
+
+/// A tree of a few hundred small files and three large ones, for a 64 GB
+/// camera card: its files alone would rank a small exFAT cluster first,
+/// the card's specification puts 128K first.
+fn card_tree(dir: &Path) {
+    for i in 0..300u64 {
+        write_file(&dir.join(format!("s{i}")), 100 + i * 37 % 20_000);
+    }
+    for i in 1..4u64 {
+        write_file(&dir.join(format!("big{i}")), i * 3_000_000);
+    }
+}
+
+/// A camera's card gets the specification's cluster ahead of the one the
+/// files alone would rank first: the reason weighs the two with the same
+/// figures as the trade-off does.
+#[test]
+fn a_cards_choice_is_weighed_once() {
+    let t = tempfile::tempdir().unwrap();
+    card_tree(t.path());
+    let tree = t.path().to_str().unwrap();
+    let (v, code) = advise(&[tree, "--for", "camera", "--volume", "64GB", "--synthetic"]);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v["choice"]["cluster_bytes"], 128 << 10, "{}", v["why"]);
+    let spec = v["why"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_str().unwrap())
+        .find(|w| w.contains("your files alone would rank"))
+        .expect("the ranking's own pick is said");
+    let against = v["tradeoffs"][0].as_str().unwrap();
+    assert!(spec.contains(against), "{spec}\nagainst\n{against}");
+}
+
+/// Traced, the card's choice (over the overhead limit, put first by the
+/// specification) has a traced speed of its own, and no line says its
+/// speed was "not measured" while the others' were traced.
+#[test]
+#[cfg(target_os = "linux")]
+fn a_cards_choice_is_traced() {
+    if !common::can_mount() {
+        return;
+    }
+    let t = tempfile::tempdir().unwrap();
+    card_tree(t.path());
+    let tree = t.path().to_str().unwrap();
+    let (v, code) = advise(&[tree, "--for", "camera", "--volume", "64GB"]);
+    assert_eq!(code, 0, "{v}");
+    if v["simulation"]["method"] != "traced" {
+        return;
+    }
+    assert_eq!(v["choice"]["speed"], "simulated", "{}", v["why"]);
+    let said = format!("{}{}", v["why"], v["tradeoffs"]);
+    assert!(
+        !said.contains("speed against") && !said.contains("budget ran out"),
+        "{said}"
+    );
+}
