@@ -1035,3 +1035,42 @@ fn a_cards_choice_is_traced() {
         "{said}"
     );
 }
+
+/// A folder advise cannot read is left out of the advice, and the advice
+/// says so, as usage does: the warnings are on stderr, which a reader of
+/// stdout alone does not see. Root reads everything, so it runs as nobody.
+#[test]
+#[cfg(target_os = "linux")]
+fn advise_says_part_of_the_tree_could_not_be_read() {
+    use std::os::unix::fs::PermissionsExt;
+    if !fsfit::device::is_root() {
+        common::skip("root (to run fsfit as nobody)");
+        return;
+    }
+    if !common::have(&["setpriv"]) {
+        return;
+    }
+    let t = tempfile::tempdir().unwrap();
+    let r = t.path();
+    write_file(&r.join("open/a"), 100);
+    write_file(&r.join("closed/secret"), 100);
+    for (d, mode) in [(r, 0o755), (&r.join("open"), 0o755), (&r.join("closed"), 0)] {
+        std::fs::set_permissions(d, std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+    let out = std::process::Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(env!("CARGO_BIN_EXE_fsfit"))
+        .args(["advise", "--quiet", "--synthetic", "--for", "linux"])
+        .arg(r)
+        .output()
+        .unwrap();
+    std::fs::set_permissions(r.join("closed"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("closed"), "{err}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("1 entry could not be read: the warnings are on stderr"),
+        "{text}"
+    );
+}

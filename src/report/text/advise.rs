@@ -90,6 +90,10 @@ fn header(o: &mut String, a: &Advice) {
             ""
         }
     );
+    // The advice is for what was read: say what was not.
+    if let Some(unread) = super::usage::unread(&a.tree) {
+        let _ = writeln!(o, "  {unread}");
+    }
     let p = &a.mount_policy;
     let _ = writeln!(o, "Mount policy {}\n  ({})", p.meaning, p.why);
 }

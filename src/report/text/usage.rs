@@ -98,6 +98,17 @@ fn top(o: &mut String, r: &UsageReport) {
     }
 }
 
+/// That part of the tree could not be read, and where the warnings went:
+/// stderr, which with stdout redirected is not "above", so it is said.
+pub fn unread(t: &crate::scan::TreeCounts) -> Option<String> {
+    (t.errors > 0).then(|| {
+        format!(
+            "{} could not be read: the warnings are on stderr, one line each",
+            super::count_as(t.errors, "entry", "entries")
+        )
+    })
+}
+
 /// The tree and the volume.
 fn header(r: &UsageReport) -> String {
     let mut o = String::new();
@@ -115,14 +126,8 @@ fn header(r: &UsageReport) -> String {
     if let Some(note) = crate::usage::sparse_note(t) {
         let _ = writeln!(o, "      {note}");
     }
-    if t.errors > 0 {
-        // The warnings went to stderr: with stdout redirected they are not
-        // "above", so say where they are.
-        let _ = writeln!(
-            o,
-            "      {} could not be read: the warnings are on stderr, one line each",
-            super::count_as(t.errors, "entry", "entries")
-        );
+    if let Some(unread) = unread(t) {
+        let _ = writeln!(o, "      {unread}");
     }
     if r.skipped_mounts > 0 {
         let _ = writeln!(
