@@ -519,9 +519,22 @@ fn per_fs_cost(
     out
 }
 
-/// "8.4 s", "3 min 20 s".
+/// "8.4 s", "3 min 20 s"; under a tenth of a second in ms or µs, two
+/// figures, so both sides of a tiny tree's ratio read as what they are
+/// rather than "0.0 s against 0.0 s".
 fn seconds(s: f64) -> String {
-    if s < 120.0 {
+    let small = |v: f64, unit: &str| {
+        if v >= 10.0 {
+            format!("{v:.0} {unit}")
+        } else {
+            format!("{v:.1} {unit}")
+        }
+    };
+    if s < 1e-3 {
+        small(s * 1e6, "µs")
+    } else if s < 0.1 {
+        small(s * 1e3, "ms")
+    } else if s < 120.0 {
         format!("{s:.1} s")
     } else {
         format!("{} min {:.0} s", (s / 60.0).floor(), s % 60.0)
@@ -869,4 +882,21 @@ pub fn compare(c: &Candidate, o: &Candidate, fill: u64) -> String {
         s.push_str(&format!(" ({})", short_of.join("; ")));
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::seconds;
+
+    #[test]
+    fn short_times_keep_two_figures() {
+        assert_eq!(seconds(0.0063), "6.3 ms");
+        assert_eq!(seconds(0.0069), "6.9 ms");
+        assert_eq!(seconds(0.042), "42 ms");
+        assert_eq!(seconds(0.000_35), "350 µs");
+        assert_eq!(seconds(0.000_004_2), "4.2 µs");
+        assert_eq!(seconds(0.26), "0.3 s");
+        assert_eq!(seconds(8.44), "8.4 s");
+        assert_eq!(seconds(200.0), "3 min 20 s");
+    }
 }
