@@ -37,7 +37,9 @@ pub struct AdviseArgs {
     #[arg(long, value_name = "SIZE", value_parser = size)]
     pub fill: Option<u64>,
 
-    /// Label used in the printed format commands.
+    /// Volume label for the choice's format commands, checked against the
+    /// choice's filesystem: it never changes the choice, and one the choice
+    /// cannot store is refused with the rule and the candidates that can.
     #[arg(long, default_value = "DATA")]
     pub label: String,
 

@@ -255,22 +255,101 @@ fn check(a: &AdviseArgs) -> Result<()> {
 
 /// A --label that no filesystem the --for systems use can store is refused
 /// before the walk and any measuring (it was once refused at the end, after
-/// an --image had been made and measured for 18 s); one that some can store
-/// is checked again against the choice once it is known.
+/// an --image had been made and measured for 18 s), with every such
+/// filesystem's rule, since whichever is chosen cannot store it; one that
+/// some can store is checked against the choice once it is known
+/// ([`label_for_choice`]).
 fn label_fits_some(systems: &[&System], volume: u64, label: &str) -> Result<()> {
-    let mut first = None;
-    let usable = crate::fs::all()
+    // label::check's message is `--label 'x': TITLE RULE`: the rules are
+    // said once each, with the filesystems that have them.
+    let prefix = format!("--label {}: ", crate::quote::quote(label));
+    let mut rules: Vec<(Vec<&str>, String)> = Vec::new();
+    // The most robust first: the ranking's order, so the likely choice's
+    // rule is read first.
+    let mut usable: Vec<&dyn crate::fs::Filesystem> = crate::fs::all()
         .iter()
-        .filter(|f| systems.iter().all(|s| s.uses(f.name(), volume)));
+        .copied()
+        .filter(|f| systems.iter().all(|s| s.uses(f.name(), volume)))
+        .collect();
+    usable.sort_by_key(|f| advise::systems::robustness_rank(f.name()));
     for f in usable {
-        match crate::format::label::check(*f, label) {
+        let e = match crate::format::label::check(f, label) {
             Ok(_) => return Ok(()),
-            Err(e) => {
-                first.get_or_insert(e);
-            }
+            Err(e) => e.to_string(),
+        };
+        let title = f.info().title;
+        let rule = e.strip_prefix(&prefix).unwrap_or(&e);
+        let rule = rule.strip_prefix(title).unwrap_or(rule).trim_start();
+        match rules.iter_mut().find(|(_, r)| r == rule) {
+            Some((titles, _)) => titles.push(title),
+            None => rules.push((vec![title], rule.to_string())),
         }
     }
-    first.map_or(Ok(()), Err)
+    if rules.is_empty() {
+        return Ok(());
+    }
+    let rules: Vec<String> = rules
+        .into_iter()
+        .map(|(titles, rule)| format!("{} {rule}", and_list(&titles)))
+        .collect();
+    let names: Vec<&str> = systems.iter().map(|s| s.name).collect();
+    Err(Error::input(format!(
+        "{prefix}no filesystem {} can store it. {}.",
+        match names.len() {
+            0 => "fsfit makes".to_string(),
+            1 => format!("{} uses", names[0]),
+            _ => format!("{} all use", and_list(&names)),
+        },
+        rules.join(". ")
+    )))
+}
+
+/// "a", "a and b", "a, b and c".
+fn and_list(items: &[&str]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
+/// The label is the choice's: a filesystem is chosen for the files and the
+/// systems, and a label never changes which (it is a name; the choice is
+/// how the drive works). A label the choice cannot store is refused with
+/// its rule, naming the choice and the other candidates that can store it,
+/// so the user can change the label, or format one of them with
+/// `fsfit format --fs`.
+fn label_for_choice(advice: &advise::Advice, label: &str) -> Result<()> {
+    let (Some(rule), Some(choice)) = (
+        advice
+            .commands
+            .as_ref()
+            .and_then(|c| c.label_problem.clone()),
+        advice.choice.as_ref(),
+    ) else {
+        return Ok(());
+    };
+    let mut can: Vec<&str> = Vec::new();
+    for c in &advice.candidates {
+        let fits = crate::fs::by_name(&c.fs)
+            .is_some_and(|f| crate::format::label::check(f, label).is_ok());
+        if fits && !can.contains(&c.fs.as_str()) {
+            can.push(&c.fs);
+        }
+    }
+    let title = crate::fs::by_name(&choice.fs).map_or(choice.fs.as_str(), |f| f.info().title);
+    let others = if can.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " (of the other candidates, {} can store it: fsfit format --fs makes one)",
+            and_list(&can)
+        )
+    };
+    Err(Error::input(format!(
+        "{rule}. {} is the choice for these files and systems, and a label does not change it: give one {title} can store{others}.",
+        choice.name()
+    )))
 }
 
 /// A `fsfit bench --json` file, or why it is not one: read as `fsfit
@@ -384,13 +463,7 @@ pub fn run(o: &Options, quiet: bool) -> Result<()> {
     let advice = recommend(o, &r, opts, quiet)?;
     // A label the choice cannot store is bad input, refused with its rule,
     // not dropped from the commands while the run says "done".
-    if let Some(rule) = advice
-        .commands
-        .as_ref()
-        .and_then(|c| c.label_problem.clone())
-    {
-        return Err(Error::input(rule));
-    }
+    label_for_choice(&advice, &o.label)?;
     let json = report::json::advise(&advice);
     match o.json.as_deref() {
         Some(p) if p.as_os_str() == "-" => super::print(&json)?,

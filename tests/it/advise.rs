@@ -1074,3 +1074,48 @@ fn advise_says_part_of_the_tree_could_not_be_read() {
         "{text}"
     );
 }
+
+/// A label is checked against the filesystem it will be used with: one no
+/// filesystem the systems use can store is refused with each one's rule,
+/// the most robust (the likely choice) first, never with a rule of one
+/// alone that the user did not choose; one only the choice cannot store is
+/// refused with the choice's rule and the candidates that could store it.
+#[test]
+fn a_label_is_checked_against_the_filesystems_it_is_for() {
+    let t = tempfile::tempdir().unwrap();
+    write_file(&t.path().join("a.jpg"), 5000);
+    let tree = t.path().to_str().unwrap();
+    let refusal = |args: &[&str]| {
+        let out = fsfit()
+            .args(["advise", "-q", "--synthetic", tree])
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty(), "printed a plan before refusing");
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        err
+    };
+    let err = refusal(&["--for", "windows,macos", "--label", "a/b"]);
+    let (exfat, fat) = (
+        err.find("exFAT labels may not hold '/'"),
+        err.find("FAT32, FAT16 and FAT12 labels may not hold '/'"),
+    );
+    assert!(exfat.is_some() && exfat < fat, "{err}");
+    // ext4, a Linux drive's choice, holds 16 bytes; btrfs more.
+    let err = refusal(&["--for", "linux", "--label", "Seventeen chars!!"]);
+    assert!(
+        err.contains("ext4 labels hold at most 16 bytes")
+            && err.contains("ext4 4K is the choice")
+            && err.contains("btrfs"),
+        "{err}"
+    );
+    let (v, code) = advise(&[tree, "--for", "windows", "--label", "a/b", "--synthetic"]);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v["choice"]["fs"], "ntfs");
+    assert!(v["commands"]["windows"]
+        .as_str()
+        .unwrap()
+        .contains("/V:\"a/b\""));
+}
