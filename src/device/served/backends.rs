@@ -136,27 +136,72 @@ pub enum Beyond {
     Stale,
     /// Writes are dropped; every read gives new bytes.
     Random,
+    /// Reads and writes fail with EIO.
+    Fail,
+    /// Byte `p` is byte `at + (p - real) % (real - at)` of the held ones:
+    /// a wrap onto `at` rather than onto the start.
+    WrapOnto { at: u64 },
+    /// Byte `p` is byte `at + p % len` of the held ones: the whole tail
+    /// folded onto one small region of real data.
+    Alias { at: u64, len: u64 },
+    /// Byte `p` is byte `p % len` of a separate buffer: the tail folded
+    /// onto itself, no real data touched.
+    Hidden { len: u64 },
 }
 
-/// A fake-capacity device that does not wrap: it claims `size` bytes,
-/// keeps the first `real` in memory, and past them behaves as `beyond`
-/// says (the counterfeits f3 calls "limbo" and "chain" are of this kind).
+/// A fake-capacity device that keeps the first `real` bytes in memory and
+/// past them behaves as `beyond` says (the counterfeits f3 calls "limbo"
+/// and "chain", and the ones that fold their tail onto a small region).
 pub struct Short {
     held: Memory,
     size: u64,
     beyond: Beyond,
     noise: u64,
+    hidden: Vec<u8>,
 }
 
 impl Short {
     pub fn new(real: u64, size: u64, beyond: Beyond) -> Short {
+        let hidden = match beyond {
+            Beyond::Hidden { len } => vec![0; len as usize],
+            _ => Vec::new(),
+        };
         Short {
             held: Memory(vec![0; real as usize]),
             size,
             beyond,
             noise: 0x9E37_79B9_7F4A_7C15,
+            hidden,
         }
     }
+
+    /// Where byte `p` (past the held ones) lives: in the held bytes
+    /// (`Ok(Some(at))`), in the hidden buffer, or nowhere (`Ok(None)`),
+    /// and how many bytes from `p` on go on from there (up to the next
+    /// sector, as fakes map whole sectors).
+    fn place(&self, p: u64) -> io::Result<(Place, u64)> {
+        let real = self.held.size();
+        let run = 512 - p % 512;
+        Ok(match self.beyond {
+            Beyond::Fail => return Err(io::Error::from_raw_os_error(libc::EIO)),
+            Beyond::WrapOnto { at } => {
+                let m = at + (p - real) % (real - at);
+                (Place::Held(m), run.min(real - m))
+            }
+            Beyond::Alias { at, len } => {
+                let m = at + p % len;
+                (Place::Held(m), run.min(at + len - m))
+            }
+            Beyond::Hidden { len } => (Place::Hidden(p % len), run.min(len - p % len)),
+            _ => (Place::Nowhere, run),
+        })
+    }
+}
+
+enum Place {
+    Held(u64),
+    Hidden(u64),
+    Nowhere,
 }
 
 impl Backend for Short {
@@ -164,31 +209,62 @@ impl Backend for Short {
         self.size
     }
     fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
-        let real = self.held.size();
-        let n = real.saturating_sub(offset).min(buf.len() as u64) as usize;
-        if n > 0 {
-            self.held.read_at(offset, &mut buf[..n])?;
-        }
-        for (i, b) in buf[n..].iter_mut().enumerate() {
-            *b = match self.beyond {
-                Beyond::Vanish => 0,
-                // Old contents that depend on where they are, never zero.
-                Beyond::Stale => ((offset + (n + i) as u64) / 512 % 251) as u8 | 1,
-                Beyond::Random => {
-                    self.noise ^= self.noise << 13;
-                    self.noise ^= self.noise >> 7;
-                    self.noise ^= self.noise << 17;
-                    self.noise as u8
+        let mut done = 0usize;
+        while done < buf.len() {
+            let p = offset + done as u64;
+            let real = self.held.size();
+            if p < real {
+                let n = ((real - p) as usize).min(buf.len() - done);
+                self.held.read_at(p, &mut buf[done..done + n])?;
+                done += n;
+                continue;
+            }
+            let (place, run) = self.place(p)?;
+            let n = (run as usize).min(buf.len() - done);
+            let out = &mut buf[done..done + n];
+            match place {
+                Place::Held(m) => self.held.read_at(m, out)?,
+                Place::Hidden(m) => out.copy_from_slice(&self.hidden[m as usize..m as usize + n]),
+                Place::Nowhere => {
+                    for (i, b) in out.iter_mut().enumerate() {
+                        *b = match self.beyond {
+                            // Old contents that depend on where they are, never zero.
+                            Beyond::Stale => ((p + i as u64) / 512 % 251) as u8 | 1,
+                            Beyond::Random => {
+                                self.noise ^= self.noise << 13;
+                                self.noise ^= self.noise >> 7;
+                                self.noise ^= self.noise << 17;
+                                self.noise as u8
+                            }
+                            _ => 0,
+                        };
+                    }
                 }
-            };
+            }
+            done += n;
         }
         Ok(())
     }
     fn write_at(&mut self, offset: u64, data: &[u8]) -> io::Result<()> {
-        let real = self.held.size();
-        let n = real.saturating_sub(offset).min(data.len() as u64) as usize;
-        if n > 0 {
-            self.held.write_at(offset, &data[..n])?;
+        let mut done = 0usize;
+        while done < data.len() {
+            let p = offset + done as u64;
+            let real = self.held.size();
+            if p < real {
+                let n = ((real - p) as usize).min(data.len() - done);
+                self.held.write_at(p, &data[done..done + n])?;
+                done += n;
+                continue;
+            }
+            let (place, run) = self.place(p)?;
+            let n = (run as usize).min(data.len() - done);
+            let src = &data[done..done + n];
+            match place {
+                Place::Held(m) => self.held.write_at(m, src)?,
+                Place::Hidden(m) => self.hidden[m as usize..m as usize + n].copy_from_slice(src),
+                Place::Nowhere => {}
+            }
+            done += n;
         }
         Ok(())
     }
