@@ -783,6 +783,157 @@ fn check_capacity_finds_the_last_good_block_of_every_kind_of_fake() {
     }
 }
 
+/// The suggested `f3fix --last-sec=N DEV`, run on the fake itself: f3fix
+/// must accept it and write its table. N, when there is one.
+fn f3fix_accepts(t: &str, dev: &str) -> Option<u64> {
+    let n: u64 = t
+        .split("f3fix --last-sec=")
+        .nth(1)?
+        .split(' ')
+        .next()?
+        .parse()
+        .ok()?;
+    if common::have(&["f3fix"]) {
+        let out = Command::new("f3fix")
+            .arg(format!("--last-sec={n}"))
+            .arg(dev)
+            .output()
+            .unwrap();
+        forget_partitions(dev);
+        // On a drive that fails writes past its end, libparted's last
+        // write there fails after the table is written.
+        let fixed = out.status.success() || text(&out).contains("successfully fixed");
+        assert!(fixed, "f3fix refused {n}: {}", text(&out));
+    }
+    Some(n)
+}
+
+/// Fakes whose writes past the end land somewhere (the start, another
+/// offset, a small region of real data, a hidden buffer) or fail, with a
+/// real size on or off the 4 KiB grid: the size reported is the last good
+/// 4 KiB block's end, the partition f3fix is told to make ends inside it,
+/// and the words say what the drive was seen doing.
+#[test]
+fn check_capacity_finds_the_size_of_fakes_that_fold_or_fail() {
+    use ::fsfit::device::served::{start, Backend, Beyond, Short, Wrap};
+    if !(tools() && common::can_fuse()) {
+        return;
+    }
+    let claims = 64 * MIB;
+    let alias = Beyond::Alias {
+        at: 8 * MIB,
+        len: MIB,
+    };
+    let onto = Beyond::WrapOnto { at: 4 * MIB };
+    let hidden = |len| Beyond::Hidden { len };
+    // (real size, past it (None: wraps to the start), size to report, words)
+    let cases: [(u64, Option<Beyond>, u64, &str); 13] = [
+        // Wraps to the start, 512 B and 4.5 KiB short.
+        (
+            claims - 512,
+            None,
+            claims - 4 * KIB,
+            "on the start of the drive",
+        ),
+        (
+            claims - 4608,
+            None,
+            claims - 8 * KIB,
+            "on the start of the drive",
+        ),
+        // Wraps onto 4 MiB.
+        (
+            claims - 37 * MIB,
+            Some(onto),
+            claims - 37 * MIB,
+            "at 4.00 MiB into",
+        ),
+        (
+            claims - 4 * KIB,
+            Some(onto),
+            claims - 4 * KIB,
+            "at 4.00 MiB into",
+        ),
+        // The whole tail onto 1 MiB of real data at 8 MiB (the last case
+        // passed as honest when every test block read back as written).
+        (
+            claims - 37 * MIB,
+            Some(alias),
+            claims - 37 * MIB,
+            "at 8.00 MiB into",
+        ),
+        (
+            claims - MIB - 12 * KIB,
+            Some(alias),
+            claims - MIB - 12 * KIB,
+            "at 8.99 MiB into",
+        ),
+        (
+            claims - 128 * KIB,
+            Some(alias),
+            claims - 128 * KIB,
+            "at 8.88 MiB into",
+        ),
+        (
+            claims - 4 * KIB,
+            Some(alias),
+            claims - 4 * KIB,
+            "at 9.00 MiB into",
+        ),
+        // The tail folded onto a hidden buffer of 1 or 4 MiB: it works as
+        // storage for as many bytes past the real ones, and no test can
+        // tell it from real storage whose tail folds onto its last bytes.
+        (
+            claims - 37 * MIB,
+            Some(hidden(MIB)),
+            claims - 36 * MIB,
+            "at 27.0 MiB into",
+        ),
+        (
+            claims - 12 * MIB,
+            Some(hidden(4 * MIB)),
+            claims - 8 * MIB,
+            "at 52.0 MiB into",
+        ),
+        // Writes past the end fail.
+        (
+            claims - 37 * MIB,
+            Some(Beyond::Fail),
+            claims - 37 * MIB,
+            "writing past that fails",
+        ),
+        (
+            claims - MIB - 12 * KIB,
+            Some(Beyond::Fail),
+            claims - MIB - 12 * KIB,
+            "writing past that fails",
+        ),
+        // Vanishes past a real size off the 4 KiB grid.
+        (
+            claims - 512,
+            Some(Beyond::Vanish),
+            claims - 4 * KIB,
+            "vanishes (it reads back as zeros)",
+        ),
+    ];
+    for (real, beyond, want, says) in cases {
+        let backend: Box<dyn Backend> = match beyond {
+            None => Box::new(Wrap::in_memory(real, claims)),
+            Some(b) => Box::new(Short::new(real, claims, b)),
+        };
+        let fake = start(backend).expect("serve the device");
+        let out = check_capacity(fake.loop_dev());
+        let t = text(&out);
+        let what = format!("{beyond:?}, {} bytes short", claims - real);
+        assert_eq!(out.status.code(), Some(1), "{what}: {t}");
+        assert!(t.contains(&format!("({want} bytes)")), "{what}: {t}");
+        assert!(t.contains(says), "{what}: {t}");
+        let n = f3fix_accepts(&t, fake.loop_dev()).unwrap_or_else(|| panic!("{what}: {t}"));
+        assert_eq!((n + 1) * 512, want, "{what}: {t}");
+        assert!(!t.contains("[1/"), "{what}: a format step ran: {t}");
+    }
+}
+
 #[test]
 fn ctrl_c_between_steps_leaves_a_complete_table_and_says_which_step() {
     use std::io::{BufRead, BufReader};
