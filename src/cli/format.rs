@@ -14,7 +14,7 @@ info, the filesystem's checker (read-only) and blkid. The plan, with the exact c
 printed first. TARGET is a block device (confirm with --yes-erase TARGET; mounted, system and \
 fixed disks are refused) or an image file (new, empty or made by fsfit). --check-capacity \
 first checks that the drive stores what it claims (counterfeit sticks wrap around), writing \
-test blocks over it. In the examples, /dev/sdX and /dev/mmcblkX stand for your drive: find \
+test blocks spread over it. In the examples, /dev/sdX and /dev/mmcblkX stand for your drive: find \
 its name with lsblk.\n\n\
   sudo fsfit format /dev/sdX --fs exfat --label STICK --yes-erase /dev/sdX\n\
   sudo fsfit format /dev/mmcblkX --sd --yes-erase /dev/mmcblkX\n\
@@ -68,8 +68,11 @@ pub struct FormatArgs {
     #[arg(help_heading = "Layout and checks", long, value_name = "SIZE|auto")]
     pub align: Option<String>,
 
-    /// Check that the drive stores what it claims before formatting
-    /// (writes over the whole drive).
+    /// Check that the drive stores what it claims before formatting:
+    /// writes 4 KiB test blocks (every block of the first and last 1/1024
+    /// of it, at least 1 MiB, and two in every such part between) and
+    /// reads them back. Not every block is tested: f3write and f3read
+    /// test them all.
     #[arg(help_heading = "Layout and checks", long)]
     pub check_capacity: bool,
 

@@ -146,6 +146,12 @@ pub fn run(
     say(&plan.text(&t))?;
     let mut report = report(r, &t, &plan);
     if r.dry_run {
+        if r.check_capacity {
+            say(&format!(
+                "Before step 1, --check-capacity (not run in a dry run) {}.\n",
+                capacity::what_it_writes(t.capacity)
+            ))?;
+        }
         return Ok(report);
     }
     let id = t

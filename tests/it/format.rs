@@ -934,6 +934,29 @@ fn check_capacity_finds_the_size_of_fakes_that_fold_or_fail() {
     }
 }
 
+/// What the capacity check writes is said where it is asked for: in the
+/// help and in a dry run's plan, which writes nothing.
+#[test]
+fn the_capacity_check_says_what_it_writes() {
+    let help = text(&fsfit().args(["format", "--help"]).output().unwrap());
+    assert!(!help.contains("whole drive"), "{help}");
+    assert!(help.contains("Not every block is tested"), "{help}");
+    let dir = tempfile::tempdir().unwrap();
+    let img = dir.path().join("d.img");
+    let out = fsfit()
+        .args(["format", img.to_str().unwrap(), "--size", "256M"])
+        .args(["--fs", "ext4", "--dry-run", "--check-capacity"])
+        .output()
+        .unwrap();
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert!(
+        t.contains("--check-capacity (not run in a dry run) writes 1020 test blocks"),
+        "{t}"
+    );
+    assert!(!img.exists(), "a dry run made the image");
+}
+
 #[test]
 fn ctrl_c_between_steps_leaves_a_complete_table_and_says_which_step() {
     use std::io::{BufRead, BufReader};
