@@ -357,3 +357,51 @@ fn a_device_that_is_not_there_is_a_bad_argument_everywhere() {
     }
     assert_eq!(std::fs::read(&file).unwrap(), b"x");
 }
+
+/// A loop device on the drive, with a mounted filesystem: erasing the
+/// drive erases that filesystem, though the loop device neither holds the
+/// drive exclusively nor shows in its holders. Refused, naming both; and
+/// refused too while the loop device is only attached.
+#[test]
+fn a_drive_under_a_mounted_loop_device_is_not_erased() {
+    if !(common::can_mount() && common::have(&["mkfs.ext4"])) {
+        return;
+    }
+    let img = common::Image::new(64 << 20);
+    let drive = common::Loop::attach(&img.path);
+    let upper = common::Loop::attach(Path::new(&drive.dev));
+    common::run("mkfs.ext4", &["-q", "-F", &upper.dev]);
+    let mnt = common::Mount::kernel(&upper.dev, "ext4", None);
+    std::fs::write(mnt.path().join("keep"), b"precious").unwrap();
+    let format = || {
+        fsfit()
+            .args(["format", &drive.dev, "--fs", "ext4", "--allow-fixed"])
+            .args(["--yes-erase", &drive.dev])
+            .output()
+            .unwrap()
+    };
+    let out = format();
+    let e = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{e}");
+    let point = mnt.path().to_str().unwrap();
+    assert!(
+        e.contains(&format!("mounted: {} on {point}", upper.dev)),
+        "{e}"
+    );
+    let why: Vec<&str> = e.lines().filter(|l| l.starts_with("fsfit:")).collect();
+    assert_eq!(why.len(), 1, "one line: {e}");
+    assert!(
+        why[0].contains(&format!("{}, which is built on", upper.dev)),
+        "{e}"
+    );
+    assert!(why[0].contains(&format!("is mounted on {point}")), "{e}");
+    drop(mnt);
+    let before = digest(&img.path);
+    let out = format();
+    let e = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{e}");
+    let detach = format!("losetup -d {}", upper.dev);
+    assert!(e.contains(&detach), "{e}");
+    assert_eq!(digest(&img.path), before, "the drive was written");
+    drop(upper);
+}

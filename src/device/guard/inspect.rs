@@ -79,6 +79,9 @@ fn holder_kind(host: &Host, name: &str) -> HolderKind {
     let Some(dir) = host.block_dir(name) else {
         return HolderKind::Other(name.to_string());
     };
+    if let Some(backing) = host.read(&dir.join("loop/backing_file")) {
+        return HolderKind::Loop(backing);
+    }
     if host.exists(&dir.join("md")) {
         let level = host.read(&dir.join("md/level")).unwrap_or_default();
         return HolderKind::Md(level);
@@ -314,9 +317,26 @@ fn hardware(host: &Host, dir: &Path, disk_dir: &Path) -> Hardware {
     }
 }
 
+/// Every loop device whose backing file is a block device: (loop device,
+/// the block device's kernel name). A loop device neither opens what it
+/// sits on exclusively nor shows in its holders/, so neither the kernel's
+/// exclusive open nor the holders would tell that erasing the device
+/// erases what is mounted from the loop device.
+fn loops_on_block_devices(host: &Host) -> Vec<(String, String)> {
+    host.list(Path::new("/sys/class/block"))
+        .into_iter()
+        .filter_map(|lo| {
+            let dir = host.block_dir(&lo)?;
+            let backing = host.read(&dir.join("loop/backing_file"))?;
+            Some((lo, block_of_path(host, &backing)?))
+        })
+        .collect()
+}
+
 /// The disk, its partitions and everything built on them (the family), and
 /// every (lower device, holder, kind): holders of the disk and its
-/// partitions first, as they make the best message.
+/// partitions first, as they make the best message. Holders are dm and md
+/// devices and loop devices on any of them, with their own partitions.
 fn built_on(
     host: &Host,
     disk: &str,
@@ -325,18 +345,24 @@ fn built_on(
     let mut family: BTreeSet<String> = BTreeSet::new();
     family.insert(disk.to_string());
     family.extend(disk_parts.iter().cloned());
+    let loops = loops_on_block_devices(host);
     let mut holder_list: Vec<(String, String, HolderKind)> = Vec::new();
     let mut queue: Vec<String> = family.iter().cloned().collect();
     while let Some(lower) = queue.pop() {
         let Some(ldir) = host.block_dir(&lower) else {
             continue;
         };
-        for h in host.holders(&ldir) {
-            if family.insert(h.clone()) {
-                queue.push(h.clone());
+        let on_it = loops.iter().filter(|(_, b)| *b == lower).map(|(l, _)| l);
+        for h in host.holders(&ldir).iter().chain(on_it) {
+            let hdir = host.block_dir(h);
+            let parts = hdir.map(|d| partitions_of(host, &d)).unwrap_or_default();
+            for n in std::iter::once(h).chain(&parts) {
+                if family.insert(n.clone()) {
+                    queue.push(n.clone());
+                }
             }
-            if !holder_list.iter().any(|(l, x, _)| *l == lower && *x == h) {
-                holder_list.push((lower.clone(), h.clone(), holder_kind(host, &h)));
+            if !holder_list.iter().any(|(l, x, _)| *l == lower && x == h) {
+                holder_list.push((lower.clone(), h.clone(), holder_kind(host, h)));
             }
         }
     }

@@ -79,6 +79,8 @@ enum HolderKind {
     Lvm(String),
     Crypt(String),
     Md(String),
+    /// A loop device, with its backing file as the kernel names it.
+    Loop(String),
     Other(String),
 }
 
@@ -88,6 +90,7 @@ impl HolderKind {
             HolderKind::Lvm(n) => format!("LVM volume {n}"),
             HolderKind::Crypt(n) => format!("dm-crypt mapping {n}"),
             HolderKind::Md(l) => format!("md RAID array, {l}"),
+            HolderKind::Loop(b) => format!("a loop device on {b}"),
             HolderKind::Other(n) => n.clone(),
         }
     }
@@ -97,6 +100,7 @@ impl HolderKind {
             HolderKind::Lvm(_) => "deactivate its volume group first (vgchange -an VG)".into(),
             HolderKind::Crypt(n) => format!("close it first (cryptsetup close {n})"),
             HolderKind::Md(_) => format!("stop the array first (mdadm --stop /dev/{holder})"),
+            HolderKind::Loop(_) => format!("detach it first (losetup -d /dev/{holder})"),
             HolderKind::Other(n) if holder.starts_with("dm-") => {
                 format!("remove it first (dmsetup remove {n})")
             }
