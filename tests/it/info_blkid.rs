@@ -327,6 +327,41 @@ fn exfat_agrees_with_blkid() {
     agree("exfatlabel empty", &img.path, None);
 }
 
+/// A volume has one label entry, and the first one found is it: when it
+/// is empty, a later label entry with a name is not the label (blkid and
+/// tune.exfat show none).
+#[test]
+fn exfat_label_is_the_first_label_entry_even_when_empty() {
+    if !have(&["mkfs.exfat", "blkid"]) {
+        return;
+    }
+    // mkfs.exfat without -L writes an empty label entry (0x83, count 0).
+    let img = mkfs(64 * M, "mkfs.exfat", &[]);
+    let mut b = std::fs::read(&img.path).unwrap();
+    let sector = 1u64 << b[108];
+    let cluster = sector << b[109];
+    let heap = u64::from(u32::from_le_bytes(b[88..92].try_into().unwrap())) * sector;
+    let root = u64::from(u32::from_le_bytes(b[96..100].try_into().unwrap()));
+    let dir = (heap + (root - 2) * cluster) as usize;
+    let entries: Vec<u8> = b[dir..dir + 4 * 32].chunks(32).map(|e| e[0]).collect();
+    assert_eq!(
+        entries,
+        [0x83, 0x81, 0x82, 0x00],
+        "mkfs.exfat's root directory"
+    );
+    assert_eq!(b[dir + 1], 0, "an empty label entry");
+    // A second label entry with a name, before the end of the directory.
+    let e = &mut b[dir + 3 * 32..dir + 4 * 32];
+    e[0] = 0x83;
+    e[1] = 6;
+    for (i, u) in "SECOND".encode_utf16().enumerate() {
+        e[2 + 2 * i..4 + 2 * i].copy_from_slice(&u.to_le_bytes());
+    }
+    std::fs::write(&img.path, &b).unwrap();
+    let v = agree("exfat empty label, then a named one", &img.path, None);
+    assert_eq!(v["label"], Value::Null, "{v:#}");
+}
+
 #[test]
 fn windows_exfat_agrees_with_blkid() {
     if !have(&["xz", "blkid"]) {

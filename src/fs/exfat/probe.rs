@@ -331,7 +331,9 @@ const MAX_ROOT_DIR: u64 = 256 << 20;
 /// root directory, followed cluster by cluster through the FAT until the
 /// end-of-directory entry. Windows leaves the label wherever it was first
 /// written: on a volume with small clusters and many files it is several
-/// clusters in, after the file entries (blkid walks the same way).
+/// clusters in, after the file entries (blkid walks the same way). A
+/// volume has one label entry: the first is the label, also when it is
+/// empty, as for blkid and tune.exfat.
 #[allow(clippy::type_complexity)]
 fn root_dir(
     dev: &mut Dev,
@@ -339,6 +341,7 @@ fn root_dir(
     root: u64,
 ) -> Result<(Option<String>, Option<(u64, u64)>), ProbeError> {
     let mut label = None;
+    let mut label_seen = false;
     let mut bitmap = None;
     let mut fat = FatCache::default();
     let mut cluster = root;
@@ -354,7 +357,8 @@ fn root_dir(
             for e in dir.chunks_exact(32) {
                 match e[0] {
                     0x00 => return Ok((label, bitmap)),
-                    0x83 if label.is_none() => {
+                    0x83 if !label_seen => {
+                        label_seen = true;
                         let n = usize::from(e[1]).min(11);
                         label = bytes::label(bytes::utf16le(&e[2..2 + 2 * n]));
                     }
@@ -370,7 +374,7 @@ fn root_dir(
             read += piece;
         }
         // Once both are found, the rest of the directory cannot change them.
-        if label.is_some() && bitmap.is_some() {
+        if label_seen && bitmap.is_some() {
             break;
         }
         // End of chain (0xFFFFFFFF), a bad-cluster mark or an unreadable
