@@ -149,8 +149,8 @@ impl Options {
             },
             Target::Image { path, overwrite } => TargetSpec::Image {
                 path: path.clone(),
-                // The file: the volume and fsfit's marker after it.
-                size: Some(self.volume + crate::device::image::MARKER_BYTES),
+                // The volume measured; the marker goes after it.
+                size: Some(self.volume),
                 overwrite: *overwrite,
             },
         })
@@ -186,11 +186,12 @@ fn target_of(a: &AdviseArgs) -> Result<(Option<Target>, u64, String)> {
                 crate::info::describe::describe_file,
             ));
         }
+        // --size is the volume measured (image::Sizing).
         let volume = match (a.size, existing) {
-            (Some(s), _) => image::volume_of(s),
+            (Some(s), _) => s,
             (None, Some((_, Some(v)))) => v,
             (None, Some((len, None))) => image::volume_of(len),
-            (None, None) => image::volume_of(4 << 30),
+            (None, None) => 4 << 30,
         };
         let fits =
             |f: &&dyn crate::fs::Filesystem| f.model(volume, f.default_cluster(volume)).is_ok();

@@ -63,6 +63,23 @@ pub fn read_marker(f: &File, len: u64) -> Option<u64> {
     (v + MARKER_BYTES == len).then_some(v)
 }
 
+/// How big an image's volume is made: `size` (`--size`), else an image of
+/// fsfit's keeps its size and a new or empty file gets `default`;
+/// `overwrite` takes a file fsfit did not make (`--overwrite-image`);
+/// `made_by` is the command the marker names.
+///
+/// `--size` is the volume's, as mkfs sees it, on every command; the marker
+/// follows it. An image 4 KiB short of `--size` would not be the card it
+/// stands for: mkfs's defaults change at sizes such as 512 MiB (ext4 takes
+/// 1K blocks below it), and format's plan for the image would differ from
+/// advise's for a card of that size.
+pub struct Sizing<'a> {
+    pub size: Option<u64>,
+    pub default: u64,
+    pub overwrite: bool,
+    pub made_by: &'a str,
+}
+
 /// An image ready to attach: its file is sized `volume + MARKER_BYTES` and
 /// marked.
 pub struct Image {
@@ -75,20 +92,21 @@ pub struct Image {
 /// caller knows how to look: info::describe::describe_file).
 pub type Describe = fn(&Path, u64) -> String;
 
-/// Decide whether `path` may be formatted, then size and mark it. `size` is
-/// the file's size the user asked for; without it an image of fsfit's keeps
-/// its size, a new or empty file gets `default`. `need` checks the volume
-/// (the file less the marker). `made_by` names the command in the marker.
+/// Decide whether `path` may be formatted, then size and mark it as
+/// `sizing` says. `need` checks the volume (the file less the marker).
 /// Nothing is written before every check has passed.
 pub fn prepare(
     path: &Path,
-    size: Option<u64>,
-    default: u64,
-    overwrite: bool,
+    sizing: &Sizing<'_>,
     need: impl Fn(u64) -> Result<()>,
     describe: Describe,
-    made_by: &str,
 ) -> Result<Image> {
+    let &Sizing {
+        size,
+        default,
+        overwrite,
+        made_by,
+    } = sizing;
     let shown = path.display();
     let existing = match std::fs::symlink_metadata(path) {
         Ok(m) => Some(m),
@@ -98,18 +116,19 @@ pub fn prepare(
     let created = existing.is_none();
     let (volume, file) = match existing {
         None => {
-            let volume = volume_of(size.unwrap_or(default));
+            let volume = size.unwrap_or(default);
             need(volume)?;
             (volume, create(path)?)
         }
         Some(m) => {
             let (f, len) = open_existing(path, &m)?;
             let volume = if len == 0 {
-                volume_of(size.unwrap_or(default))
+                size.unwrap_or(default)
             } else if let Some(v) = read_marker(&f, len) {
-                size.map_or(v, volume_of)
+                size.unwrap_or(v)
             } else if overwrite {
-                volume_of(size.unwrap_or(len))
+                // A file taken over keeps its length, the marker inside it.
+                size.unwrap_or(volume_of(len))
             } else {
                 return Err(not_ours(path, len, describe));
             };
@@ -248,38 +267,37 @@ mod tests {
     fn marker_round_trip_and_only_at_the_end() {
         let d = tempfile::tempdir().unwrap();
         let p = d.path().join("a.img");
-        let img = prepare(
-            &p,
-            Some(1 << 20),
-            4 << 30,
-            false,
-            |_| Ok(()),
-            no_words,
-            "format",
-        )
-        .unwrap();
+        let sizing = |size, made_by| Sizing {
+            size,
+            default: 4 << 30,
+            overwrite: false,
+            made_by,
+        };
+        let img = prepare(&p, &sizing(Some(1 << 20), "format"), |_| Ok(()), no_words).unwrap();
         assert!(img.created);
-        // The file is the size asked for (dd puts it on a card that size):
-        // the marker is its last 4 KiB, the volume all before it.
-        assert_eq!(img.volume, (1 << 20) - MARKER_BYTES);
+        // The volume is the size asked for, the marker the file's last
+        // 4 KiB after it.
+        assert_eq!(img.volume, 1 << 20);
         let f = File::open(&p).unwrap();
         let len = f.metadata().unwrap().len();
-        assert_eq!(len, 1 << 20);
-        assert_eq!(read_marker(&f, len), Some((1 << 20) - MARKER_BYTES));
+        assert_eq!(len, (1 << 20) + MARKER_BYTES);
+        assert_eq!(read_marker(&f, len), Some(1 << 20));
         let tail = std::fs::read(&p).unwrap()[img.volume as usize..].to_vec();
         let text = String::from_utf8_lossy(&tail);
         assert!(text.contains("made by fsfit format:"), "{text}");
         // Used again: keeps its size without --size, and was not made now.
-        let img = prepare(&p, None, 4 << 30, false, |_| Ok(()), no_words, "bench").unwrap();
-        assert_eq!(img.volume, (1 << 20) - MARKER_BYTES);
+        let again = sizing(None, "bench");
+        let img = prepare(&p, &again, |_| Ok(()), no_words).unwrap();
+        assert_eq!(img.volume, 1 << 20);
         assert!(!img.created);
-        assert_eq!(std::fs::metadata(&p).unwrap().len(), 1 << 20);
+        assert_eq!(
+            std::fs::metadata(&p).unwrap().len(),
+            (1 << 20) + MARKER_BYTES
+        );
         // A file of someone else's is refused, and left as it was.
         let q = d.path().join("video.mp4");
         std::fs::write(&q, vec![7u8; 100_000]).unwrap();
-        let e = prepare(&q, None, 4 << 30, false, |_| Ok(()), no_words, "bench")
-            .err()
-            .unwrap();
+        let e = prepare(&q, &again, |_| Ok(()), no_words).err().unwrap();
         assert!(matches!(e, Error::Input(_)), "{e:?}");
         let e = e.to_string();
         assert!(e.starts_with("refusing to overwrite"), "{e}");
@@ -307,16 +325,18 @@ mod tests {
         );
         let d = tempfile::tempdir().unwrap();
         let p = d.path().join("a.img");
-        prepare(
-            &p,
-            Some(64 << 10),
-            4 << 30,
-            false,
-            |_| Ok(()),
-            no_words,
-            "crash",
-        )
-        .unwrap();
+        let sizing = Sizing {
+            size: Some(64 << 10),
+            default: 4 << 30,
+            overwrite: false,
+            made_by: "crash",
+        };
+        prepare(&p, &sizing, |_| Ok(()), no_words).unwrap();
+        // The volume is the size asked for; the marker comes after it.
+        assert_eq!(
+            std::fs::metadata(&p).unwrap().len(),
+            (64 << 10) + MARKER_BYTES
+        );
         let text = String::from_utf8_lossy(&std::fs::read(&p).unwrap()).into_owned();
         assert!(text.contains("made by fsfit crash:"), "{text}");
         assert!(!text.contains("fsfit bench"), "{text}");
@@ -326,17 +346,15 @@ mod tests {
     fn a_failed_size_check_touches_nothing() {
         let d = tempfile::tempdir().unwrap();
         let p = d.path().join("new.img");
-        let e = prepare(
-            &p,
-            Some(1 << 20),
-            4 << 30,
-            false,
-            |_| Err(Error::work("too small")),
-            no_words,
-            "format",
-        )
-        .err()
-        .unwrap();
+        let sizing = Sizing {
+            size: Some(1 << 20),
+            default: 4 << 30,
+            overwrite: false,
+            made_by: "format",
+        };
+        let e = prepare(&p, &sizing, |_| Err(Error::work("too small")), no_words)
+            .err()
+            .unwrap();
         assert_eq!(e.to_string(), "too small");
         assert!(!p.exists());
     }

@@ -28,16 +28,7 @@ pub enum TargetSpec {
     Dir(PathBuf),
 }
 
-/// How big an image file is made: `--size`, else an image of fsfit's keeps
-/// its size and a new or empty file gets `default`; `overwrite` takes a file
-/// fsfit did not make (`--overwrite-image`); `made_by` is the command the
-/// marker names.
-pub struct Sizing<'a> {
-    pub size: Option<u64>,
-    pub default: u64,
-    pub overwrite: bool,
-    pub made_by: &'a str,
-}
+pub use image::Sizing;
 
 /// An image checked, marked and attached.
 pub struct AttachedImage {
@@ -60,13 +51,7 @@ pub fn attach_image(
     describe: Describe,
     partscan: bool,
 ) -> Result<AttachedImage> {
-    let Sizing {
-        size,
-        default,
-        overwrite,
-        made_by,
-    } = sizing;
-    let img = image::prepare(path, size, default, overwrite, need, describe, made_by)?;
+    let img = image::prepare(path, &sizing, need, describe)?;
     let attached = if partscan {
         LoopDev::attach_partscan(path, img.volume)
     } else {

@@ -103,12 +103,10 @@ fn image_file(a: &TargetArgs) -> Result<Target> {
             a.path.display()
         ))),
         // The layout refuses a drive too small for its partition; here only
-        // what leaves no volume at all after fsfit's marker.
+        // a volume of nothing.
         (0, Some(s)) => Err(Error::work(format!(
-            "--size {} is too small: an image holds fsfit's {} marker after its volume; \
-             give a size such as 16G",
-            crate::units::short(s),
-            crate::units::short(image::MARKER_BYTES)
+            "--size {} is too small: give a size such as 16G",
+            crate::units::short(s)
         ))),
         _ => Ok(()),
     };
@@ -159,18 +157,15 @@ fn not_ours(path: &Path, len: u64) -> Error {
 fn dry_image(a: &TargetArgs, need: impl Fn(u64) -> Result<()>) -> Result<Target> {
     let shown = a.path.display();
     let (volume, now) = match std::fs::File::open(a.path) {
-        Err(_) => (
-            image::volume_of(a.size.unwrap_or(0)),
-            format!("{shown}: a new image"),
-        ),
+        Err(_) => (a.size.unwrap_or(0), format!("{shown}: a new image")),
         Ok(f) => {
             let len = f
                 .metadata()
                 .map_err(|e| Error::work(format!("{shown}: {e}")))?
                 .len();
             let v = match image::read_marker(&f, len) {
-                _ if len == 0 => image::volume_of(a.size.unwrap_or(0)),
-                Some(v) => a.size.map_or(v, image::volume_of),
+                _ if len == 0 => a.size.unwrap_or(0),
+                Some(v) => a.size.unwrap_or(v),
                 None => return Err(not_ours(a.path, len)),
             };
             (v, format!("{shown}: {}", describe_file(a.path, len)))

@@ -51,7 +51,7 @@ fn text(o: &Output) -> String {
 }
 
 /// The image again, under a loop device of our own with partition scanning
-/// (up to the volume: fsfit's marker is the file's last 4 KiB).
+/// (up to the volume: fsfit's marker follows it).
 struct Attached {
     dev: String,
 }
@@ -394,7 +394,7 @@ fn labels_that_would_break_a_shell_are_refused_or_kept_whole() {
         let (out, _) = format(&img, &["--size", "300M", "--fs", fs, "--label", label]);
         assert_eq!(out.status.code(), Some(2), "{fs} {label:?}: {}", text(&out));
         assert!(text(&out).contains(rule), "{fs} {label:?}: {}", text(&out));
-        assert!(!img.exists() || std::fs::metadata(&img).unwrap().len() <= 300 * MIB);
+        assert!(!img.exists() || std::fs::metadata(&img).unwrap().len() <= 300 * MIB + MARKER);
     }
     // Passed intact as one argument: the label on disk is the label given.
     for label in ["x; rm -rf ~", "$(id)", "it's \"q\"", "`id`"] {
@@ -994,11 +994,10 @@ fn ctrl_c_between_steps_leaves_a_complete_table_and_says_which_step() {
     let status = child.wait().unwrap();
     eprintln!("{said}");
     let table = common::run("sfdisk", &["--dump", img.to_str().unwrap()]);
-    // Whatever the timing, the table is the whole planned one: the volume
-    // is the file less its last 4 KiB (the marker), the partition from
-    // 4 MiB to its end.
+    // Whatever the timing, the table is the whole planned one: the
+    // partition from 4 MiB to the end of the 1 GiB volume.
     assert!(
-        table.contains("start=        8192, size=     2088952, type=83"),
+        table.contains("start=        8192, size=     2088960, type=83"),
         "{table}"
     );
     if status.code() == Some(130) {
@@ -1390,7 +1389,7 @@ fn marker_of(image: &Path) -> String {
 }
 
 #[test]
-fn gpt_keeps_its_own_sectors_and_the_image_is_the_size_asked() {
+fn gpt_keeps_its_own_sectors_and_the_volume_is_the_size_asked() {
     if !(tools() && common::have(&["mkfs.exfat", "fsck.exfat"])) {
         return;
     }
@@ -1413,8 +1412,12 @@ fn gpt_keeps_its_own_sectors_and_the_image_is_the_size_asked() {
         let (out, v) = format(&img, &args);
         let what = format!("{size} sd={sd}");
         assert!(out.status.success(), "{what}: {}", text(&out));
-        // A dd of it fits a card of the size asked for.
-        assert_eq!(std::fs::metadata(&img).unwrap().len(), size, "{what}");
+        // The volume is the card asked for, the marker after it.
+        assert_eq!(
+            std::fs::metadata(&img).unwrap().len(),
+            size + MARKER,
+            "{what}"
+        );
         let m = marker_of(&img);
         assert!(m.starts_with("fsfit image marker"), "{what}: {m}");
         assert!(m.contains("made by fsfit format:"), "{what}: {m}");
