@@ -64,14 +64,23 @@ fn bad_arguments(e: clap::Error) -> ExitCode {
                 .collect()
         })
         .unwrap_or_default();
-    let help = if matches!(
-        e.kind(),
-        ErrorKind::ValueValidation | ErrorKind::InvalidValue
-    ) || command.is_empty()
-    {
-        String::new()
-    } else {
-        format!("; see {} --help", command.join(" "))
+    // The program as people type it: clap names it from argv[0], which is
+    // `fsfit.exe` on Windows.
+    let help = match command.split_first() {
+        _ if matches!(
+            e.kind(),
+            ErrorKind::ValueValidation | ErrorKind::InvalidValue
+        ) =>
+        {
+            String::new()
+        }
+        Some((_, rest)) => {
+            let words: Vec<&str> = std::iter::once("fsfit")
+                .chain(rest.iter().copied())
+                .collect();
+            format!("; see {} --help", words.join(" "))
+        }
+        None => String::new(),
     };
     eprintln!("fsfit: {what}{choices}{tip}{help}");
     ExitCode::from(2)
