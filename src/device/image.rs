@@ -2,15 +2,14 @@
 //! an existing file is formatted only if it is empty or fsfit made it.
 //!
 //! fsfit's marker is the image file's last 4 KiB, just after the volume's
-//! last byte: the file is exactly the size asked for, so `dd` puts it on a
-//! card of that size. The loop device is attached with `--sizelimit` = the
-//! file's size less the marker, so mkfs, the partition table (GPT's backup
-//! included) and the discard most mkfs tools send first (mke2fs, mkfs.xfs,
-//! mkfs.btrfs discard the whole device, which punches holes in the file)
-//! never reach it, whatever the filesystem. On a card of the image's size
-//! the drive then ends 4 KiB after the volume: a GPT's backup header sits
-//! that far before the card's last sector, which Linux notes and every
-//! system reads. An xattr would survive too, but not on the exFAT or FAT
+//! last byte: `--size` is the volume, as mkfs and the card it stands for
+//! see it, and the file is 4 KiB longer (to put a format image onto a card
+//! of that size, copy the volume alone: `head -c SIZE`). The loop device is
+//! attached with `--sizelimit` = the volume, so mkfs, the partition table
+//! (GPT's backup included) and the discard most mkfs tools send first
+//! (mke2fs, mkfs.xfs, mkfs.btrfs discard the whole device, which punches
+//! holes in the file) never reach it, whatever the filesystem. An xattr
+//! would survive too, but not on the exFAT or FAT
 //! stick people keep images on; a sidecar file gets lost or left behind
 //! when the image is moved: `format`, bench and advise could no longer tell
 //! an image of fsfit's from a user's file.
