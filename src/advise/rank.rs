@@ -21,7 +21,15 @@ fn candidate(c: &ConfigReport, tree: &TreeCounts) -> Candidate {
     // Sparse files take less on disk than their size, but data "like
     // yours" copied by a tool that fills holes would not: never more
     // than one byte of data per free byte.
-    let holds = if c.tree_bytes > 0 {
+    // Under the floor where an overhead percentage means nothing, the
+    // ratio of data to space on disk is a cluster's fixed cost too (a
+    // 3-byte tree once made a 64 GiB volume "hold only 46.8 MiB"): the
+    // free space is what it holds.
+    let too_little = matches!(
+        crate::usage::no_percentage(tree.apparent_bytes, c.cannot_store_bytes, c.overhead_pct),
+        Some(crate::usage::NoPercentage::TooLittleData)
+    );
+    let holds = if c.tree_bytes > 0 && !too_little {
         (c.free_bytes as f64 * (a / c.tree_bytes as f64).min(1.0)) as u64
     } else {
         c.free_bytes

@@ -430,6 +430,9 @@ fn advise_on_a_few_bytes_compares_speeds_without_nan() {
             if c["speed"] == "simulated" {
                 assert!(c["simulated_mb_per_s"].as_f64().unwrap() > 0.0, "{c}");
             }
+            // What a volume holds of data like a few bytes is its free
+            // space, not the few bytes' ratio to a cluster.
+            assert!(c["holds_bytes"].as_u64().unwrap() > 14_000_000_000, "{c}");
         }
     }
 }
