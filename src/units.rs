@@ -172,6 +172,18 @@ pub fn iec(n: u64) -> String {
     }
 }
 
+/// "a", "a and b", "a, b and c".
+pub fn and_list<S: AsRef<str>>(items: &[S]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.as_ref().to_string(),
+        [init @ .., last] => {
+            let init: Vec<&str> = init.iter().map(AsRef::as_ref).collect();
+            format!("{} and {}", init.join(", "), last.as_ref())
+        }
+    }
+}
+
 /// A size in IEC units with its exact byte count beside it ("1.50 KiB
 /// (1,536 bytes)"); below 1 KiB the units are already bytes ("1 B").
 pub fn iec_exact(n: u64) -> String {
@@ -274,6 +286,13 @@ pub fn count_as(n: u64, one: &str, many: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn lists_join_with_and() {
+        assert_eq!(super::and_list::<&str>(&[]), "");
+        assert_eq!(super::and_list(&["a"]), "a");
+        assert_eq!(super::and_list(&["a", "b", "c"]), "a, b and c");
+    }
+
     #[test]
     fn rates_of_a_few_bytes_are_not_zero() {
         assert_eq!(super::rate(9.2), "9.20 MB/s");

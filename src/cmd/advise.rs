@@ -261,9 +261,14 @@ fn check(a: &AdviseArgs) -> Result<()> {
 /// some can store is checked against the choice once it is known
 /// ([`label_for_choice`]).
 fn label_fits_some(systems: &[&System], volume: u64, label: &str) -> Result<()> {
-    // label::check's message is `--label 'x': TITLE RULE`: the rules are
-    // said once each, with the filesystems that have them.
-    let prefix = format!("--label {}: ", crate::quote::quote(label));
+    use crate::format::label;
+    if label.is_empty() {
+        // No filesystem's rule: the one refusal every filesystem gives.
+        return crate::fs::all()
+            .first()
+            .map_or(Ok(()), |f| label::check(*f, label).map(|_| ()));
+    }
+    // Each rule said once, with the filesystems that have it.
     let mut rules: Vec<(Vec<&str>, String)> = Vec::new();
     // The most robust first: the ranking's order, so the likely choice's
     // rule is read first.
@@ -274,16 +279,14 @@ fn label_fits_some(systems: &[&System], volume: u64, label: &str) -> Result<()> 
         .collect();
     usable.sort_by_key(|f| advise::systems::robustness_rank(f.name()));
     for f in usable {
-        let e = match crate::format::label::check(f, label) {
+        let rule = match label::stored(f, label) {
             Ok(_) => return Ok(()),
-            Err(e) => e.to_string(),
+            Err(rule) => rule,
         };
         let title = f.info().title;
-        let rule = e.strip_prefix(&prefix).unwrap_or(&e);
-        let rule = rule.strip_prefix(title).unwrap_or(rule).trim_start();
-        match rules.iter_mut().find(|(_, r)| r == rule) {
+        match rules.iter_mut().find(|(_, r)| *r == rule) {
             Some((titles, _)) => titles.push(title),
-            None => rules.push((vec![title], rule.to_string())),
+            None => rules.push((vec![title], rule)),
         }
     }
     if rules.is_empty() {
@@ -291,27 +294,19 @@ fn label_fits_some(systems: &[&System], volume: u64, label: &str) -> Result<()> 
     }
     let rules: Vec<String> = rules
         .into_iter()
-        .map(|(titles, rule)| format!("{} {rule}", and_list(&titles)))
+        .map(|(titles, rule)| format!("{} {rule}", crate::units::and_list(&titles)))
         .collect();
     let names: Vec<&str> = systems.iter().map(|s| s.name).collect();
     Err(Error::input(format!(
-        "{prefix}no filesystem {} can store it. {}.",
+        "--label {}: no filesystem {} can store it. {}.",
+        label::shown(label),
         match names.len() {
             0 => "fsfit makes".to_string(),
             1 => format!("{} uses", names[0]),
-            _ => format!("{} all use", and_list(&names)),
+            _ => format!("{} all use", crate::units::and_list(&names)),
         },
         rules.join(". ")
     )))
-}
-
-/// "a", "a and b", "a, b and c".
-fn and_list(items: &[&str]) -> String {
-    match items {
-        [] => String::new(),
-        [one] => one.to_string(),
-        [init @ .., last] => format!("{} and {last}", init.join(", ")),
-    }
 }
 
 /// The label is the choice's: a filesystem is chosen for the files and the
@@ -344,7 +339,7 @@ fn label_for_choice(advice: &advise::Advice, label: &str) -> Result<()> {
     } else {
         format!(
             " (of the other candidates, {} can store it: fsfit format --fs makes one)",
-            and_list(&can)
+            crate::units::and_list(&can)
         )
     };
     Err(Error::input(format!(

@@ -11,27 +11,39 @@ const FAT_CODEPAGE: u16 = 850;
 /// The label as the filesystem will store it (FAT: upper-cased), or why it
 /// cannot be.
 pub fn check(fs: &dyn Filesystem, label: &str) -> Result<String> {
-    let rule = fs.label_rule();
-    let title = fs.info().title;
-    // Echoed as it would be typed again: POSIX-quoted, so pasting it runs
-    // nothing (Debug's double quotes would let `$(...)` run).
-    // A control character is shown escaped (`\n`), so the refusal stays
-    // one line.
-    let shown = if label.chars().any(char::is_control) {
-        crate::quote::quote(&label.escape_debug().to_string())
-    } else {
-        crate::quote::quote(label)
-    };
-    let bad = |why: String| -> Result<String> {
-        Err(Error::input(format!("--label {shown}: {title} {why}")))
-    };
     if label.is_empty() {
         return Err(Error::input(
             "--label '': an empty label; leave --label out for a volume without one",
         ));
     }
+    stored(fs, label).map_err(|why| {
+        Error::input(format!(
+            "--label {}: {} {why}",
+            shown(label),
+            fs.info().title
+        ))
+    })
+}
+
+/// The label echoed in a refusal: as it would be typed again, POSIX-quoted,
+/// so pasting it runs nothing (Debug's double quotes would let `$(...)`
+/// run); a control character escaped (`\n`), so the refusal stays one line.
+pub fn shown(label: &str) -> String {
+    if label.chars().any(char::is_control) {
+        crate::quote::quote(&label.escape_debug().to_string())
+    } else {
+        crate::quote::quote(label)
+    }
+}
+
+/// A non-empty label as `fs` stores it, or the rule it breaks, in words
+/// that follow the filesystem's title ("labels may not hold '/' ..."):
+/// what [`check`] says, and what advise groups by rule over several
+/// filesystems.
+pub fn stored(fs: &dyn Filesystem, label: &str) -> std::result::Result<String, String> {
+    let rule = fs.label_rule();
     if let Some(c) = label.chars().find(|c| c.is_control()) {
-        return bad(format!(
+        return Err(format!(
             "labels may not hold control characters (found U+{:04X})",
             c as u32
         ));
@@ -42,7 +54,7 @@ pub fn check(fs: &dyn Filesystem, label: &str) -> Result<String> {
         label.to_string()
     };
     if let Some(c) = stored.chars().find(|c| rule.forbidden.contains(*c)) {
-        return bad(format!(
+        return Err(format!(
             "labels may not hold {c:?} (refused: {})",
             rule.forbidden
         ));
@@ -52,18 +64,16 @@ pub fn check(fs: &dyn Filesystem, label: &str) -> Result<String> {
     // ASCII only.
     if rule.codepage {
         if let Some(c) = stored.chars().find(|c| !c.is_ascii()) {
-            return bad(format!(
+            return Err(format!(
                 "labels are stored in code page {FAT_CODEPAGE}, and mkfs.fat 4.2 takes only its ASCII half (not {c:?})"
             ));
         }
     }
-    match check_length(&rule, &stored) {
-        Ok(()) => Ok(stored),
-        Err(why) => bad(why.to_string()),
-    }
+    check_length(&rule, &stored)?;
+    Ok(stored)
 }
 
-fn check_length(rule: &LabelRule, stored: &str) -> Result<()> {
+fn check_length(rule: &LabelRule, stored: &str) -> std::result::Result<(), String> {
     // In the code page every character is one byte.
     let bytes = if rule.codepage {
         stored.chars().count()
@@ -71,15 +81,15 @@ fn check_length(rule: &LabelRule, stored: &str) -> Result<()> {
         stored.len()
     };
     if let Some(max) = rule.max_bytes.filter(|&m| bytes > m) {
-        return Err(Error::work(format!(
+        return Err(format!(
             "labels hold at most {max} bytes; this one is {bytes}"
-        )));
+        ));
     }
     let units = stored.encode_utf16().count();
     if let Some(max) = rule.max_utf16.filter(|&m| units > m) {
-        return Err(Error::work(format!(
+        return Err(format!(
             "labels hold at most {max} UTF-16 units; this one is {units}"
-        )));
+        ));
     }
     Ok(())
 }

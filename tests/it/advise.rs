@@ -1103,6 +1103,12 @@ fn a_label_is_checked_against_the_filesystems_it_is_for() {
         err.find("FAT32, FAT16 and FAT12 labels may not hold '/'"),
     );
     assert!(exfat.is_some() && exfat < fat, "{err}");
+    // An empty label breaks no filesystem's rule: one refusal, said once.
+    let err = refusal(&["--for", "windows", "--label", ""]);
+    assert_eq!(
+        err.trim(),
+        "fsfit: --label '': an empty label; leave --label out for a volume without one"
+    );
     // ext4, a Linux drive's choice, holds 16 bytes; btrfs more.
     let err = refusal(&["--for", "linux", "--label", "Seventeen chars!!"]);
     assert!(

@@ -197,16 +197,15 @@ fn sources(i: &Inputs) -> String {
         (i.crash.len(), "crash"),
     ];
     let n: usize = counts.iter().map(|c| c.0).sum();
-    let mut kinds: Vec<String> = counts
+    let kinds: Vec<String> = counts
         .iter()
         .filter(|c| c.0 > 0)
         .map(|(k, w)| format!("{k} {w}"))
         .collect();
-    let last = kinds.pop().unwrap_or_else(|| "no".into());
     let head = if kinds.is_empty() {
-        last
+        "no".to_string()
     } else {
-        format!("{} and {last}", kinds.join(", "))
+        crate::units::and_list(&kinds)
     };
     format!("{head} result{}", if n == 1 { "" } else { "s" })
 }
