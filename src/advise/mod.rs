@@ -172,6 +172,14 @@ pub struct Options<'a> {
     pub label: String,
 }
 
+impl Options<'_> {
+    /// The simulation when it is a traced copy of the user's files, whose
+    /// figures compare across filesystems (a synthetic one does not).
+    pub fn traced(&self) -> Option<&Simulation> {
+        self.simulation.as_ref().filter(|s| s.is_traced())
+    }
+}
+
 /// A sample of the user's files that was copied under trace.
 #[derive(Clone, Debug, Serialize)]
 pub struct TracedSample {
@@ -225,6 +233,11 @@ impl Simulation {
             not_traced: Vec::new(),
             figures: Vec::new(),
         }
+    }
+
+    /// A traced copy of the user's files, not the synthetic estimate.
+    pub fn is_traced(&self) -> bool {
+        self.method == "traced"
     }
 
     /// Every advise simulation puts the volume where fdisk does.

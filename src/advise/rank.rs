@@ -182,7 +182,7 @@ fn speeds(good: &mut [Candidate], tree: &TreeCounts, opts: &Options, volume: u64
     for c in good.iter_mut() {
         if let (true, Some((p, _))) = (opts.measured.is_empty(), &opts.drive) {
             let offset = crate::bench::results::DEFAULT_PARTITION_OFFSET;
-            let traced = opts.simulation.as_ref().filter(|s| s.method == "traced");
+            let traced = opts.traced();
             let mbps = match traced {
                 // Traced figures compare across filesystems; a config left
                 // untraced gets none rather than a synthetic one that would
@@ -491,7 +491,7 @@ fn per_fs_cost(
     tree: &TreeCounts,
     opts: &Options,
 ) -> Vec<String> {
-    let Some(sim) = opts.simulation.as_ref().filter(|s| s.method == "traced") else {
+    let Some(sim) = opts.traced() else {
         return Vec::new();
     };
     let secs = |x: &Candidate| {
@@ -556,7 +556,7 @@ fn assumptions(usage: &UsageReport, opts: &Options, measured: bool, fill: u64) -
     assumptions.extend(crate::usage::sparse_note(tree));
     if let (false, Some((p, how))) = (measured, &opts.drive) {
         let method = match &opts.simulation {
-            Some(s) if s.method == "traced" => {
+            Some(s) if s.is_traced() => {
                 let n = s.sample.as_ref().map_or(0, |x| x.files);
                 format!("{n} of your files (a sample stratified by size) copied onto each candidate with its real driver under {} mounts, the block trace replayed", s.mount_policy)
             }
@@ -574,7 +574,7 @@ fn assumptions(usage: &UsageReport, opts: &Options, measured: bool, fill: u64) -
             p.summary
         ));
         if let Some(s) = &opts.simulation {
-            if s.method != "traced" {
+            if !s.is_traced() {
                 assumptions.push(s.why.clone());
             }
             assumptions.extend(s.not_traced.iter().cloned());
@@ -738,7 +738,7 @@ fn why_speed(c: &Candidate, opts: &Options) -> String {
             "assumed, not measured: {:.0} % of the write speed of 128K clusters on a typical flash drive (give --device, --image or --bench to measure)",
             c.assumed_relative_speed.unwrap_or(1.0) * 100.0
         ),
-        SpeedKind::Unmeasured => match opts.simulation.as_ref().filter(|s| s.method == "traced") {
+        SpeedKind::Unmeasured => match opts.traced() {
             Some(s) => not_traced(c, s),
             None => {
                 "not measured (the budget ran out or its bench failed): ranked by space".into()
@@ -812,7 +812,7 @@ fn unknown(c: &Candidate, o: &Candidate) -> String {
     if missing.is_empty() {
         return "not comparable".to_string();
     }
-    format!("unknown ({} not {how})", missing.join(" and "))
+    format!("unknown ({} not {how})", crate::units::and_list(&missing))
 }
 
 /// "exfat 32K: 12 % slower to fill with your files than exfat 128K, and
