@@ -54,33 +54,27 @@ fn bad_arguments(e: clap::Error) -> ExitCode {
         .find_map(|l| l.trim().strip_prefix("tip: "))
         .map(|t| format!(" ({t})"))
         .unwrap_or_default();
-    // "Usage: fsfit advise [OPTIONS] ..." names the command whose help to read.
-    let command: Vec<&str> = text
-        .lines()
-        .find_map(|l| l.strip_prefix("Usage: "))
-        .map(|u| {
-            u.split_whitespace()
-                .take_while(|w| !w.starts_with(['[', '<', '-']))
-                .collect()
-        })
-        .unwrap_or_default();
-    // The program as people type it: clap names it from argv[0], which is
-    // `fsfit.exe` on Windows.
-    let help = match command.split_first() {
-        _ if matches!(
-            e.kind(),
-            ErrorKind::ValueValidation | ErrorKind::InvalidValue
-        ) =>
-        {
-            String::new()
-        }
-        Some((_, rest)) => {
-            let words: Vec<&str> = std::iter::once("fsfit")
-                .chain(rest.iter().copied())
+    // "Usage: fsfit advise [OPTIONS] ..." names the command whose help to
+    // read, after the program, which is said as people type it (clap names
+    // it from argv[0]: `fsfit.exe` on Windows). A refused value names its
+    // choices instead.
+    let value = matches!(
+        e.kind(),
+        ErrorKind::ValueValidation | ErrorKind::InvalidValue
+    );
+    let help = match text.lines().find_map(|l| l.strip_prefix("Usage: ")) {
+        Some(usage) if !value => {
+            let command: Vec<&str> = std::iter::once("fsfit")
+                .chain(
+                    usage
+                        .split_whitespace()
+                        .skip(1)
+                        .take_while(|w| !w.starts_with(['[', '<', '-'])),
+                )
                 .collect();
-            format!("; see {} --help", words.join(" "))
+            format!("; see {} --help", command.join(" "))
         }
-        None => String::new(),
+        _ => String::new(),
     };
     eprintln!("fsfit: {what}{choices}{tip}{help}");
     ExitCode::from(2)
