@@ -190,7 +190,7 @@ fn target_of(a: &AdviseArgs) -> Result<(Option<Target>, u64, String)> {
         let volume = match (a.size, existing) {
             (Some(s), _) => s,
             (None, Some((_, Some(v)))) => v,
-            (None, Some((len, None))) => image::volume_of(len),
+            (None, Some((len, None))) => len,
             (None, None) => 4 << 30,
         };
         let fits =

@@ -9,10 +9,10 @@
 //! (GPT's backup included) and the discard most mkfs tools send first
 //! (mke2fs, mkfs.xfs, mkfs.btrfs discard the whole device, which punches
 //! holes in the file) never reach it, whatever the filesystem. An xattr
-//! would survive too, but not on the exFAT or FAT
-//! stick people keep images on; a sidecar file gets lost or left behind
-//! when the image is moved: `format`, bench and advise could no longer tell
-//! an image of fsfit's from a user's file.
+//! would survive too, but not on the exFAT or FAT stick people keep images
+//! on; a sidecar file gets lost or left behind when the image is moved:
+//! `format`, bench and advise could no longer tell an image of fsfit's from
+//! a user's file.
 
 use crate::{Error, Result};
 use std::fs::{File, OpenOptions};
@@ -92,7 +92,7 @@ pub struct Image {
 pub type Describe = fn(&Path, u64) -> String;
 
 /// Decide whether `path` may be formatted, then size and mark it as
-/// `sizing` says. `need` checks the volume (the file less the marker).
+/// `sizing` says. `need` checks the volume.
 /// Nothing is written before every check has passed.
 pub fn prepare(
     path: &Path,
@@ -126,8 +126,7 @@ pub fn prepare(
             } else if let Some(v) = read_marker(&f, len) {
                 size.unwrap_or(v)
             } else if overwrite {
-                // A file taken over keeps its length, the marker inside it.
-                size.unwrap_or(volume_of(len))
+                size.unwrap_or(len)
             } else {
                 return Err(not_ours(path, len, describe));
             };
@@ -137,12 +136,6 @@ pub fn prepare(
     };
     mark(&file, volume, path, made_by)?;
     Ok(Image { volume, created })
-}
-
-/// The volume an image file of `file` bytes holds: all but the marker (0,
-/// refused by `need`, when the marker would not fit).
-pub fn volume_of(file: u64) -> u64 {
-    file.saturating_sub(MARKER_BYTES)
 }
 
 /// The refusal of a file of `len` bytes that fsfit did not make, without
