@@ -245,7 +245,7 @@ impl Direct<'_> {
     /// Write fresh blocks at `offs` in order (a failed write is remembered,
     /// not an error: it is what some fakes do past their end), then sync;
     /// the nonce they carry.
-    fn write_fresh(&mut self, offs: &[u64]) -> Result<u64> {
+    fn write_fresh(&mut self, offs: &[u64]) -> u64 {
         self.nonce = self.nonce.wrapping_add(1);
         self.write_failed = false;
         for &o in offs {
@@ -256,24 +256,24 @@ impl Direct<'_> {
         // A drive that fails writes may fail the flush too: what is read
         // back says what was kept.
         let _ = self.f.sync_all();
-        Ok(self.nonce)
+        self.nonce
     }
 
     /// Write a fresh block at `o` and read it back: does the drive keep it?
-    fn keeps(&mut self, o: u64) -> Result<bool> {
-        let nonce = self.write_fresh(&[o])?;
+    fn keeps(&mut self, o: u64) -> bool {
+        let nonce = self.write_fresh(&[o]);
         let mut want = vec![0u8; BLOCK];
         pattern(&mut want, o, nonce);
-        Ok(!self.write_failed && self.read(o).is_some_and(|g| g == want))
+        !self.write_failed && self.read(o).is_some_and(|g| g == want)
     }
 
     /// Does a fresh write at `o` land `shift` bytes lower? The blocks there
     /// are written first, then `o`; if they then hold `o`'s sectors, `o`
     /// shares storage with lower offsets and is not storage itself.
-    fn lands(&mut self, o: u64, shift: u64) -> Result<Option<u64>> {
+    fn lands(&mut self, o: u64, shift: u64) -> Option<u64> {
         let b = BLOCK as u64;
         if o + b <= shift {
-            return Ok(None);
+            return None;
         }
         let low = o.saturating_sub(shift);
         let first = low / b * b;
@@ -281,38 +281,35 @@ impl Direct<'_> {
         let mut offs: Vec<u64> = (first / b..=last / b).map(|i| i * b).collect();
         offs.retain(|&x| x < o);
         if offs.is_empty() {
-            return Ok(None);
+            return None;
         }
-        self.write_fresh(&offs)?;
-        let nonce = self.write_fresh(&[o])?;
+        self.write_fresh(&offs);
+        let nonce = self.write_fresh(&[o]);
         for x in offs {
             let Some(got) = self.read(x) else { continue };
             let ours = got
                 .chunks(SECTOR)
                 .any(|s| stamp(s, nonce).is_some_and(|t| (o..o + b).contains(&t)));
             if ours {
-                return Ok(Some(low));
+                return Some(low);
             }
         }
-        Ok(None)
+        None
     }
 
     /// Is block `o` not storage: not kept, or its write lands lower?
-    fn bad(&mut self, o: u64) -> Result<bool> {
-        if !self.keeps(o)? {
-            return Ok(true);
-        }
-        Ok(self.landing(o)?.is_some())
+    fn bad(&mut self, o: u64) -> bool {
+        !self.keeps(o) || self.landing(o).is_some()
     }
 
     /// Where a write at `o` lands lower down, by the shifts seen.
-    fn landing(&mut self, o: u64) -> Result<Option<u64>> {
+    fn landing(&mut self, o: u64) -> Option<u64> {
         for shift in self.shifts.clone() {
-            if let Some(at) = self.lands(o, shift)? {
-                return Ok(Some(at));
+            if let Some(at) = self.lands(o, shift) {
+                return Some(at);
             }
         }
-        Ok(None)
+        None
     }
 
     /// The first block that is not storage, from `bad` (known not to be):
@@ -332,7 +329,7 @@ impl Direct<'_> {
                 return Ok(0);
             }
             let x = hi.saturating_sub(step);
-            if !self.bad(x)? {
+            if !self.bad(x) {
                 break x;
             }
             hi = x;
@@ -343,7 +340,7 @@ impl Direct<'_> {
             stop_if_cancelled(n * 16)?;
             n += 1;
             let mid = lo + (hi - lo) / 2 / b * b;
-            if self.bad(mid)? {
+            if self.bad(mid) {
                 hi = mid;
             } else {
                 lo = mid;
@@ -355,7 +352,7 @@ impl Direct<'_> {
     /// What the block at `o` (not storage) does with a fresh write: read
     /// back twice; only the sectors that differ from it are judged.
     fn past(&mut self, o: u64) -> Result<Past> {
-        let nonce = self.write_fresh(&[o])?;
+        let nonce = self.write_fresh(&[o]);
         if self.write_failed {
             return Ok(Past::WriteError);
         }
@@ -375,7 +372,7 @@ impl Direct<'_> {
             .map(|(g, _)| g)
             .collect();
         if lost.is_empty() {
-            let at = self.landing(o)?.unwrap_or(0);
+            let at = self.landing(o).unwrap_or(0);
             return Ok(Past::Lands { at });
         }
         Ok(if lost.iter().all(|s| s.iter().all(|&x| x == 0)) {
@@ -432,7 +429,7 @@ impl Found {
         let shared = self
             .seen
             .iter()
-            .filter_map(|(&tag, at)| second_lowest(tag, at));
+            .filter_map(|(&tag, at)| sharing(tag, at).get(1).copied());
         let low = shared.chain(self.lowest_bad).min()?;
         Some(low / BLOCK as u64 * BLOCK as u64)
     }
@@ -445,9 +442,9 @@ impl Found {
         let mut v: Vec<(u64, u64)> = self
             .seen
             .iter()
-            .filter_map(|(&tag, at)| {
-                let low = at.iter().copied().chain([tag]).min()?;
-                Some((second_lowest(tag, at)?, second_lowest(tag, at)? - low))
+            .filter_map(|(&tag, at)| match sharing(tag, at)[..] {
+                [low, second, ..] => Some((second, second - low)),
+                _ => None,
             })
             .collect();
         v.sort_unstable();
@@ -461,12 +458,13 @@ impl Found {
     }
 }
 
-/// The second lowest of the sectors `at` and `tag`, all sharing storage.
-fn second_lowest(tag: u64, at: &[u64]) -> Option<u64> {
+/// The sectors `at` and `tag`, all sharing storage, lowest first (only the
+/// lowest can be real storage).
+fn sharing(tag: u64, at: &[u64]) -> Vec<u64> {
     let mut all: Vec<u64> = at.iter().copied().chain([tag]).collect();
     all.sort_unstable();
     all.dedup();
-    all.get(1).copied()
+    all
 }
 
 fn stop_if_cancelled(i: usize) -> Result<()> {
