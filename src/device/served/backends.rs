@@ -175,15 +175,15 @@ impl Short {
         }
     }
 
-    /// Where byte `p` (past the held ones) lives: in the held bytes
-    /// (`Ok(Some(at))`), in the hidden buffer, or nowhere (`Ok(None)`),
-    /// and how many bytes from `p` on go on from there (up to the next
-    /// sector, as fakes map whole sectors).
-    fn place(&self, p: u64) -> io::Result<(Place, u64)> {
+    /// Where byte `p` (past the held ones) lives: in the held bytes, in the
+    /// hidden buffer, nowhere, or failing, and how many bytes from `p` on
+    /// go on from there (up to the next sector, as fakes map whole
+    /// sectors).
+    fn place(&self, p: u64) -> (Place, u64) {
         let real = self.held.size();
         let run = 512 - p % 512;
-        Ok(match self.beyond {
-            Beyond::Fail => return Err(io::Error::from_raw_os_error(libc::EIO)),
+        match self.beyond {
+            Beyond::Fail => (Place::Fail, run),
             Beyond::WrapOnto { at } => {
                 let m = at + (p - real) % (real - at);
                 (Place::Held(m), run.min(real - m))
@@ -194,14 +194,37 @@ impl Short {
             }
             Beyond::Hidden { len } => (Place::Hidden(p % len), run.min(len - p % len)),
             _ => (Place::Nowhere, run),
-        })
+        }
+    }
+
+    /// `len` bytes from `offset` cut where they live: (start in the
+    /// caller's buffer, length, place), the held bytes first.
+    fn pieces(&self, offset: u64, len: usize) -> Vec<(usize, usize, Place)> {
+        let real = self.held.size();
+        let mut v = Vec::new();
+        let mut done = 0usize;
+        while done < len {
+            let p = offset + done as u64;
+            let (place, run) = if p < real {
+                (Place::Held(p), real - p)
+            } else {
+                self.place(p)
+            };
+            let n = (run as usize).min(len - done);
+            v.push((done, n, place));
+            done += n;
+        }
+        v
     }
 }
 
+#[derive(Clone, Copy)]
 enum Place {
     Held(u64),
     Hidden(u64),
     Nowhere,
+    /// Reads and writes fail here (EIO), after the pieces before it.
+    Fail,
 }
 
 impl Backend for Short {
@@ -209,23 +232,14 @@ impl Backend for Short {
         self.size
     }
     fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
-        let mut done = 0usize;
-        while done < buf.len() {
-            let p = offset + done as u64;
-            let real = self.held.size();
-            if p < real {
-                let n = ((real - p) as usize).min(buf.len() - done);
-                self.held.read_at(p, &mut buf[done..done + n])?;
-                done += n;
-                continue;
-            }
-            let (place, run) = self.place(p)?;
-            let n = (run as usize).min(buf.len() - done);
-            let out = &mut buf[done..done + n];
+        for (at, n, place) in self.pieces(offset, buf.len()) {
+            let out = &mut buf[at..at + n];
             match place {
                 Place::Held(m) => self.held.read_at(m, out)?,
                 Place::Hidden(m) => out.copy_from_slice(&self.hidden[m as usize..m as usize + n]),
+                Place::Fail => return Err(io::Error::from_raw_os_error(libc::EIO)),
                 Place::Nowhere => {
+                    let p = offset + at as u64;
                     for (i, b) in out.iter_mut().enumerate() {
                         *b = match self.beyond {
                             // Old contents that depend on where they are, never zero.
@@ -241,30 +255,18 @@ impl Backend for Short {
                     }
                 }
             }
-            done += n;
         }
         Ok(())
     }
     fn write_at(&mut self, offset: u64, data: &[u8]) -> io::Result<()> {
-        let mut done = 0usize;
-        while done < data.len() {
-            let p = offset + done as u64;
-            let real = self.held.size();
-            if p < real {
-                let n = ((real - p) as usize).min(data.len() - done);
-                self.held.write_at(p, &data[done..done + n])?;
-                done += n;
-                continue;
-            }
-            let (place, run) = self.place(p)?;
-            let n = (run as usize).min(data.len() - done);
-            let src = &data[done..done + n];
+        for (at, n, place) in self.pieces(offset, data.len()) {
+            let src = &data[at..at + n];
             match place {
                 Place::Held(m) => self.held.write_at(m, src)?,
                 Place::Hidden(m) => self.hidden[m as usize..m as usize + n].copy_from_slice(src),
                 Place::Nowhere => {}
+                Place::Fail => return Err(io::Error::from_raw_os_error(libc::EIO)),
             }
-            done += n;
         }
         Ok(())
     }
