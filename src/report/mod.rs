@@ -12,31 +12,23 @@ pub mod json;
 pub mod png;
 pub mod text;
 
-/// Rows of cells as aligned text columns, two spaces apart: the columns
-/// whose index `left` accepts are left-aligned, the others (figures) right.
 /// [`columns`] in pages no wider than `width`: the first column (the row's
 /// name) on every page, as many of the others as fit beside it, the pages
 /// one under another (a wrapped table row would split its cells).
 pub fn column_pages(rows: &[Vec<String>], left: impl Fn(usize) -> bool, width: usize) -> String {
-    let n = rows.iter().map(|r| r.len()).max().unwrap_or(0);
-    let w = |i: usize| {
-        rows.iter()
-            .filter_map(|r| r.get(i))
-            .map(|c| c.chars().count())
-            .max()
-            .unwrap_or(0)
-    };
+    let w = widths(rows);
+    let name = w.first().copied().unwrap_or(0);
     let mut pages: Vec<Vec<usize>> = Vec::new();
-    let mut used = w(0);
-    for i in 1..n {
+    let mut used = name;
+    for (i, &wi) in w.iter().enumerate().skip(1) {
         match pages.last_mut() {
-            Some(p) if used + 2 + w(i) <= width => p.push(i),
+            Some(p) if used + 2 + wi <= width => p.push(i),
             _ => {
                 pages.push(vec![i]);
-                used = w(0);
+                used = name;
             }
         }
-        used += 2 + w(i);
+        used += 2 + wi;
     }
     if pages.is_empty() {
         return columns(rows, left);
@@ -60,9 +52,10 @@ pub fn column_pages(rows: &[Vec<String>], left: impl Fn(usize) -> bool, width: u
     out.join("\n")
 }
 
-pub fn columns(rows: &[Vec<String>], left: impl Fn(usize) -> bool) -> String {
+/// Each column's width: its widest cell, in characters.
+fn widths(rows: &[Vec<String>]) -> Vec<usize> {
     let n = rows.iter().map(|r| r.len()).max().unwrap_or(0);
-    let widths: Vec<usize> = (0..n)
+    (0..n)
         .map(|i| {
             rows.iter()
                 .filter_map(|r| r.get(i))
@@ -70,7 +63,13 @@ pub fn columns(rows: &[Vec<String>], left: impl Fn(usize) -> bool) -> String {
                 .max()
                 .unwrap_or(0)
         })
-        .collect();
+        .collect()
+}
+
+/// Rows of cells as aligned text columns, two spaces apart: the columns
+/// whose index `left` accepts are left-aligned, the others (figures) right.
+pub fn columns(rows: &[Vec<String>], left: impl Fn(usize) -> bool) -> String {
+    let widths = widths(rows);
     let mut out = String::new();
     for row in rows {
         let mut line = String::new();
