@@ -40,8 +40,8 @@ const MARKS: [(&str, &str, &str); 6] = [
 /// Flags saying why a figure's repeats stopped before its spread settled.
 const STOPPED: [&str; 2] = ["budget-spent", "max-runs"];
 
-/// The widest a table line may be: configs go on further pages beyond it.
-pub const WIDTH: usize = 100;
+// The widest a table line may be: configs go on further pages beyond it.
+use super::WIDTH;
 
 pub fn bench(r: &BenchReport) -> String {
     let mut o = target(r);
@@ -370,7 +370,7 @@ workload (timed parts summed; {shorts} short runs set aside, kept in the JSON): 
             crate::bench::settle::MIN_RUN_SECONDS,
             rounds.join(", ")
         );
-        out.push(super::wrap(&line, 100));
+        out.push(super::wrap(&line, WIDTH));
     }
     if aside > 0 {
         out.push(format!(

@@ -184,7 +184,7 @@ pub fn text(r: &InfoReport) -> String {
     // The path is cut in the middle to keep the line within 100 columns
     // (a path has no space to wrap at); the JSON keeps it whole.
     let what = format!(" ({}, {})", r.kind, iec(r.size_bytes));
-    let room = super::bench::WIDTH.saturating_sub(what.chars().count());
+    let room = super::WIDTH.saturating_sub(what.chars().count());
     let _ = writeln!(o, "{}{what}", super::usage::shorten(&r.target, room));
     if let (Some(s), Some(a1), Some(a4)) = (r.start_bytes, r.aligned_1m, r.aligned_4m) {
         let _ = writeln!(

@@ -10,8 +10,12 @@ pub mod usage;
 
 pub use crate::units::{count, count_as};
 
-/// The columns text output wraps to: the terminal's, or 100 when stdout
-/// is not a terminal (a file, a pipe, a test).
+/// The widest a line of text output may be when stdout is not a terminal,
+/// and the width tables and shortened paths are laid out for.
+pub const WIDTH: usize = 100;
+
+/// The columns text output wraps to: the terminal's, or [`WIDTH`] when
+/// stdout is not a terminal (a file, a pipe, a test).
 pub fn width() -> usize {
     use std::io::IsTerminal;
     if std::io::stdout().is_terminal() {
@@ -19,7 +23,7 @@ pub fn width() -> usize {
             return usize::from(w).max(40);
         }
     }
-    100
+    WIDTH
 }
 
 /// Every line of `text` longer than `width` columns broken at spaces, its

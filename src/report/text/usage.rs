@@ -57,7 +57,7 @@ pub fn matrix(r: &UsageReport) -> String {
     o.push_str(&crate::report::column_pages(
         &cells,
         |i| i == 0,
-        crate::report::text::bench::WIDTH,
+        super::WIDTH,
     ));
     let _ = writeln!(
         o,
@@ -93,7 +93,7 @@ fn top(o: &mut String, r: &UsageReport) {
             iec(t.apparent_bytes),
             super::count(t.files, "file"),
         );
-        let room = super::bench::WIDTH.saturating_sub(line.chars().count());
+        let room = super::WIDTH.saturating_sub(line.chars().count());
         let _ = writeln!(o, "{line}{}", shorten(&shown_name(name), room));
     }
 }
@@ -348,7 +348,7 @@ fn findings(o: &mut String, r: &UsageReport) {
             let _ = writeln!(o, "  {}: {what}: {}", names.join(", "), thousands(n));
             let examples = c.problem_examples.get(k.key());
             for p in examples.into_iter().flatten() {
-                let room = super::bench::WIDTH - 6;
+                let room = super::WIDTH - 6;
                 let _ = writeln!(o, "      {}", shorten(&shown_name(p), room));
             }
             let shown = examples.map_or(0, |e| e.len() as u64);
