@@ -14,7 +14,8 @@
 //! reported (`min_free_ms` of the `page_reporting` module); there fsfit
 //! delays it for the length of the measuring, as it raises its priority,
 //! and puts the value back when the measuring ends (on an error and on
-//! Ctrl-C too; after a SIGKILL, `fsfit cleanup` does, from the run's record). Memory freed during the bench then goes back to the host a
+//! Ctrl-C too; after a SIGKILL, `fsfit cleanup` does, from the run's
+//! record). Memory freed during the bench then goes back to the host a
 //! minute later than it would have. Elsewhere the report says the figures
 //! may carry it.
 

@@ -175,9 +175,9 @@ pub fn output_folders_exist<'a>(
 
 /// Whether an output file may be replaced: it is not there, is empty, or
 /// holds what fsfit writes (a JSON document, HTML that names fsfit near
-/// its start, a CSV that starts with usage's header). Anything else may be a file of the user's
-/// that an old spelling (`usage --json PATH`) or a slip of the keyboard
-/// named: it is refused rather than overwritten.
+/// its start, a CSV that starts with usage's header). Anything else may be
+/// a file of the user's that an old spelling (`usage --json PATH`) or a
+/// slip of the keyboard named: it is refused rather than overwritten.
 fn replaceable(p: &std::path::Path) -> bool {
     use std::io::Read;
     let Ok(md) = std::fs::symlink_metadata(p) else {
