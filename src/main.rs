@@ -3,18 +3,26 @@
 //! interrupted). Everything else is in the library (src/cmd/).
 
 use clap::error::{ContextKind, ContextValue, ErrorKind};
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
+use fsfit::report::text::{one_line, WIDTH};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let cli = match fsfit::cli::Cli::try_parse() {
-        Ok(cli) => cli,
+    let parsed = fsfit::cli::Cli::command()
+        .try_get_matches()
+        .and_then(|m| Ok((fsfit::cli::Cli::from_arg_matches(&m)?, m)));
+    let (cli, matches) = match parsed {
+        Ok(both) => both,
         Err(e) => return bad_arguments(e),
     };
     match fsfit::cmd::run(&cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("fsfit: {e}");
+            let help = matches
+                .subcommand_name()
+                .map(|c| format!("in fsfit {c} --help"))
+                .unwrap_or_default();
+            eprintln!("{}", one_line(&format!("fsfit: {e}"), WIDTH, &help));
             ExitCode::from(e.exit_code())
         }
     }
@@ -34,9 +42,47 @@ fn bad_arguments(e: clap::Error) -> ExitCode {
     }
     let text = e.to_string();
     let line = text.lines().next().unwrap_or_default();
-    let mut what = line.strip_prefix("error: ").unwrap_or(line).to_string();
+    let mut what = line
+        .strip_prefix("error: ")
+        .unwrap_or(line)
+        // Shorter words for clap's, so that the line fits beside its tip.
+        .replace(
+            "the following required arguments were not provided:",
+            "missing",
+        )
+        .replace(
+            "the following required argument was not provided:",
+            "missing",
+        );
+    if let Some(rest) = what.strip_prefix("unexpected argument '") {
+        if let Some(at) = rest.find("' found") {
+            what = format!("unexpected argument '{}'{}", &rest[..at], &rest[at + 7..]);
+        }
+    }
+    // "invalid value 'x' for '--opt <NAME,...>': reason" said in fewer
+    // columns, "invalid --opt 'x': reason", the value in POSIX quotes (it
+    // may be pasted back) and named once, not again by its parser's reason.
+    if let Some(rest) = what.strip_prefix("invalid value '") {
+        if let Some(at) = rest.find("' for '") {
+            let (value, after) = (&rest[..at], &rest[at + 7..]);
+            if let Some(end) = after.find('\'') {
+                let arg = &after[..end];
+                let opt = if arg.starts_with('-') {
+                    arg.split_whitespace().next().unwrap_or(arg)
+                } else {
+                    arg
+                };
+                let reason = after[end + 1..]
+                    .replacen(&format!(": '{value}': "), ": ", 1)
+                    .replacen(&format!(": '{value}' is "), ": ", 1)
+                    .replacen(&format!(" '{value}'"), "", 1);
+                let quoted = format!("'{}'", value.replace('\'', "'\\''"));
+                what = format!("invalid {opt} {quoted}{reason}");
+            }
+        }
+    }
     // A list under the first line ("not provided:" then "  <TARGET>").
-    if what.ends_with(':') {
+    if what.ends_with(':') || what == "missing" {
         let items: Vec<&str> = text
             .lines()
             .skip(1)
@@ -52,30 +98,55 @@ fn bad_arguments(e: clap::Error) -> ExitCode {
     let tip = text
         .lines()
         .find_map(|l| l.trim().strip_prefix("tip: "))
-        .map(|t| format!(" ({t})"))
+        .map(|t| match t.strip_prefix("a similar argument exists: ") {
+            Some(similar) => format!(" (did you mean {similar}?)"),
+            None => format!(" ({t})"),
+        })
         .unwrap_or_default();
     // "Usage: fsfit advise [OPTIONS] ..." names the command whose help to
     // read, after the program, which is said as people type it (clap names
-    // it from argv[0]: `fsfit.exe` on Windows). A refused value names its
-    // choices instead.
+    // it from argv[0]: `fsfit.exe` on Windows). A value error's text has
+    // no usage line: the command is then the first word of the command
+    // line that names one.
     let value = matches!(
         e.kind(),
         ErrorKind::ValueValidation | ErrorKind::InvalidValue
     );
-    let help = match text.lines().find_map(|l| l.strip_prefix("Usage: ")) {
-        Some(usage) if !value => {
-            let command: Vec<&str> = std::iter::once("fsfit")
+    let command = text
+        .lines()
+        .find_map(|l| l.strip_prefix("Usage: "))
+        .map(|usage| {
+            std::iter::once("fsfit")
                 .chain(
                     usage
                         .split_whitespace()
                         .skip(1)
                         .take_while(|w| !w.starts_with(['[', '<', '-'])),
                 )
-                .collect();
-            format!("; see {} --help", command.join(" "))
-        }
+                .collect::<Vec<&str>>()
+                .join(" ")
+        })
+        .or_else(|| {
+            let cli = fsfit::cli::Cli::command();
+            std::env::args_os().skip(1).find_map(|a| {
+                cli.find_subcommand(a)
+                    .map(|c| format!("fsfit {}", c.get_name()))
+            })
+        });
+    let help = match &command {
+        Some(c) if !value => format!("; see {c} --help"),
         _ => String::new(),
     };
-    eprintln!("fsfit: {what}{choices}{tip}{help}");
+    // A list of choices too long for the line says where the whole list is.
+    let more = command
+        .map(|c| format!("in {c} --help"))
+        .unwrap_or_default();
+    let mut line = format!("fsfit: {what}{choices}{tip}{help}");
+    if !tip.is_empty() && line.chars().count() > WIDTH {
+        // The tip is the first thing to give up: what is wrong and where
+        // the help is come first.
+        line = format!("fsfit: {what}{choices}{help}");
+    }
+    eprintln!("{}", one_line(&line, WIDTH, &more));
     ExitCode::from(2)
 }

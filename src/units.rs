@@ -21,7 +21,7 @@ pub fn parse_size(s: &str) -> Result<u64> {
     }
     let mult = unit(suffix.trim()).ok_or_else(|| {
         Error::input(format!(
-            "'{s}': unknown unit '{}' (use K, M, G, T for powers of 1024, KB, MB, GB, TB for powers of 1000)",
+            "'{s}': unknown unit '{}' (K, M, G, T: 1024s; KB, MB, GB, TB: 1000s)",
             suffix.trim()
         ))
     })?;

@@ -71,7 +71,7 @@ pub fn run(a: &crate::cli::ManArgs) -> Result<()> {
     match pages.iter().find(|(n, _)| *n == want) {
         Some((_, page)) => super::print(page),
         None => Err(crate::Error::input(format!(
-            "no man page for '{}' (commands: {})",
+            "no man page for '{}' (choose from {})",
             a.command.as_deref().unwrap_or_default(),
             pages
                 .iter()

@@ -53,18 +53,13 @@ pub fn parse_fs_spec(s: &str) -> Result<FsSpec> {
 /// Is `n` a cluster size this filesystem's mkfs accepts at all?
 pub fn check_cluster(fs: &dyn Filesystem, n: u64) -> Result<()> {
     let (lo, hi) = fs.cluster_range();
-    let choices = fs::powers_of_two(lo, hi)
-        .into_iter()
-        .map(crate::units::short)
-        .collect::<Vec<_>>()
-        .join(", ");
     if !n.is_power_of_two() || n < lo || n > hi {
         return Err(Error::input(format!(
-            "{}: cluster size {} is not possible (choose a power of two from {} to {}: {choices})",
+            "{} clusters are a power of two from {} to {}, not {}",
             fs.name(),
-            n,
             crate::units::short(lo),
-            crate::units::short(hi)
+            crate::units::short(hi),
+            n
         )));
     }
     Ok(())

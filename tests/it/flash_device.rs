@@ -292,7 +292,7 @@ fn emulate_refuses_bad_arguments_before_setting_anything_up() {
     let dir = tempfile::tempdir().unwrap();
     let img = dir.path().join("new.img");
     let cases: [(&[&str], &str); 3] = [
-        (&["no-such-profile"], "invalid value 'no-such-profile'"),
+        (&["no-such-profile"], "invalid <PROFILE> 'no-such-profile'"),
         (&["usb2-stick"], "--size"),
         (&["usb2-stick", "--size", "1000"], "multiple of 512"),
     ];

@@ -66,7 +66,7 @@ const CASES: &[(&str, &[&str], &str)] = &[
     (
         "format: a cluster too big for the volume",
         &["format", "IMG", "--size", "8G", "--fs", "fat16"],
-        "at most 65524 clusters",
+        "over FAT16's 65524",
     ),
     (
         "format: a volume mkfs refuses",
@@ -114,7 +114,7 @@ const CASES: &[(&str, &[&str], &str)] = &[
         &[
             "bench", "--image", "IMG", "--size", "1G", "--fs", "exfat:3K",
         ],
-        "not possible",
+        "power of two from 512 to 32M, not 3072",
     ),
     (
         "bench: an image --size too small for the workloads",
@@ -174,12 +174,12 @@ const CASES: &[(&str, &[&str], &str)] = &[
             "--workloads",
             "nosuch",
         ],
-        "invalid value 'nosuch'",
+        "invalid --workloads 'nosuch'",
     ),
     (
         "emulate: an unknown profile",
         &["emulate", "nosuch", "IMG", "--size", "1G"],
-        "invalid value 'nosuch'",
+        "invalid <PROFILE> 'nosuch'",
     ),
     (
         "emulate: a size not in sectors",
@@ -274,4 +274,62 @@ fn every_refusal_leaves_the_folder_as_it_was() {
         assert_eq!(listing(dir.path()), before, "{what}: the folder changed");
         assert_eq!(loops_on(dir.path()), Vec::<String>::new(), "{what}");
     }
+}
+
+/// A bad argument is one line that fits the 100 columns every other output
+/// does: a list of choices too long for it keeps the first choices and says
+/// how many more and where they all are; an echoed path is cut in the
+/// middle; clap's longer words are said in fewer.
+#[test]
+fn a_bad_argument_is_one_line_within_100_columns() {
+    let long = format!("/nonexistent/{}/{}", "a".repeat(110), "b".repeat(20));
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["bench", "--workloads", "nosuch"],
+            "more in fsfit bench --help)",
+        ),
+        (
+            &["bench", "--flash", "nosuch"],
+            "more in fsfit bench --help)",
+        ),
+        (
+            &["advise", ".", "--for", "nosuch"],
+            "more in fsfit advise --help)",
+        ),
+        (&["usage", ".", "--fs", "hfs+"], "(choose from fat12"),
+        (
+            &["usage", ".", "--fs", "exfat:3K"],
+            "power of two from 512 to 32M, not 3072",
+        ),
+        (&["usage", ".", "--volume", "1XB"], "unknown unit 'XB'"),
+        (
+            &["bench", "--size", "bogus"],
+            "invalid --size 'bogus': not a size",
+        ),
+        (&["advise", ".", "--budget", "5s"], "too short"),
+        (
+            &["crash", "--scenario", "x"],
+            "unexpected argument '--scenario'",
+        ),
+        (&["report", "r.json"], "missing --output"),
+        (&["man", "nosuch"], "(choose from usage, bench"),
+        (&["usage", &long], "…"),
+        (&["info", &long], "…"),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    for (args, says) in cases {
+        let out = fsfit()
+            .args(*args)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        let what = args.join(" ");
+        assert_eq!(out.status.code(), Some(2), "{what}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{what}: {err}");
+        let cols = unicode_width::UnicodeWidthStr::width(err.trim_end());
+        assert!(cols <= 100, "{what}: {cols} columns: {err}");
+        assert!(err.contains(says), "{what}: {err}");
+    }
+    assert!(listing(dir.path()).is_empty(), "the folder changed");
 }

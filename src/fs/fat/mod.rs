@@ -387,12 +387,10 @@ fn refusal(bits: u32, volume: u64, spc: u32, clusters: u32, max: u32, hints: boo
         _ => "",
     };
     let why = match (bits, too_many) {
-        (12, true) => format!("FAT12 allows at most {MAX_CLUST_12} clusters; {at}"),
-        (16, true) => format!("FAT16 allows at most {MAX_CLUST_16} clusters; {at}"),
-        (16, false) => {
-            format!("mkfs.fat makes FAT16 only with at least {MIN_CLUST_16} clusters; {at}")
-        }
-        (32, true) => format!("FAT32 allows at most {MAX_CLUST_32} clusters; {at}"),
+        (12, true) => format!("{at}, over FAT12's {MAX_CLUST_12}"),
+        (16, true) => format!("{at}, over FAT16's {MAX_CLUST_16}"),
+        (16, false) => format!("{at}, under the {MIN_CLUST_16} mkfs.fat makes FAT16 with"),
+        (32, true) => format!("{at}, over FAT32's {MAX_CLUST_32}"),
         _ => format!("mkfs.fat finds no valid FAT{bits} layout: {at}"),
     };
     if hint.is_empty() {
@@ -1089,16 +1087,16 @@ mod tests {
     #[test]
     fn refusals_say_why() {
         let e = FAT16.model(64 * G, 32768).err().unwrap();
-        assert!(e.to_string().contains("at most 65524"), "{e}");
+        assert!(e.to_string().contains("over FAT16's 65524"), "{e}");
         assert!(
             e.to_string()
                 .contains("64 GiB at 32 KiB clusters makes 2096893"),
             "{e}"
         );
         let e = FAT12.model(G, 512).err().unwrap();
-        assert!(e.to_string().contains("at most 4084"), "{e}");
+        assert!(e.to_string().contains("over FAT12's 4084"), "{e}");
         let e = FAT16.model(16 * M, 65536).err().unwrap();
-        assert!(e.to_string().contains("at least 4087"), "{e}");
+        assert!(e.to_string().contains("under the 4087"), "{e}");
         // FAT32 with few clusters: mkfs.fat only warns.
         assert!(FAT32.model(64 * M, 4096).is_ok());
         assert!(FAT12.model(64 * G, FAT12.default_cluster(64 * G)).is_err());

@@ -48,6 +48,66 @@ pub fn wrap(text: &str, width: usize) -> String {
     out
 }
 
+/// A refusal kept to one line of at most `width` columns, as every bad
+/// input is told: a list of choices too long for the line keeps the
+/// choices that fit and says how many more there are and where they all
+/// are (`more`: "in fsfit bench --help"); then an echoed word too long for
+/// the line (a path, a label) is cut in the middle. A line with nothing
+/// to cut stays whole: one line is the promise that comes first.
+pub fn one_line(line: &str, width: usize, more: &str) -> String {
+    use unicode_width::UnicodeWidthStr;
+    let cols = |s: &str| UnicodeWidthStr::width(s);
+    if cols(line) <= width {
+        return line.to_string();
+    }
+    let mut line = line.to_string();
+    const LIST: &str = "(choose from ";
+    if let Some(start) = line.find(LIST) {
+        let body = start + LIST.len();
+        if let Some(len) = line[body..].find(')') {
+            let (head, tail) = (&line[..body], &line[body + len..]);
+            let items: Vec<&str> = line[body..body + len].split(", ").collect();
+            let mut keep = items.len();
+            let shortened = loop {
+                if keep == 0 {
+                    break None;
+                }
+                keep -= 1;
+                let rest = items.len() - keep;
+                let more = if more.is_empty() {
+                    String::new()
+                } else {
+                    format!(" {more}")
+                };
+                let candidate = format!(
+                    "{head}{}, … {rest} more{more}{tail}",
+                    items[..keep].join(", ")
+                );
+                if cols(&candidate) <= width || keep == 1 {
+                    break Some(candidate);
+                }
+            };
+            if let Some(s) = shortened {
+                line = s;
+            }
+        }
+    }
+    let over = cols(&line).saturating_sub(width);
+    if over == 0 {
+        return line;
+    }
+    // The longest word is the echoed input: cut it by what is over, never
+    // below a width that still shows both its ends.
+    let Some(longest) = line.split(' ').max_by_key(|w| cols(w)).map(str::to_string) else {
+        return line;
+    };
+    let room = cols(&longest).saturating_sub(over).max(16);
+    if room < cols(&longest) {
+        line = line.replacen(&longest, &usage::shorten(&longest, room), 1);
+    }
+    line
+}
+
 /// What a printed command starts with (fsfit's own, and the steps advise
 /// and format print for Linux, Windows and macOS).
 const COMMANDS: &[&str] = &[
@@ -293,5 +353,39 @@ mod tests {
             "      (the SD Association's formatter lays the card out)\n      \
              format X: /FS:FAT /A:32K /Q /V:'IT''S $(ID)'   (in PowerShell)\n"
         );
+    }
+
+    #[test]
+    fn a_refusal_fits_by_its_list_then_its_longest_word() {
+        use super::one_line;
+        let cols = |s: &str| unicode_width::UnicodeWidthStr::width(s);
+        let short = "fsfit: invalid --x 'a' (choose from b, c)";
+        assert_eq!(one_line(short, 100, "in fsfit x --help"), short);
+        let items: Vec<String> = (0..40).map(|i| format!("choice-{i}")).collect();
+        let long = format!(
+            "fsfit: invalid --x 'a' (choose from {}); more",
+            items.join(", ")
+        );
+        let fit = one_line(&long, 100, "in fsfit x --help");
+        assert!(cols(&fit) <= 100, "{fit}");
+        assert!(fit.starts_with("fsfit: invalid --x 'a' (choose from choice-0, choice-1"));
+        // The number said is the number left out, and the text after the
+        // list stays.
+        let kept = fit.matches("choice-").count();
+        assert!(
+            fit.ends_with(&format!(", … {} more in fsfit x --help); more", 40 - kept)),
+            "{fit}"
+        );
+        // An echoed path is cut in the middle; the words around it stay.
+        let path = format!("/{}/end", "日".repeat(80));
+        let fit = one_line(&format!("fsfit: {path}: no such file"), 100, "");
+        assert!(
+            cols(&fit) <= 100 && fit.ends_with("/end: no such file"),
+            "{fit}"
+        );
+        assert!(fit.starts_with("fsfit: /日") && fit.contains('…'), "{fit}");
+        // Nothing to cut: the one line stays whole.
+        let prose = "word ".repeat(30);
+        assert_eq!(one_line(&prose, 100, ""), prose);
     }
 }
