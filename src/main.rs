@@ -95,14 +95,18 @@ fn bad_arguments(e: clap::Error) -> ExitCode {
         Some(ContextValue::Strings(v)) => format!(" (choose from {})", v.join(", ")),
         _ => String::new(),
     };
-    let tip = text
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("tip: "))
-        .map(|t| match t.strip_prefix("a similar argument exists: ") {
-            Some(similar) => format!(" (did you mean {similar}?)"),
-            None => format!(" ({t})"),
-        })
-        .unwrap_or_default();
+    // clap's tip: a similar name it found (the likeliest fix, kept before
+    // the list of choices) or other advice.
+    let tip_text = text.lines().find_map(|l| l.trim().strip_prefix("tip: "));
+    let similar = tip_text.and_then(|t| {
+        t.strip_prefix("a similar argument exists: ")
+            .or_else(|| t.strip_prefix("a similar value exists: "))
+    });
+    let tip = match (similar, tip_text) {
+        (Some(s), _) => format!(" (did you mean {s}?)"),
+        (None, Some(t)) => format!(" ({t})"),
+        (None, None) => String::new(),
+    };
     // "Usage: fsfit advise [OPTIONS] ..." names the command whose help to
     // read, after the program, which is said as people type it (clap names
     // it from argv[0]: `fsfit.exe` on Windows). A value error's text has
@@ -141,11 +145,15 @@ fn bad_arguments(e: clap::Error) -> ExitCode {
     let more = command
         .map(|c| format!("in {c} --help"))
         .unwrap_or_default();
-    let mut line = format!("fsfit: {what}{choices}{tip}{help}");
-    if !tip.is_empty() && line.chars().count() > WIDTH {
-        // The tip is the first thing to give up: what is wrong and where
-        // the help is come first.
-        line = format!("fsfit: {what}{choices}{help}");
+    let mut line = format!("fsfit: {what}{tip}{choices}{help}");
+    if line.chars().count() > WIDTH {
+        // Too long: a similar name stands for the list (the list is in the
+        // help); other advice is the first thing to give up, what is wrong
+        // and where the help is come first.
+        line = match similar {
+            Some(_) => format!("fsfit: {what}{tip}{help}"),
+            None => format!("fsfit: {what}{choices}{help}"),
+        };
     }
     eprintln!("{}", one_line(&line, WIDTH, &more));
     ExitCode::from(2)

@@ -170,6 +170,9 @@ pub struct Options<'a> {
     pub simulation: Option<Simulation>,
     /// The volume label the plans and commands give it.
     pub label: String,
+    /// Candidates measured on the target that got no figure, each as
+    /// `name: why` (not picked, over the budget, stopped, failed).
+    pub unmeasured: Vec<String>,
 }
 
 impl Options<'_> {
@@ -426,8 +429,18 @@ pub fn recommend(
     let (reports, mut budget) = measure::run(m, configs, &contenders, &usage.tree)?;
     left.append(&mut budget.not_measured);
     budget.not_measured = left;
+    // Why each candidate without a figure has none, first reason first:
+    // not picked or not covered, then stopped in a round, then failed.
+    let mut unmeasured = budget.not_measured.clone();
+    unmeasured.extend(budget.rounds.iter().flat_map(|r| r.stopped.iter().cloned()));
+    unmeasured.extend(reports.iter().flat_map(|r| {
+        r.skipped
+            .iter()
+            .map(|k| format!("{}:{}: {}", k.fs, short(k.cluster_bytes), k.reason))
+    }));
     let opts = Options {
         measured: &reports,
+        unmeasured,
         ..opts
     };
     let mut a = advise(usage, &opts);

@@ -455,6 +455,7 @@ pub fn run(o: &Options, quiet: bool) -> Result<()> {
         mount_policy: o.mount_policy.clone(),
         simulation: None,
         label: o.label.clone(),
+        unmeasured: Vec::new(),
     };
     let advice = recommend(o, &r, opts, quiet)?;
     // A label the choice cannot store is bad input, refused with its rule,

@@ -150,7 +150,19 @@ fn wrap_line(line: &str, width: usize, out: &mut Vec<String>) {
     let mut lead = pad.to_string();
     while !rest.is_empty() {
         let room = width.saturating_sub(lead.chars().count());
-        let cut = break_at(rest, room);
+        let mut cut = break_at(rest, room);
+        // No word left alone on the last line ("... (141,990,324 bytes)" then
+        // "apparent"): the word before it goes down with it.
+        let tail = rest[cut..].trim_start();
+        if !tail.is_empty() && !tail.contains(' ') {
+            let head = rest[..cut].trim_end();
+            if let Some(sp) = head.rfind(' ').filter(|&sp| !head[..sp].trim().is_empty()) {
+                let carried = head[sp..].trim().chars().count() + 1 + tail.chars().count();
+                if hang.chars().count() + carried <= width {
+                    cut = sp;
+                }
+            }
+        }
         out.push(format!("{lead}{}", rest[..cut].trim_end()));
         rest = rest[cut..].trim_start();
         lead.clone_from(&hang);
