@@ -240,12 +240,14 @@ pub fn run(
         std::thread::spawn(move || {
             while ticking.load(Ordering::Relaxed) {
                 pb.set_position(start.elapsed().as_secs());
-                std::thread::sleep(Duration::from_millis(250));
+                // Parked: the end of the rounds wakes it at once.
+                std::thread::park_timeout(Duration::from_millis(250));
             }
         })
     };
     let out = rounds(m, configs, contenders, tree, &wl, deadline, &pb);
     ticking.store(false, Ordering::Relaxed);
+    ticker.thread().unpark();
     let _ = ticker.join();
     pb.finish_and_clear();
     let (reports, rounds, not_measured) = out?;

@@ -38,7 +38,8 @@ impl Watchdog {
                     abort_connection(conn);
                     break;
                 }
-                std::thread::sleep(Duration::from_millis(100));
+                // Parked: dropping the watchdog wakes it at once.
+                std::thread::park_timeout(Duration::from_millis(100));
             }
             if let Some(c) = child.as_mut() {
                 let _ = c.kill();
@@ -64,6 +65,7 @@ impl Drop for Watchdog {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::SeqCst);
         if let Some(t) = self.thread.take() {
+            t.thread().unpark();
             let _ = t.join();
         }
     }
