@@ -357,17 +357,35 @@ fn unsettled(r: &BenchReport) -> Vec<String> {
         .flat_map(|w| &w.runs)
         .filter(|x| x.set_aside.is_some() && !short(x))
         .count();
-    let rounds: Vec<String> = all
+    // Each named with its config: two configs have the same workloads.
+    let rounds: Vec<String> = r
+        .results
         .iter()
-        .filter_map(|w| w.rounds.map(|n| format!("{} ({n})", w.name)))
+        .flat_map(|c| {
+            c.workloads.iter().filter_map(move |w| {
+                w.rounds.map(|n| {
+                    format!(
+                        "{}:{} {} ({n})",
+                        c.fs,
+                        crate::units::short(c.cluster_bytes),
+                        w.name
+                    )
+                })
+            })
+        })
         .collect();
     if !rounds.is_empty() {
         let shorts = all.iter().flat_map(|w| &w.runs).filter(short).count();
         let line = format!(
-            "{} figures timed a run under {} s, so each of their runs is several rounds of the \
-workload (timed parts summed; {shorts} short runs set aside, kept in the JSON): {}",
-            rounds.len(),
+            "{} a run under {} s, so each of {} runs is several rounds of the workload \
+(timed parts summed; {} set aside, kept in the JSON): {}",
+            match rounds.len() {
+                1 => "1 figure timed".to_string(),
+                n => format!("{n} figures timed"),
+            },
             crate::bench::settle::MIN_RUN_SECONDS,
+            if rounds.len() == 1 { "its" } else { "their" },
+            super::count(shorts as u64, "short run"),
             rounds.join(", ")
         );
         out.push(super::wrap(&line, WIDTH));
@@ -389,9 +407,13 @@ marked set_aside)",
     if budget + max > 0 {
         let most = all.iter().map(|w| w.runs.len()).max().unwrap_or(0);
         out.push(format!(
-            "{} figures did not settle ({budget} when their time ran out, {max} at {most} runs):\n  \
+            "{} not settle ({budget} when {} time ran out, {max} at {most} runs):\n  \
 other programs shared the disk and the kernel's threads; a quieter moment would settle them",
-            budget + max
+            match budget + max {
+                1 => "1 figure did".to_string(),
+                n => format!("{n} figures did"),
+            },
+            if budget == 1 { "its" } else { "their" }
         ));
     }
     out
@@ -492,7 +514,7 @@ mod tests {
             "{text}"
         );
         assert!(
-            text.contains("2 figures did not settle (1 when their time ran out, 1 at 10 runs)"),
+            text.contains("2 figures did not settle (1 when its time ran out, 1 at 10 runs)"),
             "{text}"
         );
         assert!(
@@ -520,11 +542,18 @@ mod tests {
             "{text}"
         );
         assert!(
-            text.contains("1 figures timed a run under 0.1 s, so each of their runs is several"),
+            text.contains("1 figure timed a run under 0.1 s, so each of its runs is several"),
             "{text}"
         );
-        assert!(text.contains("1 short runs set aside"), "{text}");
-        assert!(text.contains(&format!("{} (3)", w_name(&r))), "{text}");
+        assert!(text.contains("1 short run set aside"), "{text}");
+        let c = &r.results[1];
+        let named = format!(
+            "{}:{} {} (3)",
+            c.fs,
+            crate::units::short(c.cluster_bytes),
+            w_name(&r)
+        );
+        assert!(text.contains(&named), "{text}");
         assert!(text.lines().all(|l| l.chars().count() <= WIDTH), "{text}");
     }
 
