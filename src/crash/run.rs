@@ -249,8 +249,8 @@ fn one_line(r: &CrashResult) -> String {
     }
     let o = &r.outcomes;
     format!(
-        "{} states ({} distinct images) in {:.1} s ({:.1}/s):\n    {} mount as is, {} durable lost, {} old damaged, {} unrepairable",
-        r.states, r.images, r.seconds, r.states_per_s, o.mountable_as_is, o.durable_lost, o.old_files_damaged, o.unrepairable
+        "{} ({} distinct) in {:.1} s ({:.1}/s):\n    {} mount as is, {} durable lost, {} old damaged, {} unrepairable",
+        crate::units::count(r.states, "state"), crate::units::count(r.images, "image"), r.seconds, r.states_per_s, o.mountable_as_is, o.durable_lost, o.old_files_damaged, o.unrepairable
     )
 }
 

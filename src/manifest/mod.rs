@@ -178,7 +178,12 @@ pub fn read(
     let mut lacks: Vec<String> = format.lacks().iter().map(|s| s.to_string()).collect();
     if no_mtime > 0 {
         lacks.push(format!(
-            "{no_mtime} entries have no modification time: before_1980 and odd_mtime are not judged for them"
+            "{} no modification time: before_1980 and odd_mtime are not judged for {}",
+            match no_mtime {
+                1 => "1 entry has".to_string(),
+                n => format!("{} entries have", crate::units::thousands(n)),
+            },
+            if no_mtime == 1 { "it" } else { "them" }
         ));
     }
     lacks.extend(skipped);

@@ -88,7 +88,7 @@ fn rows(r: &CrashResult) -> Vec<Stack> {
                 .into_iter()
                 .map(|(s, k)| (s, share(k, n)))
                 .collect(),
-            note: format!("{n} states"),
+            note: crate::units::count(n, "state"),
             group_start: true,
         },
         one("mounts as is", 4, o.mountable_as_is),
@@ -106,8 +106,9 @@ fn said(r: &CrashResult) -> String {
         .map(|(s, k)| format!("{} {}", pct(share(k, n)), SEGMENTS[s].0))
         .collect();
     format!(
-        "{}: {n} states; volume {}; {} mount as is; a durable file lost in {}, an old file damaged in {}",
+        "{}: {}; volume {}; {} mount as is; a durable file lost in {}, an old file damaged in {}",
         r.workload,
+        crate::units::count(n, "state"),
         parts.join(", "),
         pct(share(o.mountable_as_is, n)),
         pct(share(o.durable_lost, n)),

@@ -85,8 +85,11 @@ fn environment(o: &mut Out, u: &Named<UsageReport>) {
             &mut s,
             "Warnings",
             &esc(&format!(
-                "{} unreadable entries, {} names not UTF-8, {} names with control characters, {} mount points not entered",
-                t.errors, t.non_utf8_names, t.control_char_names, d.skipped_mounts
+                "{} unreadable, {} not UTF-8, {} with control characters, {} not entered",
+                crate::units::count_as(t.errors, "entry", "entries"),
+                crate::units::count(t.non_utf8_names, "name"),
+                crate::units::count(t.control_char_names, "name"),
+                crate::units::count(d.skipped_mounts, "mount point")
             )),
         );
     }
