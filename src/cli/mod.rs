@@ -12,9 +12,12 @@ mod format;
 mod info;
 mod man;
 mod probe;
+mod refusal;
 mod report;
 mod shared;
 mod usage;
+
+pub use refusal::refusal;
 
 pub use advise::AdviseArgs;
 pub use bench::BenchArgs;
