@@ -376,23 +376,29 @@ fn unsettled(r: &BenchReport) -> Vec<String> {
         .collect();
     if !rounds.is_empty() {
         let shorts = all.iter().flat_map(|w| &w.runs).filter(short).count();
+        // One figure is common on a quick run: "1 figure", not "1 figures".
+        let (figures, their) = if rounds.len() == 1 {
+            ("1 figure".to_string(), "its")
+        } else {
+            (format!("{} figures", rounds.len()), "their")
+        };
         let line = format!(
-            "{} a run under {} s, so each of {} runs is several rounds of the workload \
-(timed parts summed; {} set aside, kept in the JSON): {}",
-            match rounds.len() {
-                1 => "1 figure timed".to_string(),
-                n => format!("{n} figures timed"),
-            },
+            "{figures} timed a run under {} s, so each of {their} runs is several rounds of the \
+workload (timed parts summed; {} set aside, kept in the JSON): {}",
             crate::bench::settle::MIN_RUN_SECONDS,
-            if rounds.len() == 1 { "its" } else { "their" },
-            super::count(shorts as u64, "short run"),
+            crate::units::count(shorts as u64, "short run"),
             rounds.join(", ")
         );
         out.push(super::wrap(&line, WIDTH));
     }
     if aside > 0 {
+        let (were, their) = if aside == 1 {
+            ("was", "its")
+        } else {
+            ("were", "their")
+        };
         out.push(format!(
-            "{aside} of {runs} runs were set aside and run again: their tasks waited for a CPU \
+            "{aside} of {runs} runs {were} set aside and run again: {their} tasks waited for a CPU \
 over {:.0} %\n  of the run; the figures come from the others (the JSON keeps them all, \
 marked set_aside)",
             crate::bench::settle::BUSY_SHARE * 100.0
@@ -555,6 +561,15 @@ mod tests {
         );
         assert!(text.contains(&named), "{text}");
         assert!(text.lines().all(|l| l.chars().count() <= WIDTH), "{text}");
+        // One run set aside is said in the singular.
+        for x in &mut r.results[0].workloads[2].runs[1..7] {
+            x.set_aside = None;
+        }
+        let text = bench(&r);
+        assert!(
+            text.contains("1 of 24 runs was set aside and run again: its tasks waited"),
+            "{text}"
+        );
     }
 
     fn w_name(r: &BenchReport) -> String {
