@@ -721,17 +721,22 @@ pub fn free_space(dir: &Path) -> Result<u64> {
 #[cfg(windows)]
 pub use super::windows::free_space;
 
+/// The warning on noisy figures: one line within 100 columns even with
+/// five-digit counts, as every line a person reads.
+fn noisy_warning(noisy: usize, figures: usize) -> String {
+    format!(
+        "fsfit: warning: {noisy} of {figures} figures vary over 10 % between runs (marked ~): \
+try a higher --repeat"
+    )
+}
+
 /// The warnings and figures on a whole run: how many figures are noisy, and
 /// each config's speed relative to the baseline's.
 pub fn conclude(baseline: usize, report: &mut BenchReport) {
     let figures: Vec<_> = report.results.iter().flat_map(|r| &r.workloads).collect();
     let noisy = figures.iter().filter(|w| w.cv_pct > 10.0).count();
     if noisy > 0 {
-        eprintln!(
-            "fsfit: warning: {noisy} of {} figures vary by more than 10 % between runs (marked ~); \
-more --repeat, or a quieter machine, would tighten them",
-            figures.len()
-        );
+        eprintln!("{}", noisy_warning(noisy, figures.len()));
     }
     // The baseline named a planned config; it may have stopped before running.
     if baseline < report.results.len() {
@@ -765,4 +770,18 @@ pub(crate) fn lab() -> Option<String> {
     }
     let cpu = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
     cpu.contains("User Mode Linux").then(|| "uml".to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_noisy_warning_fits_100_columns() {
+        let line = super::noisy_warning(11, 48);
+        assert!(
+            line.starts_with("fsfit: warning: 11 of 48 figures vary"),
+            "{line}"
+        );
+        let widest = super::noisy_warning(99_999, 99_999);
+        assert!(widest.chars().count() <= 100, "{widest}");
+    }
 }
