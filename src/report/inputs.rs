@@ -124,6 +124,7 @@ impl Inputs {
             }),
             Input::Advise(mut a) => {
                 // Its evidence is drawn like any bench and usage results.
+                a.rounds = a.measurements.len();
                 for (i, m) in std::mem::take(&mut a.measurements).into_iter().enumerate() {
                     let round = format!("{name} round {}", i + 1);
                     self.add(&round, source, Input::Bench(Box::new(m)));

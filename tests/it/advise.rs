@@ -843,6 +843,11 @@ fn the_advise_report_has_commands_left_out_and_a_log_chart() {
     assert!(page.contains("Size on disk, log scale"));
     assert!(page.contains("volume 7.45 GiB"), "the volume's line");
     assert!(page.contains("How the candidates are ranked"));
+    // Made without a drive: one advise file, and no pointer to benchmark
+    // sections that are not there.
+    assert!(page.contains("from 1 advise result."), "the inputs named");
+    assert!(!page.contains("round N"), "no measurement sections");
+    assert!(page.contains("no drive was measured for it"));
 }
 
 /// A label the choice cannot store is refused (exit 2) with the rule,

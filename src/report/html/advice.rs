@@ -48,6 +48,10 @@ pub struct AdviseDoc {
     pub budget: Option<BudgetReport>,
     #[serde(default)]
     pub measurements: Vec<BenchReport>,
+    /// How many of `measurements` became the report's "LABEL round N"
+    /// benchmark sections (the list itself is moved there).
+    #[serde(skip)]
+    pub rounds: usize,
     #[serde(default)]
     pub usage: Option<UsageReport>,
     /// The mount policy measured or traced under (absent in older files).
@@ -108,11 +112,25 @@ pub fn section(id: &str, label: &str, source: &str, d: &AdviseDoc) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "<section id=\"{id}\">\n<h2>Recommendation: {}</h2>\n<p class=\"note\">From {}; the measurements it rests on are the benchmark sections labelled \u{201c}{} round N\u{201d}.</p>",
-        esc(label),
-        esc(source),
+        "<section id=\"{id}\">\n<h2>Recommendation: {}</h2>",
         esc(label)
     );
+    // Only point at measurement sections that exist: advice made without
+    // --device, --image or --bench rests on none.
+    if d.rounds > 0 {
+        let _ = writeln!(
+            s,
+            "<p class=\"note\">From {}; the measurements it rests on are the benchmark sections labelled \u{201c}{} round N\u{201d}.</p>",
+            esc(source),
+            esc(label)
+        );
+    } else {
+        let _ = writeln!(
+            s,
+            "<p class=\"note\">From {}; no drive was measured for it.</p>",
+            esc(source)
+        );
+    }
     match &d.choice {
         Some(c) => {
             let _ = writeln!(

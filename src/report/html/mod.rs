@@ -190,10 +190,15 @@ fn contents_items<T>(o: &mut Out, id: &str, what: &str, inputs: &[Named<T>]) {
 }
 
 /// "2 benchmark and 1 usage results", "1 crash result": the kinds given.
+/// An advise file counts once, as advice, not as the benchmark and usage
+/// sections drawn from it.
 fn sources(i: &Inputs) -> String {
+    let rounds: usize = i.advice.iter().map(|a| a.doc.rounds).sum();
+    let sizes = i.advice.iter().filter(|a| a.doc.usage.is_some()).count();
     let counts = [
-        (i.bench.len(), "benchmark"),
-        (i.usage.len(), "usage"),
+        (i.bench.len().saturating_sub(rounds), "benchmark"),
+        (i.usage.len().saturating_sub(sizes), "usage"),
+        (i.advice.len(), "advise"),
         (i.crash.len(), "crash"),
     ];
     let n: usize = counts.iter().map(|c| c.0).sum();
