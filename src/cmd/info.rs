@@ -50,8 +50,10 @@ fn folder_is_not_a_volume(target: &std::path::Path) -> Result<()> {
     match crate::device::mount_of(target) {
         Some((_, source, mp)) if std::path::Path::new(&mp) != canon => {
             Err(Error::input(format!(
-                "{}: this is a folder: use fsfit usage on it, or fsfit info on the device ({source}, mounted at {mp})",
-                target.display()
+                "{}: this is a folder: use fsfit usage on it (its drive: fsfit info {})",
+                target.display(),
+                // A command to paste: the device quoted as a shell would need.
+                crate::quote::quote(&source)
             )))
         }
         _ => Ok(()),

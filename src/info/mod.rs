@@ -121,11 +121,10 @@ fn identify(dev: &mut Dev, opts: &ProbeOptions) -> Result<VolumeInfo, ProbeError
     }
     Err(explain_table(
         dev,
+        // Short enough that `fsfit: PATH: ` before it stays within 100
+        // columns: it is the whole refusal of `fsfit info` on a blank image.
         ProbeError::NotFound(
-            "no filesystem fsfit knows: no known filesystem signature (looked for FAT, exFAT and NTFS boot \
-             sectors, ext2/3/4, XFS, btrfs and F2FS superblocks, and the UDF volume recognition \
-             sequence)"
-                .into(),
+            "no filesystem fsfit knows (FAT, exFAT, NTFS, ext2-4, XFS, btrfs, F2FS, UDF)".into(),
         ),
     ))
 }
@@ -137,9 +136,9 @@ fn explain_table(dev: &mut Dev, err: ProbeError) -> ProbeError {
         Ok(p) if !p.is_empty() => {
             let starts: Vec<String> = p.iter().map(|p| p.start_bytes.to_string()).collect();
             ProbeError::NotFound(format!(
-                "no filesystem at this offset: it holds a partition table with {} partition(s) \
+                "no filesystem at this offset: it holds a partition table with {} \
                  (probe at a partition's start offset: {})",
-                p.len(),
+                crate::units::count(p.len() as u64, "partition"),
                 starts.join(", ")
             ))
         }

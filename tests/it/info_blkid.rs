@@ -780,6 +780,7 @@ fn info_says_what_it_found_once() {
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("this is a folder: use fsfit usage"), "{err}");
+    assert!(fits_100(&err), "{err}");
     // Random bytes: one message, on stderr.
     let junk = t.path().join("junk.img");
     std::fs::write(
@@ -798,6 +799,7 @@ fn info_says_what_it_found_once() {
         String::from_utf8_lossy(&out.stdout)
     );
     assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(fits_100(&err), "{err}");
     // A FAT16 cut inside its root directory: the boot sector's label is not
     // "a stale copy", the root folder could not be read.
     let img = mkfs(16 * M, "mkfs.fat", &["-F", "16", "-n", "CUT"]);
@@ -858,4 +860,46 @@ fn info_says_what_it_found_once() {
     let p = &v["partitions"][0]["volume"];
     assert_eq!(p["label"], "RIGHT", "{p:#}");
     assert!(!warned(p, "hidden sectors"), "{p:#}");
+}
+
+/// Every line within 100 display columns, as a person reads them.
+fn fits_100(text: &str) -> bool {
+    use unicode_width::UnicodeWidthStr;
+    text.lines().all(|l| l.width() <= 100)
+}
+
+/// A partition with nothing in it: said once, not "no filesystem
+/// recognised: no filesystem fsfit knows", and the line fits.
+#[test]
+fn an_empty_partition_is_said_once() {
+    if !have(&["sfdisk"]) {
+        return;
+    }
+    let disk = Image::new(16 * M);
+    let mut sf = Command::new("sfdisk")
+        .args(["-q", disk.path_str()])
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    sf.stdin
+        .take()
+        .unwrap()
+        .write_all(b"label: dos\nstart=2048, type=c\n")
+        .unwrap();
+    assert!(sf.wait().unwrap().success());
+    let out = common::fsfit()
+        .arg("info")
+        .arg(&disk.path)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("no filesystem fsfit knows"), "{text}");
+    assert!(!text.contains("recognised: no filesystem"), "{text}");
+    assert!(fits_100(&text), "{text}");
 }

@@ -172,10 +172,20 @@ fn partition_lines(o: &mut String, r: &InfoReport) {
         match (&p.volume, &p.error) {
             (Some(v), _) => volume(o, "    ", v),
             (None, Some(e)) => {
-                let _ = writeln!(o, "    no filesystem recognised: {e}");
+                let _ = writeln!(o, "    {}", unrecognised(e));
             }
             _ => {}
         }
+    }
+}
+
+/// Why no filesystem was found, said once: the probe's own message
+/// already starts "no filesystem ..." where it found none it knows.
+fn unrecognised(e: &str) -> String {
+    if e.starts_with("no filesystem") {
+        e.to_string()
+    } else {
+        format!("no filesystem recognised: {e}")
     }
 }
 
@@ -220,7 +230,7 @@ pub fn text(r: &InfoReport) -> String {
         volume(&mut o, "  ", v);
     } else if let Some(e) = &r.volume_error {
         if r.partitions.is_empty() {
-            let _ = writeln!(o, "  no filesystem recognised: {e}");
+            let _ = writeln!(o, "  {}", unrecognised(e));
         }
     }
     if !r.partitions.is_empty() {
