@@ -34,17 +34,16 @@ pub fn load(path: &Path) -> Result<Input> {
 
 /// The results in `bytes`, or why they are not fsfit results (bad input).
 pub fn parse(bytes: &[u8]) -> Result<Input> {
-    let v: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| {
-        Error::input(format!("not fsfit results (not JSON: {e}); give fsfit bench, usage, advise or crash --json output"))
-    })?;
+    let v: serde_json::Value =
+        serde_json::from_slice(bytes).map_err(|e| Error::input(format!("not JSON ({e})")))?;
     let schema = v
         .get("schema")
         .and_then(|s| s.as_str())
         .unwrap_or("")
         .to_string();
     let schema = schema.as_str();
-    let one_line =
-        |e: serde_json::Error| Error::input(format!("{schema} results that do not parse: {e}"));
+    // Few words, so that a long path and serde's reason fit one line.
+    let one_line = |e: serde_json::Error| Error::input(format!("bad {schema}: {e}"));
     if schema == BENCH_SCHEMA {
         let mut r: BenchReport = serde_json::from_value(v).map_err(one_line)?;
         crate::bench::relative::complete_loaded(&mut r);
@@ -63,23 +62,34 @@ pub fn parse(bytes: &[u8]) -> Result<Input> {
         )))
     } else if schema.is_empty() {
         Err(Error::input(format!(
-            "not fsfit results (no \"schema\" field; expected {})",
+            "no \"schema\" field: not {}",
             known()
         )))
     } else {
         Err(Error::input(format!(
-            "schema \"{schema}\" is not one fsfit report reads ({})",
+            "schema \"{schema}\" is not {}",
             known()
         )))
     }
 }
 
+/// The schemas read, said compactly, "fsfit.{bench,usage,advise,crash}/1",
+/// so that a refusal naming them and its file fits one 100-column line.
 fn known() -> String {
-    format!(
-        "{BENCH_SCHEMA}, {}, {} or {CRASH_SCHEMA}",
+    let names: Vec<&str> = [
+        BENCH_SCHEMA,
         crate::usage::SCHEMA,
-        crate::advise::SCHEMA
-    )
+        crate::advise::SCHEMA,
+        CRASH_SCHEMA,
+    ]
+    .iter()
+    .map(|s| {
+        s.strip_prefix("fsfit.")
+            .and_then(|s| s.strip_suffix("/1"))
+            .unwrap_or(s)
+    })
+    .collect();
+    format!("fsfit.{{{}}}/1", names.join(","))
 }
 
 /// The inputs of one report, bench and usage apart, in the order given.
@@ -153,13 +163,13 @@ mod tests {
         assert!(matches!(
             parse(br#"{"schema":"fsfit.info/1"}"#),
             Err(e) if e.to_string().contains("fsfit.info/1")
-                && e.to_string().contains("fsfit.crash/1")
+                && e.to_string().contains("fsfit.{bench,usage,advise,crash}/1")
                 && !e.to_string().contains('\n')
         ));
         // Crash results are read; a truncated one says what is missing.
         assert!(matches!(
             parse(br#"{"schema":"fsfit.crash/1"}"#),
-            Err(e) if e.to_string().contains("fsfit.crash/1 results that do not parse")
+            Err(e) if e.to_string().contains("bad fsfit.crash/1: missing field")
                 && !e.to_string().contains('\n')
         ));
         let crash = br#"{"schema":"fsfit.crash/1","fsfit":"0.2.0","date":"d","command":"c",

@@ -358,6 +358,33 @@ fn files_that_are_not_results_exit_2_with_one_line() {
     assert_eq!(out.status.code(), Some(2));
 }
 
+/// Each kind of file that is not results is refused in one line that fits
+/// 100 columns beside a short name, and no page is written.
+#[test]
+fn refusals_of_files_that_are_not_results_fit_100_columns() {
+    let d = tempfile::tempdir().unwrap();
+    let cases = [
+        ("a.txt", "hello"),
+        ("b.json", "{\"a\":"),
+        ("c.json", "{}"),
+        ("d.json", r#"{"schema":"fsfit.foo/1"}"#),
+    ];
+    for (name, body) in cases {
+        std::fs::write(d.path().join(name), body).unwrap();
+        let out = fsfit()
+            .current_dir(d.path())
+            .args(["report", name, "-o", "r.html"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.starts_with(&format!("fsfit: {name}: ")), "{err}");
+        assert!(err.trim_end().chars().count() <= 100, "{err}");
+        assert!(!d.path().join("r.html").exists(), "{name}");
+    }
+}
+
 #[test]
 fn usage_results_make_a_report_with_svg_and_png_charts() {
     let d = tmp("fsfit-report-usage-");
