@@ -34,6 +34,19 @@ pub struct Worst {
     pub replay: String,
 }
 
+/// A worst state's kind (its JSON name) in words, for the text and the
+/// page: a person reads "a durable file lost", not `durable_lost`.
+pub fn kind_said(k: &str) -> &str {
+    match k {
+        "old_files_damaged" => "an old file damaged",
+        "durable_lost" => "a durable file lost",
+        "unrepairable" => "unrepairable",
+        "not_mountable" => "did not mount as is",
+        "inflight_garbage" => "a file in flight holds wrong bytes",
+        _ => k,
+    }
+}
+
 /// Results written before mount policies existed were mounted the server way.
 fn server_policy() -> String {
     "server".to_string()

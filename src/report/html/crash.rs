@@ -182,18 +182,6 @@ fn outcome_table(results: &[&CrashResult]) -> String {
     s
 }
 
-/// A worst state's kind, in words.
-fn kind(k: &str) -> &str {
-    match k {
-        "old_files_damaged" => "an old file damaged",
-        "durable_lost" => "a durable file lost",
-        "unrepairable" => "unrepairable",
-        "not_mountable" => "did not mount as is",
-        "inflight_garbage" => "a file in flight holds wrong bytes",
-        _ => k,
-    }
-}
-
 /// The worst states of a config, each with the command that rebuilds it.
 fn worst_table(results: &[&CrashResult]) -> String {
     let rows: Vec<_> = results
@@ -210,7 +198,7 @@ fn worst_table(results: &[&CrashResult]) -> String {
             "<tr><td>{}</td><td><code>{}</code></td><td>{}</td><td>{}</td><td><code class=\"cmd\">{}</code></td></tr>",
             esc(&r.workload),
             esc(&w.state),
-            esc(kind(&w.kind)),
+            esc(crate::crash::results::kind_said(&w.kind)),
             esc(&w.detail),
             esc(&w.replay)
         );

@@ -192,10 +192,58 @@ fn worst(rep: &Report) -> String {
     }
     let mut out = "\nWorst states (inspect with the replay command):\n".to_string();
     for (r, w) in worst {
+        let detail = if w.detail.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", w.detail)
+        };
         out.push_str(&format!(
-            "  {} {}: {} {}: {}\n    {}\n",
-            r.fs, r.workload, w.state, w.kind, w.detail, w.replay
+            "  {} {}: {}, {}{detail}\n    {}\n",
+            r.fs,
+            r.workload,
+            w.state,
+            crate::crash::results::kind_said(&w.kind),
+            w.replay
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::crash::results::{CrashResult, Worst};
+
+    #[test]
+    fn worst_states_are_said_in_words_not_json_names() {
+        let mut rep: crate::crash::Report = serde_json::from_value(serde_json::json!({
+            "schema": "fsfit.crash/1", "fsfit": "0", "date": "", "command": "",
+            "kernel": "", "device_model": "honest", "seed": 1, "quick": true,
+            "results": [], "skipped": []
+        }))
+        .unwrap();
+        let mut r = CrashResult {
+            fs: "exfat".into(),
+            workload: "copy".into(),
+            ..Default::default()
+        };
+        for (state, kind, detail) in [
+            ("e1-r16", "durable_lost", "DCIM/IMG_0000.JPG: missing"),
+            ("e2", "unrepairable", ""),
+        ] {
+            r.worst.push(Worst {
+                state: state.into(),
+                kind: kind.into(),
+                detail: detail.into(),
+                replay: "fsfit crash --replay RUN --state S -o S.img".into(),
+            });
+        }
+        rep.results.push(r);
+        let text = super::worst(&rep);
+        assert!(
+            text.contains("exfat copy: e1-r16, a durable file lost: DCIM/IMG_0000.JPG: missing\n"),
+            "{text}"
+        );
+        assert!(text.contains("exfat copy: e2, unrepairable\n"), "{text}");
+        assert!(!text.contains("durable_lost"), "{text}");
+    }
 }
