@@ -197,7 +197,7 @@ fn target_of(a: &AdviseArgs) -> Result<(Option<Target>, u64, String)> {
             |f: &&dyn crate::fs::Filesystem| f.model(volume, f.default_cluster(volume)).is_ok();
         if !crate::fs::all().iter().any(fits) {
             return Err(Error::input(format!(
-                "{} would hold a {} volume: too small for any filesystem fsfit measures; give --size 1G or more",
+                "{}: a {} volume is too small for any filesystem: give --size 1G or more",
                 img.display(),
                 crate::units::iec(volume)
             )));

@@ -30,7 +30,7 @@ fn options(a: &CrashArgs, quiet: bool) -> Result<crash::Options> {
     }
     if let Some(d) = a.run_dir.as_ref().filter(|d| d.exists() && !d.is_dir()) {
         return Err(Error::input(format!(
-            "--run-dir {}: it exists and is not a folder; give a folder (made if missing) to keep the run in",
+            "--run-dir {}: a file, not a folder (a folder is made if missing)",
             d.display()
         )));
     }

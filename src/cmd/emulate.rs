@@ -48,7 +48,7 @@ fn check(a: &EmulateArgs) -> Result<crate::flash::Profile> {
     let au = profile.au_bytes();
     if let Some(s) = size.filter(|&s| s < au) {
         return Err(Error::input(format!(
-            "{} would be {}: a {} device holds at least one {} allocation unit; give --size {} or more",
+            "{}: {} is under {}'s {} allocation unit: give --size {} or more",
             a.image.display(),
             crate::units::iec(s),
             profile.name,
