@@ -267,6 +267,7 @@ fn fat_agrees_with_blkid() {
     assert!(out.stdout.is_empty());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("cp850") && err.lines().count() == 1, "{err}");
+    assert!(fits_100(&err), "{err}");
     // An old dosfslabel wrote only the boot sector: same picture.
     let img = mkfs(16 * M, "mkfs.fat", &["-F", "16"]);
     let ext = 43;

@@ -70,8 +70,10 @@ pub fn by_name(name: &str) -> Result<&'static CodePage, UnknownCodePage> {
         .find(|p| digits.parse::<u16>().is_ok_and(|d| d == p.number))
         .ok_or_else(|| {
             let known: Vec<String> = PAGES.iter().map(|p| p.number.to_string()).collect();
+            // Said as a list of choices, which a refusal shortens to fit
+            // 100 columns and points at --help for the rest.
             UnknownCodePage(format!(
-                "unknown code page {name:?}: fsfit knows cp{}",
+                "unknown code page {name:?} (choose from cp{})",
                 known.join(", cp")
             ))
         })
