@@ -1376,7 +1376,7 @@ fn corrupted_copies_are_errors_naming_the_field() {
                 // blkid and the kernel read it); without both, nothing.
                 (
                     [w(510, &[0, 0]), w(0x36, &[0; 8])].concat(),
-                    "no known filesystem",
+                    "no filesystem fsfit knows",
                 ),
                 (w(13, &[3]), "BPB_SecPerClus"),
                 (w(11, &[0, 0x30]), "BPB_BytsPerSec"),
@@ -1386,7 +1386,7 @@ fn corrupted_copies_are_errors_naming_the_field() {
             "fat32" => vec![
                 (
                     [w(510, &[0, 0]), w(0x52, &[0; 8])].concat(),
-                    "no known filesystem",
+                    "no filesystem fsfit knows",
                 ),
                 (w(32, &le32max), "cannot map"),
                 (w(14, &[0, 0]), "BPB_RsvdSecCnt"),
@@ -1407,31 +1407,31 @@ fn corrupted_copies_are_errors_naming_the_field() {
                 (w(0x30, &le64max), "mft_lcn"),
             ],
             "ext2" | "ext3" | "ext4" => vec![
-                (w(1024 + 0x38, &[0, 0]), "no known filesystem"),
+                (w(1024 + 0x38, &[0, 0]), "no filesystem fsfit knows"),
                 (w(1024 + 0x18, &[40, 0, 0, 0]), "s_log_block_size"),
                 (w(1024 + 0x04, &[0; 4]), "s_blocks_count"),
                 (w(1024 + 0x58, &[3, 0]), "s_inode_size"),
             ],
             "xfs" => vec![
-                (w(0, &[0; 4]), "no known filesystem"),
+                (w(0, &[0; 4]), "no filesystem fsfit knows"),
                 (w(4, &[0; 4]), "sb_blocksize"),
                 (w(8, &le64max), "sb_dblocks"),
                 (w(88, &[0; 4]), "sb_agcount"),
             ],
             "btrfs" => vec![
-                (w(0x10040, &[0; 8]), "no known filesystem"),
+                (w(0x10040, &[0; 8]), "no filesystem fsfit knows"),
                 (w(0x10090, &[0, 0x30, 0, 0]), "sectorsize"),
                 (w(0x10070, &le64max), "checksum mismatch"),
             ],
             "f2fs" => vec![
-                (w(1024, &[0; 4]), "no known filesystem"),
+                (w(1024, &[0; 4]), "no filesystem fsfit knows"),
                 (w(1024 + 16, &[40, 0, 0, 0]), "log_blocksize"),
                 (w(1024 + 36, &le64max), "overflows"),
             ],
             "udf" => {
                 let bs: u64 = name.rsplit('-').next().unwrap().parse().unwrap();
                 vec![
-                    (w(32768 + 1, b"XXXXX"), "no known filesystem"),
+                    (w(32768 + 1, b"XXXXX"), "no filesystem fsfit knows"),
                     (w(256 * bs + 12, &[9, 9, 9, 9]), "anchor"),
                 ]
             }

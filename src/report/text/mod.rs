@@ -103,9 +103,35 @@ pub fn one_line(line: &str, width: usize, more: &str) -> String {
     };
     let room = cols(&longest).saturating_sub(over).max(16);
     if room < cols(&longest) {
-        line = line.replacen(&longest, &usage::shorten(&longest, room), 1);
+        line = line.replacen(&longest, &cut_keeping_the_end(&longest, room), 1);
     }
     line
+}
+
+/// `word` cut to `room` columns with a third before the cut and the rest
+/// after it: the end of a path names the file, and is kept whole where it
+/// fits (`/tmp/…/junk.img:`).
+fn cut_keeping_the_end(word: &str, room: usize) -> String {
+    use unicode_width::UnicodeWidthChar;
+    let w = |c: char| c.width().unwrap_or(0);
+    let keep = room.saturating_sub(1);
+    let (mut tail, mut used) = (Vec::new(), 0);
+    for c in word.chars().rev() {
+        if used + w(c) > keep - keep / 3 {
+            break;
+        }
+        used += w(c);
+        tail.push(c);
+    }
+    let mut head = String::new();
+    for c in word.chars() {
+        if used + w(c) > keep {
+            break;
+        }
+        used += w(c);
+        head.push(c);
+    }
+    format!("{head}…{}", tail.iter().rev().collect::<String>())
 }
 
 /// What a printed command starts with (fsfit's own, and the steps advise
