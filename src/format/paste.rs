@@ -142,6 +142,14 @@ pub fn windows_line(l: &Layout) -> String {
     let Some(w) = info.formats.windows else {
         return format!("Windows cannot format {}", l.fs.name());
     };
+    let note = info
+        .formats
+        .windows_note
+        .filter(|n| l.full_size > n.over_bytes);
+    // A command Windows' format refuses is not printed: it would only fail.
+    if let Some(n) = note.filter(|n| n.refuses) {
+        return n.text.to_string();
+    }
     let label = l.label.as_deref().unwrap_or("");
     let (label, powershell_only) = match crate::quote::windows(label) {
         Some(q) => (q, false),
@@ -152,10 +160,7 @@ pub fn windows_line(l: &Layout) -> String {
         s.push_str(&format!("   {IN_POWERSHELL}"));
     }
     // A caveat for volumes over a size only worries below it.
-    let notes: Vec<&str> = info
-        .formats
-        .windows_note
-        .filter(|n| l.full_size > n.over_bytes)
+    let notes: Vec<&str> = note
         .map(|n| n.text)
         .into_iter()
         .chain(l.sd_layout.then_some(SD_FORMATTER))

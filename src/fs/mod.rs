@@ -222,6 +222,9 @@ pub struct DesktopOptions {
 pub struct WindowsNote {
     pub over_bytes: u64,
     pub text: &'static str,
+    /// Over the size `format` refuses outright: the text stands in for a
+    /// command that would only fail.
+    pub refuses: bool,
 }
 
 /// How to format it on Windows and macOS (Linux: [`Filesystem::mkfs`] plus

@@ -227,6 +227,7 @@ pub const FAT32_INFO: FsInfo = FsInfo {
             // Windows' own "32 GB" is 32 GiB: a card sold as 32 GB formats.
             over_bytes: 32 << 30,
             text: "Windows' format refuses FAT32 over 32 GB: use Linux or a third-party tool",
+            refuses: true,
         }),
         macos: Some("sudo newfs_msdos -F 32 -c {sectors} -v {label} /dev/diskNsM"),
     },
