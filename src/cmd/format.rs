@@ -11,12 +11,7 @@ pub fn fs_arg(s: &str) -> Result<(&'static dyn crate::fs::Filesystem, Option<u64
         Some((n, c)) => (n, Some(c)),
         None => (s, None),
     };
-    let f = crate::fs::by_name(name.trim()).ok_or_else(|| {
-        Error::input(format!(
-            "--fs {s}: unknown filesystem (choose from {})",
-            crate::fs::names().join(", ")
-        ))
-    })?;
+    let f = crate::fs::spec::named(name).map_err(|e| Error::input(format!("--fs {s}: {e}")))?;
     let cluster = match cluster {
         None | Some("default") => None,
         Some(c) => {

@@ -19,17 +19,44 @@ impl std::fmt::Debug for FsSpec {
     }
 }
 
+/// The filesystem `name` names, or why none: the choices, or, for a
+/// driver's name typed for the filesystem ("vfat", "ntfs-3g"), the
+/// filesystems it drives.
+pub fn named(name: &str) -> Result<&'static dyn Filesystem> {
+    fs::by_name(name.trim()).ok_or_else(|| {
+        // Read from the registry's drivers.
+        let typed = name.trim().to_ascii_lowercase();
+        let driven: Vec<&str> = fs::all()
+            .iter()
+            .filter(|f| {
+                let d = f.info().drivers;
+                d.kernel == Some(typed.as_str())
+                    || d.fuse.is_some_and(|u| {
+                        u.program == typed || u.program.strip_prefix("mount.") == Some(&typed)
+                    })
+            })
+            .map(|f| f.name())
+            .collect();
+        if !driven.is_empty() {
+            return Error::input(format!(
+                "unknown filesystem '{name}': {typed} is the Linux driver of {}; name {}",
+                crate::units::and_list(&driven),
+                if driven.len() == 1 { "it" } else { "one" }
+            ));
+        }
+        Error::input(format!(
+            "unknown filesystem '{name}' (choose from {})",
+            fs::names().join(", ")
+        ))
+    })
+}
+
 pub fn parse_fs_spec(s: &str) -> Result<FsSpec> {
     let (name, clusters) = match s.split_once(':') {
         Some((n, c)) => (n, Some(c)),
         None => (s, None),
     };
-    let fs = fs::by_name(name.trim()).ok_or_else(|| {
-        Error::input(format!(
-            "unknown filesystem '{name}' (choose from {})",
-            fs::names().join(", ")
-        ))
-    })?;
+    let fs = named(name)?;
     let mut out = Vec::new();
     match clusters {
         None => out.push(None),
@@ -63,4 +90,29 @@ pub fn check_cluster(fs: &dyn Filesystem, n: u64) -> Result<()> {
         )));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    /// A driver's name is answered with the filesystems it drives, from
+    /// the registry: vfat drives the three FATs, ntfs-3g and ntfs3 NTFS.
+    #[test]
+    fn a_drivers_name_says_which_filesystems_it_drives() {
+        let e = super::named("vfat").err().unwrap().to_string();
+        assert!(
+            e.contains("vfat is the Linux driver of fat12, fat16 and fat32; name one"),
+            "{e}"
+        );
+        for d in ["ntfs-3g", "NTFS3", "exfat-fuse"] {
+            let e = super::named(d).err().unwrap().to_string();
+            assert!(
+                e.contains("is the Linux driver of ntfs") || e.contains("driver of exfat"),
+                "{e}"
+            );
+            assert!(e.ends_with("; name it"), "{e}");
+        }
+        let e = super::named("hfs+").err().unwrap().to_string();
+        assert!(e.contains("(choose from fat12, "), "{e}");
+        assert_eq!(super::named(" exfat ").unwrap().name(), "exfat");
+    }
 }
