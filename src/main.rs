@@ -4,7 +4,7 @@
 
 use clap::error::ErrorKind;
 use clap::{CommandFactory, FromArgMatches};
-use fsfit::report::text::{one_line, WIDTH};
+use fsfit::report::text::{fit_list, WIDTH};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -22,7 +22,7 @@ fn main() -> ExitCode {
                 .subcommand_name()
                 .map(|c| format!("in fsfit {c} --help"))
                 .unwrap_or_default();
-            eprintln!("{}", one_line(&format!("fsfit: {e}"), WIDTH, &help));
+            eprintln!("{}", fit_list(&format!("fsfit: {e}"), WIDTH, &help));
             ExitCode::from(e.exit_code())
         }
     }

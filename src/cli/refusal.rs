@@ -10,56 +10,7 @@ use clap::CommandFactory;
 /// the command line `argv` (without the program) that clap refused.
 pub fn refusal(e: &clap::Error, argv: &[std::ffi::OsString]) -> String {
     let text = e.to_string();
-    let line = text.lines().next().unwrap_or_default();
-    let mut what = line
-        .strip_prefix("error: ")
-        .unwrap_or(line)
-        // Shorter words for clap's, so that the line fits beside its tip.
-        .replace(
-            "the following required arguments were not provided:",
-            "missing",
-        )
-        .replace(
-            "the following required argument was not provided:",
-            "missing",
-        );
-    if let Some(rest) = what.strip_prefix("unexpected argument '") {
-        if let Some(at) = rest.find("' found") {
-            what = format!("unexpected argument '{}'{}", &rest[..at], &rest[at + 7..]);
-        }
-    }
-    // "invalid value 'x' for '--opt <NAME,...>': reason" said in fewer
-    // columns, "invalid --opt 'x': reason", the value in POSIX quotes (it
-    // may be pasted back) and named once, not again by its parser's reason.
-    if let Some(rest) = what.strip_prefix("invalid value '") {
-        if let Some(at) = rest.find("' for '") {
-            let (value, after) = (&rest[..at], &rest[at + 7..]);
-            if let Some(end) = after.find('\'') {
-                let arg = &after[..end];
-                let opt = if arg.starts_with('-') {
-                    arg.split_whitespace().next().unwrap_or(arg)
-                } else {
-                    arg
-                };
-                let reason = after[end + 1..]
-                    .replacen(&format!(": '{value}': "), ": ", 1)
-                    .replacen(&format!(": '{value}' is "), ": ", 1)
-                    .replacen(&format!(" '{value}'"), "", 1);
-                let quoted = format!("'{}'", value.replace('\'', "'\\''"));
-                what = format!("invalid {opt} {quoted}{reason}");
-            }
-        }
-    }
-    // A list under the first line ("not provided:" then "  <TARGET>").
-    if what.ends_with(':') || what == "missing" {
-        let items: Vec<&str> = text
-            .lines()
-            .skip(1)
-            .take_while(|l| l.starts_with("  ") && !l.trim().starts_with("tip:"))
-            .map(str::trim)
-            .collect();
-        what = format!("{what} {}", items.join(", "));
-    }
+    let what = what_is_wrong(&text);
     let choices = match e.get(ContextKind::ValidValue) {
         Some(ContextValue::Strings(v)) => format!(" (choose from {})", v.join(", ")),
         _ => String::new(),
@@ -76,36 +27,12 @@ pub fn refusal(e: &clap::Error, argv: &[std::ffi::OsString]) -> String {
         (None, Some(t)) => format!(" ({t})"),
         (None, None) => String::new(),
     };
-    // "Usage: fsfit advise [OPTIONS] ..." names the command whose help to
-    // read, after the program, which is said as people type it (clap names
-    // it from argv[0]: `fsfit.exe` on Windows). A value error's text has
-    // no usage line: the command is then the first word of the command
-    // line that names one.
+    // A refused value names its choices rather than the help.
     let value = matches!(
         e.kind(),
         ErrorKind::ValueValidation | ErrorKind::InvalidValue
     );
-    let command = text
-        .lines()
-        .find_map(|l| l.strip_prefix("Usage: "))
-        .map(|usage| {
-            std::iter::once("fsfit")
-                .chain(
-                    usage
-                        .split_whitespace()
-                        .skip(1)
-                        .take_while(|w| !w.starts_with(['[', '<', '-'])),
-                )
-                .collect::<Vec<&str>>()
-                .join(" ")
-        })
-        .or_else(|| {
-            let cli = super::Cli::command();
-            argv.iter().find_map(|a| {
-                cli.find_subcommand(a)
-                    .map(|c| format!("fsfit {}", c.get_name()))
-            })
-        });
+    let command = command_of(&text, argv);
     let help = match &command {
         Some(c) if !value => format!("; see {c} --help"),
         _ => String::new(),
@@ -125,6 +52,91 @@ pub fn refusal(e: &clap::Error, argv: &[std::ffi::OsString]) -> String {
         };
     }
     one_line(&line, WIDTH, &more)
+}
+
+/// clap's first line in fewer words, so that it fits beside its tip.
+fn what_is_wrong(text: &str) -> String {
+    let line = text.lines().next().unwrap_or_default();
+    let mut what = line
+        .strip_prefix("error: ")
+        .unwrap_or(line)
+        .replace(
+            "the following required arguments were not provided:",
+            "missing",
+        )
+        .replace(
+            "the following required argument was not provided:",
+            "missing",
+        );
+    if let Some(rest) = what.strip_prefix("unexpected argument '") {
+        if let Some(at) = rest.find("' found") {
+            what = format!("unexpected argument '{}'{}", &rest[..at], &rest[at + 7..]);
+        }
+    }
+    if let Some(shorter) = invalid_value(&what) {
+        what = shorter;
+    }
+    // A list under the first line ("not provided:" then "  <TARGET>").
+    if what.ends_with(':') || what == "missing" {
+        let items: Vec<&str> = text
+            .lines()
+            .skip(1)
+            .take_while(|l| l.starts_with("  ") && !l.trim().starts_with("tip:"))
+            .map(str::trim)
+            .collect();
+        what = format!("{what} {}", items.join(", "));
+    }
+    what
+}
+
+/// "invalid value 'x' for '--opt <NAME,...>': reason" said in fewer
+/// columns, "invalid --opt 'x': reason", the value in POSIX quotes (it may
+/// be pasted back) and named once, not again by its parser's reason.
+fn invalid_value(what: &str) -> Option<String> {
+    let rest = what.strip_prefix("invalid value '")?;
+    let at = rest.find("' for '")?;
+    let (value, after) = (&rest[..at], &rest[at + 7..]);
+    let end = after.find('\'')?;
+    let arg = &after[..end];
+    let opt = if arg.starts_with('-') {
+        arg.split_whitespace().next().unwrap_or(arg)
+    } else {
+        arg
+    };
+    let reason = after[end + 1..]
+        .replacen(&format!(": '{value}': "), ": ", 1)
+        .replacen(&format!(": '{value}' is "), ": ", 1)
+        .replacen(&format!(" '{value}'"), "", 1);
+    let quoted = format!("'{}'", value.replace('\'', "'\\''"));
+    Some(format!("invalid {opt} {quoted}{reason}"))
+}
+
+/// The command whose help to read: "Usage: fsfit advise [OPTIONS] ..."
+/// names it after the program, which is said as people type it (clap
+/// names it from argv[0]: `fsfit.exe` on Windows). A value error's text
+/// has no usage line: the command is then the first word of the command
+/// line that names one.
+fn command_of(text: &str, argv: &[std::ffi::OsString]) -> Option<String> {
+    text.lines()
+        .find_map(|l| l.strip_prefix("Usage: "))
+        .map(|usage| {
+            std::iter::once("fsfit")
+                .chain(
+                    usage
+                        .split_whitespace()
+                        .skip(1)
+                        .take_while(|w| !w.starts_with(['[', '<', '-'])),
+                )
+                .collect::<Vec<&str>>()
+                .join(" ")
+        })
+        .or_else(|| {
+            let cli = super::Cli::command();
+            argv.iter().find_map(|a| {
+                cli.find_subcommand(a)
+                    .map(|c| format!("fsfit {}", c.get_name()))
+            })
+        })
 }
 
 #[cfg(test)]

@@ -267,7 +267,7 @@ fn fat_agrees_with_blkid() {
     assert!(out.stdout.is_empty());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("cp850") && err.lines().count() == 1, "{err}");
-    assert!(fits_100(&err), "{err}");
+    assert!(fits_100(&short_path(&err, &img.path)), "{err}");
     // An old dosfslabel wrote only the boot sector: same picture.
     let img = mkfs(16 * M, "mkfs.fat", &["-F", "16"]);
     let ext = 43;
@@ -781,7 +781,7 @@ fn info_says_what_it_found_once() {
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("this is a folder: use fsfit usage"), "{err}");
-    assert!(fits_100(&err), "{err}");
+    assert!(fits_100(&short_path(&err, t.path())), "{err}");
     // Random bytes: one message, on stderr.
     let junk = t.path().join("junk.img");
     std::fs::write(
@@ -800,7 +800,7 @@ fn info_says_what_it_found_once() {
         String::from_utf8_lossy(&out.stdout)
     );
     assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(fits_100(&err), "{err}");
+    assert!(fits_100(&short_path(&err, &junk)), "{err}");
     // A FAT16 cut inside its root directory: the boot sector's label is not
     // "a stale copy", the root folder could not be read.
     let img = mkfs(16 * M, "mkfs.fat", &["-F", "16", "-n", "CUT"]);
@@ -861,6 +861,12 @@ fn info_says_what_it_found_once() {
     let p = &v["partitions"][0]["volume"];
     assert_eq!(p["label"], "RIGHT", "{p:#}");
     assert!(!warned(p, "hidden sectors"), "{p:#}");
+}
+
+/// `text` with `path` (a test's temporary one, whose length is not the
+/// message's: a refusal names the path whole) said as a short one.
+fn short_path(text: &str, path: &std::path::Path) -> String {
+    text.replace(&path.display().to_string(), "/tmp/x/a.img")
 }
 
 /// Every line within 100 display columns, as a person reads them.

@@ -341,6 +341,27 @@ fn footer(o: &mut String, r: &BenchReport, notes: &[String]) {
     }
 }
 
+/// The figures whose runs were made of rounds, each named with its config
+/// (two configs have the same workloads) and its rounds.
+fn in_rounds(r: &BenchReport) -> Vec<String> {
+    let name = |c: &crate::bench::results::ConfigResult, w: &WorkloadResult, n: u32| {
+        format!(
+            "{}:{} {} ({n})",
+            c.fs,
+            crate::units::short(c.cluster_bytes),
+            w.name
+        )
+    };
+    r.results
+        .iter()
+        .flat_map(|c| {
+            c.workloads
+                .iter()
+                .filter_map(move |w| w.rounds.map(|n| name(c, w, n)))
+        })
+        .collect()
+}
+
 /// The runs set aside for waiting on a CPU, and why the ~ and * figures
 /// stayed so when their repeats were cut short.
 fn unsettled(r: &BenchReport) -> Vec<String> {
@@ -357,23 +378,7 @@ fn unsettled(r: &BenchReport) -> Vec<String> {
         .flat_map(|w| &w.runs)
         .filter(|x| x.set_aside.is_some() && !short(x))
         .count();
-    // Each named with its config: two configs have the same workloads.
-    let rounds: Vec<String> = r
-        .results
-        .iter()
-        .flat_map(|c| {
-            c.workloads.iter().filter_map(move |w| {
-                w.rounds.map(|n| {
-                    format!(
-                        "{}:{} {} ({n})",
-                        c.fs,
-                        crate::units::short(c.cluster_bytes),
-                        w.name
-                    )
-                })
-            })
-        })
-        .collect();
+    let rounds = in_rounds(r);
     if !rounds.is_empty() {
         let shorts = all.iter().flat_map(|w| &w.runs).filter(short).count();
         // One figure is common on a quick run: "1 figure", not "1 figures".

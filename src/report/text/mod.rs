@@ -48,64 +48,74 @@ pub fn wrap(text: &str, width: usize) -> String {
     out
 }
 
-/// A refusal kept to one line of at most `width` columns, as every bad
-/// input is told: a list of choices too long for the line keeps the
-/// choices that fit and says how many more there are and where they all
-/// are (`more`: "in fsfit bench --help"); then an echoed word too long for
-/// the line (a path, a label) is cut in the middle. A line with nothing
+/// A bad command line's refusal kept to one line of at most `width`
+/// columns: a list of choices too long for the line keeps the choices
+/// that fit and says how many more there are and where they all are
+/// (`more`: "in fsfit bench --help", [`fit_list`]); then the value just
+/// typed, if still too long, is cut keeping its end. A line with nothing
 /// to cut stays whole: one line is the promise that comes first.
 pub fn one_line(line: &str, width: usize, more: &str) -> String {
-    use unicode_width::UnicodeWidthStr;
-    let cols = |s: &str| UnicodeWidthStr::width(s);
+    let mut line = fit_list(line, width, more);
+    let over = unicode_width::UnicodeWidthStr::width(line.as_str()).saturating_sub(width);
+    if over > 0 {
+        cut_longest_word(&mut line, over);
+    }
+    line
+}
+
+/// `line` with a list of choices too long for `width` columns cut to the
+/// choices that fit, how many more and where they are (`more`); nothing
+/// else changed. A command's own refusal goes through this alone: the
+/// path it names (`listing:3:`) is one to open, and stays whole.
+pub fn fit_list(line: &str, width: usize, more: &str) -> String {
+    let cols = |s: &str| unicode_width::UnicodeWidthStr::width(s);
     if cols(line) <= width {
         return line.to_string();
     }
-    let mut line = line.to_string();
     const LIST: &str = "(choose from ";
-    if let Some(start) = line.find(LIST) {
-        let body = start + LIST.len();
-        if let Some(len) = line[body..].find(')') {
-            let (head, tail) = (&line[..body], &line[body + len..]);
-            let items: Vec<&str> = line[body..body + len].split(", ").collect();
-            let mut keep = items.len();
-            let shortened = loop {
-                if keep == 0 {
-                    break None;
-                }
-                keep -= 1;
-                let rest = items.len() - keep;
-                let more = if more.is_empty() {
-                    String::new()
-                } else {
-                    format!(" {more}")
-                };
-                let candidate = format!(
-                    "{head}{}, … {rest} more{more}{tail}",
-                    items[..keep].join(", ")
-                );
-                if cols(&candidate) <= width || keep == 1 {
-                    break Some(candidate);
-                }
-            };
-            if let Some(s) = shortened {
-                line = s;
-            }
-        }
-    }
-    let over = cols(&line).saturating_sub(width);
-    if over == 0 {
-        return line;
-    }
-    // The longest word is the echoed input: cut it by what is over, never
-    // below a width that still shows both its ends.
+    let Some(start) = line.find(LIST) else {
+        return line.to_string();
+    };
+    let body = start + LIST.len();
+    let Some(len) = line[body..].find(')') else {
+        return line.to_string();
+    };
+    let (head, tail) = (&line[..body], &line[body + len..]);
+    let items: Vec<&str> = line[body..body + len].split(", ").collect();
+    let more = if more.is_empty() {
+        String::new()
+    } else {
+        format!(" {more}")
+    };
+    // The most choices that fit, at least one.
+    (1..items.len())
+        .rev()
+        .map(|keep| {
+            let rest = items.len() - keep;
+            format!(
+                "{head}{}, … {rest} more{more}{tail}",
+                items[..keep].join(", ")
+            )
+        })
+        .find(|c| cols(c) <= width)
+        .or_else(|| {
+            (items.len() > 1)
+                .then(|| format!("{head}{}, … {} more{more}{tail}", items[0], items.len() - 1))
+        })
+        .unwrap_or_else(|| line.to_string())
+}
+
+/// The echoed word (the longest) cut by `over` columns, never below a
+/// width that still shows both its ends.
+fn cut_longest_word(line: &mut String, over: usize) {
+    let cols = |s: &str| unicode_width::UnicodeWidthStr::width(s);
     let Some(longest) = line.split(' ').max_by_key(|w| cols(w)).map(str::to_string) else {
-        return line;
+        return;
     };
     let room = cols(&longest).saturating_sub(over).max(16);
     if room < cols(&longest) {
-        line = line.replacen(&longest, &cut_keeping_the_end(&longest, room), 1);
+        *line = line.replacen(&longest, &cut_keeping_the_end(&longest, room), 1);
     }
-    line
 }
 
 /// `word` cut to `room` columns with a third before the cut and the rest
