@@ -42,7 +42,7 @@ pub fn refusal(e: &clap::Error, argv: &[std::ffi::OsString]) -> String {
         .map(|c| format!("in {c} --help"))
         .unwrap_or_default();
     let mut line = format!("fsfit: {what}{tip}{choices}{help}");
-    if line.chars().count() > WIDTH {
+    if unicode_width::UnicodeWidthStr::width(line.as_str()) > WIDTH {
         // Too long: a similar name stands for the list (the list is in the
         // help); other advice is the first thing to give up, what is wrong
         // and where the help is come first.

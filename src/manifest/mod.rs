@@ -178,11 +178,9 @@ pub fn read(
     let mut lacks: Vec<String> = format.lacks().iter().map(|s| s.to_string()).collect();
     if no_mtime > 0 {
         lacks.push(format!(
-            "{} no modification time: before_1980 and odd_mtime are not judged for {}",
-            match no_mtime {
-                1 => "1 entry has".to_string(),
-                n => format!("{} entries have", crate::units::thousands(n)),
-            },
+            "{} {} no modification time: before_1980 and odd_mtime are not judged for {}",
+            crate::units::count_as(no_mtime, "entry", "entries"),
+            if no_mtime == 1 { "has" } else { "have" },
             if no_mtime == 1 { "it" } else { "them" }
         ));
     }

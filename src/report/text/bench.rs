@@ -382,11 +382,8 @@ fn unsettled(r: &BenchReport) -> Vec<String> {
     if !rounds.is_empty() {
         let shorts = all.iter().flat_map(|w| &w.runs).filter(short).count();
         // One figure is common on a quick run: "1 figure", not "1 figures".
-        let (figures, their) = if rounds.len() == 1 {
-            ("1 figure".to_string(), "its")
-        } else {
-            (format!("{} figures", rounds.len()), "their")
-        };
+        let figures = crate::units::count(rounds.len() as u64, "figure");
+        let their = if rounds.len() == 1 { "its" } else { "their" };
         let line = format!(
             "{figures} timed a run under {} s, so each of {their} runs is several rounds of the \
 workload (timed parts summed; {} set aside, kept in the JSON): {}",
@@ -418,12 +415,9 @@ marked set_aside)",
     if budget + max > 0 {
         let most = all.iter().map(|w| w.runs.len()).max().unwrap_or(0);
         out.push(format!(
-            "{} not settle ({budget} when {} time ran out, {max} at {most} runs):\n  \
+            "{} did not settle ({budget} when {} time ran out, {max} at {most} runs):\n  \
 other programs shared the disk and the kernel's threads; a quieter moment would settle them",
-            match budget + max {
-                1 => "1 figure did".to_string(),
-                n => format!("{n} figures did"),
-            },
+            crate::units::count((budget + max) as u64, "figure"),
             if budget == 1 { "its" } else { "their" }
         ));
     }

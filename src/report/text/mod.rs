@@ -87,21 +87,19 @@ pub fn fit_list(line: &str, width: usize, more: &str) -> String {
     } else {
         format!(" {more}")
     };
+    let kept = |keep: usize| {
+        let rest = items.len() - keep;
+        format!(
+            "{head}{}, … {rest} more{more}{tail}",
+            items[..keep].join(", ")
+        )
+    };
     // The most choices that fit, at least one.
     (1..items.len())
         .rev()
-        .map(|keep| {
-            let rest = items.len() - keep;
-            format!(
-                "{head}{}, … {rest} more{more}{tail}",
-                items[..keep].join(", ")
-            )
-        })
+        .map(kept)
         .find(|c| cols(c) <= width)
-        .or_else(|| {
-            (items.len() > 1)
-                .then(|| format!("{head}{}, … {} more{more}{tail}", items[0], items.len() - 1))
-        })
+        .or_else(|| (items.len() > 1).then(|| kept(1)))
         .unwrap_or_else(|| line.to_string())
 }
 
@@ -114,34 +112,9 @@ fn cut_longest_word(line: &mut String, over: usize) {
     };
     let room = cols(&longest).saturating_sub(over).max(16);
     if room < cols(&longest) {
-        *line = line.replacen(&longest, &cut_keeping_the_end(&longest, room), 1);
+        // A third before the cut: the end of a path names the file.
+        *line = line.replacen(&longest, &usage::shorten_with_head(&longest, room, 3), 1);
     }
-}
-
-/// `word` cut to `room` columns with a third before the cut and the rest
-/// after it: the end of a path names the file, and is kept whole where it
-/// fits (`/tmp/…/junk.img:`).
-fn cut_keeping_the_end(word: &str, room: usize) -> String {
-    use unicode_width::UnicodeWidthChar;
-    let w = |c: char| c.width().unwrap_or(0);
-    let keep = room.saturating_sub(1);
-    let (mut tail, mut used) = (Vec::new(), 0);
-    for c in word.chars().rev() {
-        if used + w(c) > keep - keep / 3 {
-            break;
-        }
-        used += w(c);
-        tail.push(c);
-    }
-    let mut head = String::new();
-    for c in word.chars() {
-        if used + w(c) > keep {
-            break;
-        }
-        used += w(c);
-        head.push(c);
-    }
-    format!("{head}…{}", tail.iter().rev().collect::<String>())
 }
 
 /// What a printed command starts with (fsfit's own, and the steps advise

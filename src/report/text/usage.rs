@@ -390,6 +390,13 @@ fn shown_name(p: &str) -> String {
 /// A path cut in the middle to at most `max` terminal columns
 /// (`a/b/…/y/z.txt`; a CJK character takes two); the JSON keeps it whole.
 pub fn shorten(p: &str, max: usize) -> String {
+    shorten_with_head(p, max, 2)
+}
+
+/// [`shorten`] with at most a `1/head_of` share of the columns before the
+/// cut and the rest after it (3: the end of a path, the file's name, kept
+/// whole where it fits).
+pub fn shorten_with_head(p: &str, max: usize, head_of: usize) -> String {
     use unicode_width::UnicodeWidthChar;
     let w = |c: char| c.width().unwrap_or(0);
     if unicode_width::UnicodeWidthStr::width(p) <= max {
@@ -398,7 +405,7 @@ pub fn shorten(p: &str, max: usize) -> String {
     let keep = max.saturating_sub(1);
     let (mut head, mut used) = (String::new(), 0);
     for c in p.chars() {
-        if used + w(c) > keep / 2 {
+        if used + w(c) > keep / head_of {
             break;
         }
         used += w(c);
