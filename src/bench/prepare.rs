@@ -12,7 +12,7 @@ use crate::device::identity::Identity;
 use crate::device::image;
 use crate::device::loopdev::LoopDev;
 use crate::device::target::{self, Sizing, TargetSpec};
-use crate::info::describe::{describe_contents, describe_file};
+use crate::info::describe::{describe_contents, describe_file_briefly};
 use crate::units::{iec, short};
 use crate::{Error, Result};
 use std::path::{Path, PathBuf};
@@ -117,7 +117,7 @@ fn prepare_image(
         overwrite,
         made_by: image::command_name(&opts.command),
     };
-    let img = target::attach_image(&path, sizing, fits, describe_file, false)?;
+    let img = target::attach_image(&path, sizing, fits, describe_file_briefly, false)?;
     let (size, lp, identity) = (img.volume, img.loop_dev, img.identity);
     let dio = crate::device::loopdev::direct_io(&lp.dev);
     let ram = ram_backed(&path);

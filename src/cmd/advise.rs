@@ -183,7 +183,7 @@ fn target_of(a: &AdviseArgs) -> Result<(Option<Target>, u64, String)> {
             return Err(image::not_ours(
                 img,
                 len,
-                crate::info::describe::describe_file,
+                crate::info::describe::describe_file_briefly,
             ));
         }
         // --size is the volume measured (image::Sizing).
@@ -297,16 +297,27 @@ fn label_fits_some(systems: &[&System], volume: u64, label: &str) -> Result<()> 
         .map(|(titles, rule)| format!("{} {rule}", crate::units::and_list(&titles)))
         .collect();
     let names: Vec<&str> = systems.iter().map(|s| s.name).collect();
-    Err(Error::input(format!(
-        "--label {}: no filesystem {} can store it. {}.",
-        label::shown(label),
-        match names.len() {
-            0 => "fsfit makes".to_string(),
-            1 => format!("{} uses", names[0]),
-            _ => format!("{} all use", crate::units::and_list(&names)),
-        },
-        rules.join(". ")
-    )))
+    let who = match names.len() {
+        0 => "fsfit makes".to_string(),
+        1 => format!("{} uses", names[0]),
+        _ => format!("{} all use", crate::units::and_list(&names)),
+    };
+    // Every rule, then the likely choice's alone (the most robust first),
+    // then that rule alone with the label cut in the middle: one line of
+    // 100 columns.
+    let line = |shown: &str, rules: &[String]| {
+        format!(
+            "--label {shown}: no filesystem {who} can store it. {}.",
+            rules.join(". ")
+        )
+    };
+    let shown = label::shown(label);
+    let cut = crate::report::text::usage::shorten(&shown, 20);
+    Err(Error::input(crate::report::text::first_fitting([
+        line(&shown, &rules),
+        line(&shown, &rules[..1]),
+        format!("--label {cut}: {}", rules[0]),
+    ])))
 }
 
 /// The label is the choice's: a filesystem is chosen for the files and the

@@ -87,9 +87,10 @@ pub struct Image {
     pub created: bool,
 }
 
-/// What an existing file of `len` bytes holds, in words, for a refusal (the
-/// caller knows how to look: info::describe::describe_file).
-pub type Describe = fn(&Path, u64) -> String;
+/// What an existing file of `len` bytes holds, in words, most said first,
+/// for a refusal that keeps what fits (the caller knows how to look:
+/// info::describe::describe_file_briefly).
+pub type Describe = fn(&Path, u64) -> Vec<String>;
 
 /// Decide whether `path` may be formatted, then size and mark it as
 /// `sizing` says. `need` checks the volume.
@@ -141,11 +142,12 @@ pub fn prepare(
 /// The refusal of a file of `len` bytes that fsfit did not make, without
 /// `--overwrite-image` (bench, advise).
 pub fn not_ours(path: &Path, len: u64, describe: Describe) -> Error {
-    Error::input(format!(
-        "refusing to overwrite {}: it is {}, and fsfit did not make it; pass --overwrite-image to erase it and benchmark on it anyway",
-        path.display(),
-        describe(path, len)
-    ))
+    let p = path.display();
+    let said = describe(path, len).into_iter().map(|d| {
+        format!("refusing to overwrite {p} ({d}): not made by fsfit; --overwrite-image erases it")
+    });
+    let bare = format!("refusing to overwrite {p}: not made by fsfit; --overwrite-image erases it");
+    Error::input(crate::report::text::first_fitting(said.chain([bare])))
 }
 
 /// A new image file, only this process's (never through a symlink).
@@ -251,8 +253,8 @@ impl Drop for TempDir {
 mod tests {
     use super::*;
 
-    fn no_words(_: &Path, len: u64) -> String {
-        format!("a {} file", crate::units::iec(len))
+    fn no_words(_: &Path, len: u64) -> Vec<String> {
+        vec![crate::units::iec(len)]
     }
 
     #[test]
@@ -293,7 +295,7 @@ mod tests {
         assert!(matches!(e, Error::Input(_)), "{e:?}");
         let e = e.to_string();
         assert!(e.starts_with("refusing to overwrite"), "{e}");
-        assert!(e.contains("97.7 KiB") || e.contains("KiB"), "{e}");
+        assert!(e.contains("video.mp4") && e.contains("not made by fsfit"), "{e}");
         assert!(!e.contains('\n'));
         assert_eq!(std::fs::read(&q).unwrap(), vec![7u8; 100_000]);
         // A marker whose size does not match the file is not fsfit's.

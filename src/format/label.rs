@@ -81,14 +81,12 @@ fn check_length(rule: &LabelRule, stored: &str) -> std::result::Result<(), Strin
         stored.len()
     };
     if let Some(max) = rule.max_bytes.filter(|&m| bytes > m) {
-        return Err(format!(
-            "labels hold at most {max} bytes; this one is {bytes}"
-        ));
+        return Err(format!("labels hold at most {max} bytes, not {bytes}"));
     }
     let units = stored.encode_utf16().count();
     if let Some(max) = rule.max_utf16.filter(|&m| units > m) {
         return Err(format!(
-            "labels hold at most {max} UTF-16 units; this one is {units}"
+            "labels hold at most {max} UTF-16 units, not {units}"
         ));
     }
     Ok(())

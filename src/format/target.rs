@@ -8,7 +8,7 @@ use crate::device::identity::Identity;
 use crate::device::image;
 use crate::device::loopdev::LoopDev;
 use crate::device::target::{self, Sizing};
-use crate::info::describe::{describe_contents, describe_file};
+use crate::info::describe::{describe_contents, describe_file, describe_file_briefly};
 use crate::{Error, Result};
 use std::path::{Path, PathBuf};
 
@@ -127,7 +127,7 @@ fn image_file(a: &TargetArgs) -> Result<Target> {
         overwrite: false,
         made_by: "format",
     };
-    let img = target::attach_image(a.path, sizing, need, describe_file, true)?;
+    let img = target::attach_image(a.path, sizing, need, describe_file_briefly, true)?;
     let (lp, identity) = (img.loop_dev, img.identity);
     Ok(Target {
         shown: a.path.to_string_lossy().into_owned(),
@@ -145,11 +145,12 @@ fn image_file(a: &TargetArgs) -> Result<Target> {
 /// The refusal of a file that is not an image fsfit made (a video, a disk
 /// image of someone else's): format never erases one.
 fn not_ours(path: &Path, len: u64) -> Error {
-    Error::input(format!(
-        "refusing to format {}: it is {}, and fsfit did not make it; give a path that does not exist to make a new image",
-        path.display(),
-        describe_file(path, len)
-    ))
+    let p = path.display();
+    let said = describe_file_briefly(path, len).into_iter().map(|d| {
+        format!("refusing to format {p} ({d}): not made by fsfit; name a new file to make one")
+    });
+    let bare = format!("refusing to format {p}: not made by fsfit; name a new file to make one");
+    Error::input(crate::report::text::first_fitting(said.chain([bare])))
 }
 
 /// An image as `prepare` would take it, read only: its size and what is on

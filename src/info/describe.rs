@@ -13,6 +13,26 @@ pub fn describe_file(path: &Path, len: u64) -> String {
     )
 }
 
+/// [`describe_file`] and shorter ways of saying it, most said first, for a
+/// refusal that must fit one line whatever the path's length: the whole
+/// description, its size and filesystem in a few words ("64.0 MiB, ext4
+/// \"VIDEOS\""), its size alone.
+pub fn describe_file_briefly(path: &Path, len: u64) -> Vec<String> {
+    let size = crate::units::iec(len);
+    let brief = match super::inspect::inspect(path, 0) {
+        Ok(r) => match (&r.volume, r.partitions.len()) {
+            (Some(v), _) => match &v.label {
+                Some(l) => format!("{size}, {} \"{l}\"", v.fs),
+                None => format!("{size}, {}", v.fs),
+            },
+            (None, 0) => format!("{size}, no filesystem"),
+            (None, n) => format!("{size}, {}", crate::units::count(n as u64, "partition")),
+        },
+        Err(_) => format!("{size}, no filesystem"),
+    };
+    vec![describe_file(path, len), brief, size]
+}
+
 /// "holding an exfat filesystem labelled \"STICK\"", "holding a partition
 /// table (1: ntfs \"DATA\")", "with no filesystem fsfit recognises".
 pub fn describe_contents(path: &Path) -> String {

@@ -63,6 +63,22 @@ pub fn one_line(line: &str, width: usize, more: &str) -> String {
     line
 }
 
+/// The first of `lines` (the same refusal, most said first) that fits one
+/// line as main prints it ("fsfit: " before it, [`WIDTH`] columns), else the
+/// last: what a refusal drops to fit is its description, never the path it
+/// names or what to do instead.
+pub fn first_fitting(lines: impl IntoIterator<Item = String>) -> String {
+    let fits = |l: &str| unicode_width::UnicodeWidthStr::width(l) + "fsfit: ".len() <= WIDTH;
+    let mut last = String::new();
+    for l in lines {
+        if fits(&l) {
+            return l;
+        }
+        last = l;
+    }
+    last
+}
+
 /// `line` with a list of choices too long for `width` columns cut to the
 /// choices that fit, how many more and where they are (`more`); nothing
 /// else changed. A command's own refusal goes through this alone: the
@@ -408,5 +424,17 @@ mod tests {
         // Nothing to cut: the one line stays whole.
         let prose = "word ".repeat(30);
         assert_eq!(one_line(&prose, 100, ""), prose);
+    }
+
+    /// A refusal keeps the most it can say in one line: the first that fits
+    /// with main's "fsfit: " before it, and the shortest when none does.
+    #[test]
+    fn a_refusal_says_the_most_that_fits() {
+        use super::first_fitting;
+        let said = |n: usize| format!("refusing {}", "x".repeat(n));
+        // 93 columns and "fsfit: " make 100: it fits; one more does not.
+        assert_eq!(first_fitting([said(84), said(10)]), said(84));
+        assert_eq!(first_fitting([said(85), said(20), said(10)]), said(20));
+        assert_eq!(first_fitting([said(200), said(150)]), said(150));
     }
 }
