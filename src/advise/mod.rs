@@ -72,8 +72,12 @@ pub struct Candidate {
     pub problems: u64,
     /// How much data like yours a full volume of this config holds.
     pub holds_bytes: u64,
-    /// Space lost to slack and metadata at the expected fill.
-    pub wasted_at_fill_bytes: u64,
+    /// Space lost to slack and metadata at the expected fill; none where
+    /// `overhead_note` says the percentage means nothing, since the same
+    /// ratio would scale a cluster's fixed cost (or a sparse file's holes)
+    /// up to the fill.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wasted_at_fill_bytes: Option<u64>,
     pub speed: SpeedKind,
     /// Measured: your tree's mix of sizes written at the workloads' speeds.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -45,7 +45,7 @@ fn candidate(c: &ConfigReport, tree: &TreeCounts) -> Candidate {
         fits: c.fits,
         problems: c.problems.blocking(),
         holds_bytes: holds,
-        wasted_at_fill_bytes: 0,
+        wasted_at_fill_bytes: None,
         speed: SpeedKind::Unmeasured,
         write_mb_per_s: None,
         est_copy_seconds: None,
@@ -442,7 +442,10 @@ fn fill(good: &mut [Candidate], tree: &TreeCounts, fill: Option<u64>) -> u64 {
         let ratio = c.tree_bytes as f64 / a;
         // A config that cannot hold the whole fill wastes what it can hold.
         let stored = fill.min(c.holds_bytes) as f64;
-        c.wasted_at_fill_bytes = (stored * (ratio - 1.0)).max(0.0) as u64;
+        c.wasted_at_fill_bytes = c
+            .overhead_note
+            .is_none()
+            .then(|| (stored * (ratio - 1.0)).max(0.0) as u64);
         if let Some(mbps) = c.write_mb_per_s {
             c.fill_seconds = Some((fill as f64 / 1e6 / mbps * 10.0).round() / 10.0);
         }
@@ -674,8 +677,16 @@ fn why_space(why: &mut Vec<String>, c: &Candidate, usage: &UsageReport, fill: u6
         ),
         _ => format!("{:+.1} % overhead (limit {max} %)", c.overhead_pct),
     };
+    let at_fill = match c.wasted_at_fill_bytes {
+        Some(w) => format!(
+            "; at {} of data like yours that is {} wasted",
+            iec(fill),
+            iec(w)
+        ),
+        None => String::new(),
+    };
     why.push(format!(
-        "your {} ({}) {} {} on it: {overhead}; at {} of data like yours that is {} wasted",
+        "your {} ({}) {} {} on it: {overhead}{at_fill}",
         crate::units::count(usage.tree.files, "file"),
         iec(usage.tree.apparent_bytes),
         if usage.tree.files == 1 {
@@ -684,8 +695,6 @@ fn why_space(why: &mut Vec<String>, c: &Candidate, usage: &UsageReport, fill: u6
             "take"
         },
         iec(c.tree_bytes),
-        iec(fill),
-        iec(c.wasted_at_fill_bytes)
     ));
     if c.problems > 0 {
         why.push(format!(
@@ -693,7 +702,19 @@ fn why_space(why: &mut Vec<String>, c: &Candidate, usage: &UsageReport, fill: u6
             crate::units::count(c.problems, "finding")
         ));
     }
-    if c.overhead_pct > max && !o.spec_first {
+    if c.overhead_note.is_some() && !o.spec_first {
+        // No percentage to hold against the limit: the space on disk is
+        // what was compared.
+        why.push(format!(
+            "no {max} % overhead limit without a percentage; of the {} clusters this one takes the least space{}",
+            c.fs,
+            if floor_applies && c.cluster_bytes >= prior::FLASH_MIN_CLUSTER {
+                format!(" without going below {}", short(prior::FLASH_MIN_CLUSTER))
+            } else {
+                String::new()
+            }
+        ));
+    } else if c.overhead_pct > max && !o.spec_first {
         if floor_applies && c.cluster_bytes >= prior::FLASH_MIN_CLUSTER {
             why.push(format!(
                 "nothing of {} or more stays within {max} % overhead; this one takes the least space without going below {} (smaller clusters only with a stated reason: they write slower on flash)",
@@ -882,7 +903,11 @@ pub fn compare(c: &Candidate, o: &Candidate, fill: u64) -> String {
         }
         None => parts.push(format!("speed against {} {}", o.name(), unknown(c, o))),
     }
-    let (wc, wo) = (c.wasted_at_fill_bytes, o.wasted_at_fill_bytes);
+    // Space at the fill only where it means something (not for a few bytes
+    // of data, whose ratio would scale a cluster's fixed cost up).
+    let (Some(wc), Some(wo)) = (c.wasted_at_fill_bytes, o.wasted_at_fill_bytes) else {
+        return format!("{}: {}", c.name(), parts.join(", and "));
+    };
     if wc <= wo {
         parts.push(format!("{} less wasted", iec(wo - wc)));
     } else {

@@ -88,7 +88,7 @@ pub struct CandidateDoc {
     #[serde(default)]
     pub round: Option<u32>,
     #[serde(default)]
-    pub wasted_at_fill_bytes: u64,
+    pub wasted_at_fill_bytes: Option<u64>,
     #[serde(default)]
     pub reasons: Vec<String>,
     /// The drive prepared for it (older files have none).
@@ -223,7 +223,7 @@ fn candidates(s: &mut String, d: &AdviseDoc) {
                 Some(why) => format!("<span title=\"{}\">—</span>", esc(why)),
                 None => format!("{:+.1} %", c.overhead_pct),
             },
-            esc(&iec(c.wasted_at_fill_bytes)),
+            c.wasted_at_fill_bytes.map_or("—".to_string(), |w| esc(&iec(w))),
             esc(&speed)
         );
     }
