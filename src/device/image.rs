@@ -295,7 +295,10 @@ mod tests {
         assert!(matches!(e, Error::Input(_)), "{e:?}");
         let e = e.to_string();
         assert!(e.starts_with("refusing to overwrite"), "{e}");
-        assert!(e.contains("video.mp4") && e.contains("not made by fsfit"), "{e}");
+        assert!(
+            e.contains("video.mp4") && e.contains("not made by fsfit"),
+            "{e}"
+        );
         assert!(!e.contains('\n'));
         assert_eq!(std::fs::read(&q).unwrap(), vec![7u8; 100_000]);
         // A marker whose size does not match the file is not fsfit's.
