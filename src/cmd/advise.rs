@@ -268,8 +268,6 @@ fn label_fits_some(systems: &[&System], volume: u64, label: &str) -> Result<()> 
             .first()
             .map_or(Ok(()), |f| label::check(*f, label).map(|_| ()));
     }
-    // Each rule said once, with the filesystems that have it.
-    let mut rules: Vec<(Vec<&str>, String)> = Vec::new();
     // The most robust first: the ranking's order, so the likely choice's
     // rule is read first.
     let mut usable: Vec<&dyn crate::fs::Filesystem> = crate::fs::all()
@@ -278,45 +276,60 @@ fn label_fits_some(systems: &[&System], volume: u64, label: &str) -> Result<()> 
         .filter(|f| systems.iter().all(|s| s.uses(f.name(), volume)))
         .collect();
     usable.sort_by_key(|f| advise::systems::robustness_rank(f.name()));
+    let mut broken: Vec<(&str, label::Broken)> = Vec::new();
     for f in usable {
-        let rule = match label::stored(f, label) {
+        match label::broken(f, label) {
             Ok(_) => return Ok(()),
-            Err(rule) => rule,
-        };
-        let title = f.info().title;
-        match rules.iter_mut().find(|(_, r)| *r == rule) {
-            Some((titles, _)) => titles.push(title),
-            None => rules.push((vec![title], rule)),
+            Err(b) => broken.push((f.info().title, b)),
         }
     }
-    if rules.is_empty() {
+    if broken.is_empty() {
         return Ok(());
     }
-    let rules: Vec<String> = rules
-        .into_iter()
-        .map(|(titles, rule)| format!("{} {rule}", crate::units::and_list(&titles)))
-        .collect();
+    // Each rule said once, with the filesystems that have it: in full, or
+    // in a few words after the titles ("FAT32/FAT16: at most 11 bytes").
+    let rules = |brief: bool| -> String {
+        let mut said: Vec<(Vec<&str>, String)> = Vec::new();
+        for (title, b) in &broken {
+            let rule = if brief { b.brief() } else { b.rule() };
+            match said.iter_mut().find(|(_, r)| *r == rule) {
+                Some((titles, _)) => titles.push(title),
+                None => said.push((vec![title], rule)),
+            }
+        }
+        let said: Vec<String> = said
+            .iter()
+            .map(|(titles, rule)| match brief {
+                true => format!("{}: {rule}", titles.join("/")),
+                false => format!("{} {rule}", crate::units::and_list(titles)),
+            })
+            .collect();
+        said.join(if brief { "; " } else { ". " })
+    };
     let names: Vec<&str> = systems.iter().map(|s| s.name).collect();
     let who = match names.len() {
         0 => "fsfit makes".to_string(),
         1 => format!("{} uses", names[0]),
         _ => format!("{} all use", crate::units::and_list(&names)),
     };
-    // Every rule, then the likely choice's alone (the most robust first),
-    // then that rule alone with the label cut in the middle: one line of
-    // 100 columns.
-    let line = |shown: &str, rules: &[String]| {
+    // Every filesystem's rule is always said (whichever is chosen cannot
+    // store the label); to fit one line of 100 columns, in fewer words,
+    // then without the sentence naming the systems, then with the label
+    // cut in its middle, then without it.
+    let shown = label::shown(label);
+    let cut = crate::report::text::usage::shorten(&shown, 16);
+    Err(Error::input(crate::report::text::first_fitting([
         format!(
             "--label {shown}: no filesystem {who} can store it. {}.",
-            rules.join(". ")
-        )
-    };
-    let shown = label::shown(label);
-    let cut = crate::report::text::usage::shorten(&shown, 20);
-    Err(Error::input(crate::report::text::first_fitting([
-        line(&shown, &rules),
-        line(&shown, &rules[..1]),
-        format!("--label {cut}: {}", rules[0]),
+            rules(false)
+        ),
+        format!(
+            "--label {shown}: no filesystem {who} can store it ({})",
+            rules(true)
+        ),
+        format!("--label {shown}: {}", rules(true)),
+        format!("--label {cut}: {}", rules(true)),
+        format!("--label: {}", rules(true)),
     ])))
 }
 

@@ -36,17 +36,69 @@ pub fn shown(label: &str) -> String {
     }
 }
 
-/// A non-empty label as `fs` stores it, or the rule it breaks, in words
-/// that follow the filesystem's title ("labels may not hold '/' ..."):
-/// what [`check`] says, and what advise groups by rule over several
-/// filesystems.
+/// The rule a label breaks, as data: [`Broken::rule`] says it in full,
+/// [`Broken::brief`] in the fewest words, for a refusal that names several
+/// filesystems on one line.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Broken {
+    Control(char),
+    Forbidden {
+        found: char,
+        all: &'static str,
+    },
+    Codepage(char),
+    TooLong {
+        max: usize,
+        unit: &'static str,
+        is: usize,
+    },
+}
+
+impl Broken {
+    /// In words that follow the filesystem's title ("labels may not hold
+    /// '/' ...").
+    pub fn rule(&self) -> String {
+        match self {
+            Broken::Control(c) => format!(
+                "labels may not hold control characters (found U+{:04X})",
+                *c as u32
+            ),
+            Broken::Forbidden { found, all } => {
+                format!("labels may not hold {found:?} (refused: {all})")
+            }
+            // mkfs.fat 4.2 converts the label to code page 850 and then
+            // refuses every byte from 0x80 up as "below 0x20" (a signed
+            // char): in practice ASCII only.
+            Broken::Codepage(c) => format!(
+                "labels are stored in code page {FAT_CODEPAGE}, and mkfs.fat 4.2 takes only its ASCII half (not {c:?})"
+            ),
+            Broken::TooLong { max, unit, is } => format!("labels hold at most {max} {unit}, not {is}"),
+        }
+    }
+
+    /// The same in a few words after a title and a colon ("at most 11
+    /// bytes").
+    pub fn brief(&self) -> String {
+        match self {
+            Broken::Control(_) => "no control characters".to_string(),
+            Broken::Forbidden { found, .. } => format!("no {found:?}"),
+            Broken::Codepage(_) => "ASCII only".to_string(),
+            Broken::TooLong { max, unit, .. } => format!("at most {max} {unit}"),
+        }
+    }
+}
+
+/// A non-empty label as `fs` stores it, or the rule it breaks: what
+/// [`check`] says, and what advise groups by rule over several filesystems.
 pub fn stored(fs: &dyn Filesystem, label: &str) -> std::result::Result<String, String> {
+    broken(fs, label).map_err(|b| b.rule())
+}
+
+/// [`stored`], with the rule as data.
+pub fn broken(fs: &dyn Filesystem, label: &str) -> std::result::Result<String, Broken> {
     let rule = fs.label_rule();
     if let Some(c) = label.chars().find(|c| c.is_control()) {
-        return Err(format!(
-            "labels may not hold control characters (found U+{:04X})",
-            c as u32
-        ));
+        return Err(Broken::Control(c));
     }
     let stored = if rule.upper {
         label.to_uppercase()
@@ -54,26 +106,21 @@ pub fn stored(fs: &dyn Filesystem, label: &str) -> std::result::Result<String, S
         label.to_string()
     };
     if let Some(c) = stored.chars().find(|c| rule.forbidden.contains(*c)) {
-        return Err(format!(
-            "labels may not hold {c:?} (refused: {})",
-            rule.forbidden
-        ));
+        return Err(Broken::Forbidden {
+            found: c,
+            all: rule.forbidden,
+        });
     }
-    // mkfs.fat 4.2 converts the label to code page 850 and then refuses
-    // every byte from 0x80 up as "below 0x20" (a signed char): in practice
-    // ASCII only.
     if rule.codepage {
         if let Some(c) = stored.chars().find(|c| !c.is_ascii()) {
-            return Err(format!(
-                "labels are stored in code page {FAT_CODEPAGE}, and mkfs.fat 4.2 takes only its ASCII half (not {c:?})"
-            ));
+            return Err(Broken::Codepage(c));
         }
     }
     check_length(&rule, &stored)?;
     Ok(stored)
 }
 
-fn check_length(rule: &LabelRule, stored: &str) -> std::result::Result<(), String> {
+fn check_length(rule: &LabelRule, stored: &str) -> std::result::Result<(), Broken> {
     // In the code page every character is one byte.
     let bytes = if rule.codepage {
         stored.chars().count()
@@ -81,13 +128,19 @@ fn check_length(rule: &LabelRule, stored: &str) -> std::result::Result<(), Strin
         stored.len()
     };
     if let Some(max) = rule.max_bytes.filter(|&m| bytes > m) {
-        return Err(format!("labels hold at most {max} bytes, not {bytes}"));
+        return Err(Broken::TooLong {
+            max,
+            unit: "bytes",
+            is: bytes,
+        });
     }
     let units = stored.encode_utf16().count();
     if let Some(max) = rule.max_utf16.filter(|&m| units > m) {
-        return Err(format!(
-            "labels hold at most {max} UTF-16 units, not {units}"
-        ));
+        return Err(Broken::TooLong {
+            max,
+            unit: "UTF-16 units",
+            is: units,
+        });
     }
     Ok(())
 }

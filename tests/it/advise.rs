@@ -876,7 +876,7 @@ fn a_label_the_choice_cannot_store_is_refused_and_echoed_safely() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("--label '$(touch /tmp/p2)'"), "{err}");
-    assert!(err.contains("may not hold"), "the rule: {err}");
+    assert!(err.contains(": no '/'"), "the rule: {err}");
     assert!(!err.contains("\"$("), "double quotes would run it: {err}");
     assert!(out.stdout.is_empty(), "printed a plan before refusing");
     let out = fsfit()
@@ -1115,12 +1115,21 @@ fn a_label_is_checked_against_the_filesystems_it_is_for() {
         assert_eq!(err.trim().lines().count(), 1, "{err}");
         err
     };
+    // In 100 columns, each rule in a few words after the filesystems that
+    // have it.
     let err = refusal(&["--for", "windows,macos", "--label", "a/b"]);
+    assert!(err.contains("exFAT/FAT32/FAT16/FAT12: no '/'"), "{err}");
+    // Rules that differ are each said, the most robust filesystem's first.
+    let err = refusal(&["--for", "windows,macos", "--label", "MY VACATION PHOTOS"]);
     let (exfat, fat) = (
-        err.find("exFAT labels may not hold '/'"),
-        err.find("FAT32, FAT16 and FAT12 labels may not hold '/'"),
+        err.find("exFAT: at most 11 UTF-16 units"),
+        err.find("FAT32/FAT16/FAT12: at most 11 bytes"),
     );
     assert!(exfat.is_some() && exfat < fat, "{err}");
+    assert!(
+        unicode_width::UnicodeWidthStr::width(err.trim_end()) <= 100,
+        "{err}"
+    );
     // An empty label breaks no filesystem's rule: one refusal, said once.
     let err = refusal(&["--for", "windows", "--label", ""]);
     assert_eq!(

@@ -146,7 +146,7 @@ const CASES: &[(&str, &[&str], &str)] = &[
         &[
             "advise", ".", "--for", "camera", "--label", "ab/cd", "--image", "IMG", "--size", "1G",
         ],
-        "may not hold '/'",
+        ": no '/'",
     ),
     (
         "bench: an empty device name",
