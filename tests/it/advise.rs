@@ -523,6 +523,41 @@ fn known_speeds_decide_the_cluster_in_both_orders() {
     assert!(v["why"].to_string().contains("tie goes to the larger"));
 }
 
+/// A few bytes of data give no percentage, and no waste scaled up from
+/// them either: 3 bytes in a 48 KiB file scaled to a 64 GiB volume once
+/// read "1023 TiB wasted".
+#[test]
+fn a_few_bytes_are_not_scaled_up_to_a_full_volume() {
+    let t = tempfile::tempdir().unwrap();
+    std::fs::write(t.path().join("a.txt"), b"hi\n").unwrap();
+    let tree = t.path().to_str().unwrap();
+    let args = [
+        tree,
+        "--for",
+        "windows,linux",
+        "--volume",
+        "64G",
+        "--synthetic",
+    ];
+    let (v, code) = advise(&args);
+    assert_eq!(code, 0, "{v}");
+    for c in v["candidates"].as_array().unwrap() {
+        assert!(c["overhead_note"].is_string(), "{c}");
+        assert!(c.get("wasted_at_fill_bytes").is_none(), "{c}");
+    }
+    let out = fsfit().args(["advise", "-q"]).args(args).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("no overhead percentage"), "{text}");
+    assert!(
+        !text.contains("wasted") && !text.contains("overhead limit is"),
+        "{text}"
+    );
+    assert!(
+        text.contains("no 10 % overhead limit without a percentage"),
+        "{text}"
+    );
+}
+
 #[test]
 fn a_tiny_tree_on_a_large_volume_gets_no_cluster_below_4k_without_a_reason() {
     let t = tempfile::tempdir().unwrap();
