@@ -274,7 +274,20 @@ pub fn run(t: &Tracing, configs: &[(String, u64)]) -> Result<Simulation> {
         not_traced: Vec::new(),
         figures: Vec::new(),
     };
-    for (i, (fs, cluster)) in configs.iter().enumerate() {
+    // Counted over the configs that can be traced here, so the progress
+    // reads 1, 2, 3 of 3 (not 1, 2, 5 of 8 when some have no driver).
+    let drivers: Vec<Option<String>> = configs.iter().map(|(fs, _)| no_driver(fs)).collect();
+    let traceable = drivers.iter().filter(|d| d.is_none()).count();
+    let mut nth = 0;
+    for ((fs, cluster), no_driver) in configs.iter().zip(drivers) {
+        if let Some(why) = no_driver {
+            let line = format!("{fs}: not traced, {why}");
+            if !sim.not_traced.contains(&line) {
+                sim.not_traced.push(line);
+            }
+            continue;
+        }
+        nth += 1;
         if started.elapsed() >= t.budget {
             sim.not_traced.push(format!(
                 "{fs} {}: not traced, the budget ({} s) was spent",
@@ -283,19 +296,10 @@ pub fn run(t: &Tracing, configs: &[(String, u64)]) -> Result<Simulation> {
             ));
             continue;
         }
-        if let Some(why) = no_driver(fs) {
-            let line = format!("{fs}: not traced, {why}");
-            if !sim.not_traced.contains(&line) {
-                sim.not_traced.push(line);
-            }
-            continue;
-        }
         if !t.quiet {
             eprintln!(
-                "advise: copying a sample of your files onto {fs} {} ({} of {}) under trace",
+                "advise: copying a sample of your files onto {fs} {} ({nth} of {traceable}) under trace",
                 crate::units::short(*cluster),
-                i + 1,
-                configs.len()
             );
         }
         match one(t, &wl, fs, *cluster) {
