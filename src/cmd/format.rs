@@ -17,13 +17,9 @@ pub fn fs_arg(s: &str) -> Result<(&'static dyn crate::fs::Filesystem, Option<u64
         Some(c) => {
             let n =
                 crate::units::parse_size(c).map_err(|e| Error::input(format!("--fs {s}: {e}")))?;
-            let (lo, hi) = f.cluster_range();
-            if !n.is_power_of_two() || n < lo || n > hi {
-                return Err(Error::input(format!(
-                    "--fs {s}: {} clusters are powers of two from {lo} to {hi} bytes",
-                    f.info().title
-                )));
-            }
+            // The one rule every command states the same way.
+            crate::fs::spec::check_cluster(f, n)
+                .map_err(|e| Error::input(format!("--fs {s}: {e}")))?;
             Some(n)
         }
     };
