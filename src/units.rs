@@ -284,6 +284,26 @@ pub fn count_as(n: u64, one: &str, many: &str) -> String {
     }
 }
 
+/// The widest a line of text output may be when stdout is not a terminal,
+/// and the width tables, shortened paths and refusals are laid out for.
+pub const WIDTH: usize = 100;
+
+/// The first of `lines` (the same refusal, most said first) that fits one
+/// line as main prints it ("fsfit: " before it, [`WIDTH`] columns), else the
+/// last: what a refusal drops to fit is its description, never the path it
+/// names or what to do instead.
+pub fn first_fitting(lines: impl IntoIterator<Item = String>) -> String {
+    let fits = |l: &str| unicode_width::UnicodeWidthStr::width(l) + "fsfit: ".len() <= WIDTH;
+    let mut last = String::new();
+    for l in lines {
+        if fits(&l) {
+            return l;
+        }
+        last = l;
+    }
+    last
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

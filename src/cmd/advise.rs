@@ -318,7 +318,7 @@ fn label_fits_some(systems: &[&System], volume: u64, label: &str) -> Result<()> 
     // cut in its middle, then without it.
     let shown = label::shown(label);
     let cut = crate::report::text::usage::shorten(&shown, 16);
-    Err(Error::input(crate::report::text::first_fitting([
+    Err(Error::input(crate::units::first_fitting([
         format!(
             "--label {shown}: no filesystem {who} can store it. {}.",
             rules(false)

@@ -147,7 +147,7 @@ pub fn not_ours(path: &Path, len: u64, describe: Describe) -> Error {
         format!("refusing to overwrite {p} ({d}): not made by fsfit; --overwrite-image erases it")
     });
     let bare = format!("refusing to overwrite {p}: not made by fsfit; --overwrite-image erases it");
-    Error::input(crate::report::text::first_fitting(said.chain([bare])))
+    Error::input(crate::units::first_fitting(said.chain([bare])))
 }
 
 /// A new image file, only this process's (never through a symlink).

@@ -150,7 +150,7 @@ fn not_ours(path: &Path, len: u64) -> Error {
         format!("refusing to format {p} ({d}): not made by fsfit; name a new file to make one")
     });
     let bare = format!("refusing to format {p}: not made by fsfit; name a new file to make one");
-    Error::input(crate::report::text::first_fitting(said.chain([bare])))
+    Error::input(crate::units::first_fitting(said.chain([bare])))
 }
 
 /// An image as `prepare` would take it, read only: its size and what is on

@@ -8,11 +8,7 @@ pub mod flash;
 pub mod info;
 pub mod usage;
 
-pub use crate::units::{count, count_as};
-
-/// The widest a line of text output may be when stdout is not a terminal,
-/// and the width tables and shortened paths are laid out for.
-pub const WIDTH: usize = 100;
+pub use crate::units::{count, count_as, first_fitting, WIDTH};
 
 /// The columns text output wraps to: the terminal's, or [`WIDTH`] when
 /// stdout is not a terminal (a file, a pipe, a test).
@@ -61,22 +57,6 @@ pub fn one_line(line: &str, width: usize, more: &str) -> String {
         cut_longest_word(&mut line, over);
     }
     line
-}
-
-/// The first of `lines` (the same refusal, most said first) that fits one
-/// line as main prints it ("fsfit: " before it, [`WIDTH`] columns), else the
-/// last: what a refusal drops to fit is its description, never the path it
-/// names or what to do instead.
-pub fn first_fitting(lines: impl IntoIterator<Item = String>) -> String {
-    let fits = |l: &str| unicode_width::UnicodeWidthStr::width(l) + "fsfit: ".len() <= WIDTH;
-    let mut last = String::new();
-    for l in lines {
-        if fits(&l) {
-            return l;
-        }
-        last = l;
-    }
-    last
 }
 
 /// `line` with a list of choices too long for `width` columns cut to the
