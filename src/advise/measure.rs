@@ -9,7 +9,6 @@ use super::{BudgetReport, Candidate, RoundReport};
 use crate::bench::kinds::SIZE_CLASS_WRITES;
 use crate::bench::{self, results::BenchReport, workloads::Workload};
 use crate::scan::TreeCounts;
-use crate::units::short;
 use crate::{Error, Result};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -100,7 +99,7 @@ pub fn pick(ranked: &[Candidate], max_overhead: f64) -> (Vec<(String, u64)>, Vec
             if !chosen.iter().any(|x| x.cluster_bytes == c.cluster_bytes) {
                 left.push(format!(
                     "{}: not among the configs that can still win",
-                    c.name()
+                    c.fs_spelling()
                 ));
             }
         }
@@ -108,7 +107,10 @@ pub fn pick(ranked: &[Candidate], max_overhead: f64) -> (Vec<(String, u64)>, Vec
             if picked.len() < MAX_CONFIGS {
                 picked.push((c.fs.clone(), c.cluster_bytes));
             } else {
-                left.push(format!("{}: more than {MAX_CONFIGS} configs", c.name()));
+                left.push(format!(
+                    "{}: more than {MAX_CONFIGS} configs",
+                    c.fs_spelling()
+                ));
             }
         }
     }
@@ -403,7 +405,7 @@ impl Halving<'_> {
     fn round(&mut self, round: u32, alive: &[Config], scale: f64) -> Result<Round> {
         let mut out = Round::default();
         for (i, cfg) in alive.iter().enumerate() {
-            let name = format!("{}:{}", cfg.0, short(cfg.1));
+            let name = super::fs_spelling(&cfg.0, cfg.1);
             let guess = self.guess(cfg, scale, &out.times);
             let now = Instant::now();
             if now + guess > self.deadline {

@@ -121,6 +121,12 @@ impl Candidate {
         format!("{} {}", self.fs, short(self.cluster_bytes))
     }
 
+    /// As `--fs` takes it ("exfat:32K"): how the lists of configs without
+    /// a figure name each one, whichever step left it out.
+    pub fn fs_spelling(&self) -> String {
+        fs_spelling(&self.fs, self.cluster_bytes)
+    }
+
     /// Time per byte, comparable between candidates of the same speed kind.
     pub(crate) fn cost(&self) -> Option<f64> {
         match self.speed {
@@ -401,6 +407,11 @@ pub fn copy_estimate(
     Some((secs, used))
 }
 
+/// A config as `--fs` takes it ("exfat:32K").
+pub fn fs_spelling(fs: &str, cluster_bytes: u64) -> String {
+    format!("{fs}:{}", short(cluster_bytes))
+}
+
 /// The whole recommendation: with a target, measure the configs that can
 /// still win inside the budget first, then rank with what was measured.
 #[cfg(target_os = "linux")]
@@ -440,7 +451,7 @@ pub fn recommend(
     unmeasured.extend(reports.iter().flat_map(|r| {
         r.skipped
             .iter()
-            .map(|k| format!("{}:{}: {}", k.fs, short(k.cluster_bytes), k.reason))
+            .map(|k| format!("{}: {}", fs_spelling(&k.fs, k.cluster_bytes), k.reason))
     }));
     let opts = Options {
         measured: &reports,

@@ -762,17 +762,8 @@ fn why_speed(c: &Candidate, opts: &Options) -> String {
         SpeedKind::Unmeasured => match opts.traced() {
             Some(s) => not_traced(c, s),
             None => {
-                // Spelled as people read it ("exfat 32K") or as --fs takes
-                // it ("exfat:32K", the rounds' spelling).
-                let spelled = [
-                    format!("{}:", c.name()),
-                    format!("{}:{}:", c.fs, crate::units::short(c.cluster_bytes)),
-                ];
-                match opts
-                    .unmeasured
-                    .iter()
-                    .find(|l| spelled.iter().any(|s| l.starts_with(s.as_str())))
-                {
+                let spelled = format!("{}:", c.fs_spelling());
+                match opts.unmeasured.iter().find(|l| l.starts_with(&spelled)) {
                     Some(l) => format!("not measured ({l}): ranked by space"),
                     None => "not measured: ranked by space".into(),
                 }
