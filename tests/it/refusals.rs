@@ -107,7 +107,7 @@ const CASES: &[(&str, &[&str], &str)] = &[
     (
         "format: a file fsfit did not make",
         &["format", "OLD", "--fs", "exfat"],
-        "not made by fsfit",
+        "fsfit did not make it",
     ),
     (
         "bench: an impossible cluster",
@@ -224,7 +224,7 @@ const CASES: &[(&str, &[&str], &str)] = &[
     (
         "advise: an image fsfit did not make",
         &["advise", ".", "--for", "windows", "--image", "OLD"],
-        "not made by fsfit",
+        "fsfit did not make it",
     ),
 ];
 
