@@ -286,26 +286,7 @@ fn label_fits_some(systems: &[&System], volume: u64, label: &str) -> Result<()> 
     if broken.is_empty() {
         return Ok(());
     }
-    // Each rule said once, with the filesystems that have it: in full, or
-    // in a few words after the titles ("FAT32/FAT16: at most 11 bytes").
-    let rules = |brief: bool| -> String {
-        let mut said: Vec<(Vec<&str>, String)> = Vec::new();
-        for (title, b) in &broken {
-            let rule = if brief { b.brief() } else { b.rule() };
-            match said.iter_mut().find(|(_, r)| *r == rule) {
-                Some((titles, _)) => titles.push(title),
-                None => said.push((vec![title], rule)),
-            }
-        }
-        let said: Vec<String> = said
-            .iter()
-            .map(|(titles, rule)| match brief {
-                true => format!("{}: {rule}", titles.join("/")),
-                false => format!("{} {rule}", crate::units::and_list(titles)),
-            })
-            .collect();
-        said.join(if brief { "; " } else { ". " })
-    };
+    let rules = |brief: bool| said_rules(&broken, brief).join(if brief { "; " } else { ". " });
     let names: Vec<&str> = systems.iter().map(|s| s.name).collect();
     let who = match names.len() {
         0 => "fsfit makes".to_string(),
@@ -318,19 +299,50 @@ fn label_fits_some(systems: &[&System], volume: u64, label: &str) -> Result<()> 
     // cut in its middle, then without it.
     let shown = label::shown(label);
     let cut = crate::report::text::usage::shorten(&shown, 16);
-    Err(Error::input(crate::units::first_fitting([
-        format!(
-            "--label {shown}: no filesystem {who} can store it. {}.",
-            rules(false)
-        ),
-        format!(
-            "--label {shown}: no filesystem {who} can store it ({})",
-            rules(true)
-        ),
-        format!("--label {shown}: {}", rules(true)),
-        format!("--label {cut}: {}", rules(true)),
-        format!("--label: {}", rules(true)),
-    ])))
+    // Last, the first rules (the most robust filesystems') and how many
+    // more: with many systems named, all of them may not fit.
+    let brief = said_rules(&broken, true);
+    let fewer = (1..brief.len()).rev().map(|k| {
+        let more = crate::units::count((brief.len() - k) as u64, "more rule");
+        format!("--label {cut}: {}; … {more}", brief[..k].join("; "))
+    });
+    Err(Error::input(crate::units::first_fitting(
+        [
+            format!(
+                "--label {shown}: no filesystem {who} can store it. {}.",
+                rules(false)
+            ),
+            format!(
+                "--label {shown}: no filesystem {who} can store it ({})",
+                rules(true)
+            ),
+            format!("--label {shown}: {}", rules(true)),
+            format!("--label {cut}: {}", rules(true)),
+            format!("--label: {}", rules(true)),
+        ]
+        .into_iter()
+        .chain(fewer),
+    )))
+}
+
+/// Each rule `broken` said once, with the filesystems that have it: in
+/// full ("FAT32, FAT16 and FAT12 labels hold at most 11 bytes, not 36"), or
+/// in a few words after the titles ("FAT32/FAT16/FAT12: at most 11 bytes").
+fn said_rules(broken: &[(&str, crate::format::label::Broken)], brief: bool) -> Vec<String> {
+    let mut said: Vec<(Vec<&str>, String)> = Vec::new();
+    for (title, b) in broken {
+        let rule = if brief { b.brief() } else { b.rule() };
+        match said.iter_mut().find(|(_, r)| *r == rule) {
+            Some((titles, _)) => titles.push(title),
+            None => said.push((vec![title], rule)),
+        }
+    }
+    said.iter()
+        .map(|(titles, rule)| match brief {
+            true => format!("{}: {rule}", titles.join("/")),
+            false => format!("{} {rule}", crate::units::and_list(titles)),
+        })
+        .collect()
 }
 
 /// The label is the choice's: a filesystem is chosen for the files and the
@@ -358,18 +370,23 @@ fn label_for_choice(advice: &advise::Advice, label: &str) -> Result<()> {
         }
     }
     let title = crate::fs::by_name(&choice.fs).map_or(choice.fs.as_str(), |f| f.info().title);
-    let others = if can.is_empty() {
-        String::new()
-    } else {
-        format!(
-            " (of the other candidates, {} can store it: fsfit format --fs makes one)",
-            crate::units::and_list(&can)
-        )
+    let (name, can) = (choice.name(), crate::units::and_list(&can));
+    let (others, briefly) = match can.is_empty() {
+        true => (String::new(), String::new()),
+        false => (
+            format!(" (of the other candidates, {can} can store it: fsfit format --fs makes one)"),
+            format!(" ({can} can: fsfit format --fs)"),
+        ),
     };
-    Err(Error::input(format!(
-        "{rule}. {} is the choice for these files and systems, and a label does not change it: give one {title} can store{others}.",
-        choice.name()
-    )))
+    // The rule always; then as much of the why and the way out as one line
+    // of 100 columns holds.
+    Err(Error::input(crate::units::first_fitting([
+        format!("{rule}. {name} is the choice for these files and systems, and a label does not change it: give one {title} can store{others}."),
+        format!("{rule}; {name} is the choice: give a label {title} can store{briefly}"),
+        format!("{rule}; {name} is the choice: give a label {title} can store"),
+        format!("{rule} ({name} is the choice)"),
+        rule.clone(),
+    ])))
 }
 
 /// A `fsfit bench --json` file, or why it is not one: read as `fsfit

@@ -145,11 +145,11 @@ pub fn not_ours(path: &Path, len: u64, describe: Describe) -> Error {
     let p = path.display();
     let said = describe(path, len).into_iter().map(|d| {
         format!(
-            "refusing to overwrite {p} ({d}): fsfit did not make it; --overwrite-image erases it"
+            "refusing to overwrite {p} ({d}): not made by fsfit; --overwrite-image erases it"
         )
     });
     let bare =
-        format!("refusing to overwrite {p}: fsfit did not make it; --overwrite-image erases it");
+        format!("refusing to overwrite {p}: not made by fsfit; --overwrite-image erases it");
     Error::input(crate::units::first_fitting(said.chain([bare])))
 }
 
@@ -299,7 +299,7 @@ mod tests {
         let e = e.to_string();
         assert!(e.starts_with("refusing to overwrite"), "{e}");
         assert!(
-            e.contains("video.mp4") && e.contains("fsfit did not make it"),
+            e.contains("video.mp4") && e.contains("not made by fsfit"),
             "{e}"
         );
         assert!(!e.contains('\n'));

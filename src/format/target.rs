@@ -147,10 +147,10 @@ fn image_file(a: &TargetArgs) -> Result<Target> {
 fn not_ours(path: &Path, len: u64) -> Error {
     let p = path.display();
     let said = describe_file_briefly(path, len).into_iter().map(|d| {
-        format!("refusing to format {p} ({d}): fsfit did not make it; name a new file to make one")
+        format!("refusing to format {p} ({d}): not made by fsfit; name a new file to make one")
     });
     let bare =
-        format!("refusing to format {p}: fsfit did not make it; name a new file to make one");
+        format!("refusing to format {p}: not made by fsfit; name a new file to make one");
     Error::input(crate::units::first_fitting(said.chain([bare])))
 }
 

@@ -61,7 +61,7 @@ const CASES: &[(&str, &[&str], &str)] = &[
     (
         "format: an impossible cluster",
         &["format", "IMG", "--size", "1G", "--fs", "exfat:3K"],
-        "powers of two",
+        "power of two from 512 to 32M, not 3072",
     ),
     (
         "format: a cluster too big for the volume",
@@ -107,7 +107,7 @@ const CASES: &[(&str, &[&str], &str)] = &[
     (
         "format: a file fsfit did not make",
         &["format", "OLD", "--fs", "exfat"],
-        "fsfit did not make it",
+        "not made by fsfit",
     ),
     (
         "bench: an impossible cluster",
@@ -224,7 +224,7 @@ const CASES: &[(&str, &[&str], &str)] = &[
     (
         "advise: an image fsfit did not make",
         &["advise", ".", "--for", "windows", "--image", "OLD"],
-        "fsfit did not make it",
+        "not made by fsfit",
     ),
 ];
 

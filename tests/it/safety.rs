@@ -66,19 +66,37 @@ fn a_file_fsfit_did_not_make_is_never_formatted() {
     common::run("mkfs.ext4", &["-q", "-L", "HOLIDAYS", vm.to_str().unwrap()]);
     let video = d.join("video.mp4");
     std::fs::write(&video, common::contents(7, 3 << 20)).unwrap();
-    for (f, looks) in [
-        (&vm, "holding an ext4 filesystem labelled \"HOLIDAYS\""),
-        (&video, "with no filesystem fsfit recognises"),
-    ] {
+    for (f, looks) in [(&vm, "300 MiB"), (&video, "3.00 MiB")] {
         let before = digest(f);
         let out = tiny_bench(d, f, &["--size", "512M"]);
         assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
         let e = stderr(&out);
         assert_eq!(e.lines().count(), 1, "one line: {e}");
-        assert!(e.contains("refusing to overwrite"), "{e}");
-        assert!(e.contains(looks), "{e}");
-        assert!(e.contains("--overwrite-image"), "{e}");
-        assert!(e.contains("MiB file"), "its size: {e}");
+        // The path whole, and what to do, in 100 columns; what the file
+        // holds as far as they allow.
+        assert!(
+            e.contains("refusing to overwrite") && e.contains(f.to_str().unwrap()),
+            "{e}"
+        );
+        assert!(
+            e.contains("not made by fsfit; --overwrite-image erases it"),
+            "{e}"
+        );
+        // (The test's folder stands for a short path: the path is never cut.)
+        let shown = e.replace(&d.display().to_string(), "/tmp/x");
+        assert!(shown.trim_end().chars().count() <= 100, "{e}");
+        // Named as a person would type it, there is room for its size at
+        // least (what it holds, where the line has room: info::describe).
+        let name = f.file_name().unwrap();
+        let out = fsfit()
+            .current_dir(d)
+            .env("FSFIT_STATE_DIR", d)
+            .args(["bench", "-q", "--fs", "ext4", "--image"])
+            .arg(name)
+            .output()
+            .unwrap();
+        let e = stderr(&out);
+        assert!(e.contains(&format!("({looks})")), "{e}");
         assert_eq!(digest(f), before, "{} untouched", f.display());
     }
     // A symbolic link to it is refused too, whatever it points to.
