@@ -144,12 +144,9 @@ pub fn prepare(
 pub fn not_ours(path: &Path, len: u64, describe: Describe) -> Error {
     let p = path.display();
     let said = describe(path, len).into_iter().map(|d| {
-        format!(
-            "refusing to overwrite {p} ({d}): not made by fsfit; --overwrite-image erases it"
-        )
+        format!("refusing to overwrite {p} ({d}): not made by fsfit; --overwrite-image erases it")
     });
-    let bare =
-        format!("refusing to overwrite {p}: not made by fsfit; --overwrite-image erases it");
+    let bare = format!("refusing to overwrite {p}: not made by fsfit; --overwrite-image erases it");
     Error::input(crate::units::first_fitting(said.chain([bare])))
 }
 

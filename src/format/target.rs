@@ -149,8 +149,7 @@ fn not_ours(path: &Path, len: u64) -> Error {
     let said = describe_file_briefly(path, len).into_iter().map(|d| {
         format!("refusing to format {p} ({d}): not made by fsfit; name a new file to make one")
     });
-    let bare =
-        format!("refusing to format {p}: not made by fsfit; name a new file to make one");
+    let bare = format!("refusing to format {p}: not made by fsfit; name a new file to make one");
     Error::input(crate::units::first_fitting(said.chain([bare])))
 }
 

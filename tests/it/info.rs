@@ -11,7 +11,7 @@ use crate::common;
 
 use fsfit::info;
 
-use common::{have, run, Image};
+use common::{have, run, sfdisk, Image};
 use info::{Partition, VolumeInfo};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -461,35 +461,6 @@ fn copy_into(src: &Path, dst: &Path, offset: u64) {
         }
         pos += n as u64;
     }
-}
-
-fn sfdisk(disk: &Path, script: &str) {
-    let mut child = Command::new("sfdisk")
-        .args([
-            "--quiet",
-            "--no-reread",
-            "--no-tell-kernel",
-            "--wipe",
-            "always",
-        ])
-        .arg(disk)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("run sfdisk");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(script.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "sfdisk failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
 }
 
 fn parts_of(path: &Path) -> Vec<Partition> {

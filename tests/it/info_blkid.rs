@@ -818,18 +818,7 @@ fn info_says_what_it_found_once() {
     // A whole-disk FAT image copied into a partition at 2048: hidden
     // sectors 0. mkfs.fat -h 2048 sets them right: no warning.
     let disk = Image::new(64 * M);
-    let mut sf = Command::new("sfdisk")
-        .args(["-q", disk.path_str()])
-        .stdin(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    sf.stdin
-        .take()
-        .unwrap()
-        .write_all(b"label: dos\nstart=2048, type=c\n")
-        .unwrap();
-    assert!(sf.wait().unwrap().success());
+    common::sfdisk(&disk.path, "label: dos\nstart=2048, type=c\n");
     let part = mkfs(32 * M, "mkfs.fat", &["-F", "16", "-n", "MOVED"]);
     let bytes = std::fs::read(&part.path).unwrap();
     patch(&disk.path, 2048 * 512, &bytes);
@@ -883,18 +872,7 @@ fn an_empty_partition_is_said_once() {
         return;
     }
     let disk = Image::new(16 * M);
-    let mut sf = Command::new("sfdisk")
-        .args(["-q", disk.path_str()])
-        .stdin(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    sf.stdin
-        .take()
-        .unwrap()
-        .write_all(b"label: dos\nstart=2048, type=c\n")
-        .unwrap();
-    assert!(sf.wait().unwrap().success());
+    common::sfdisk(&disk.path, "label: dos\nstart=2048, type=c\n");
     let out = common::fsfit()
         .arg("info")
         .arg(&disk.path)

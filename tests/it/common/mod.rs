@@ -355,3 +355,35 @@ impl Wine {
 pub fn wine_path(p: &Path) -> String {
     format!("Z:{}", p.display()).replace('/', "\\")
 }
+
+/// Partition the image file `disk` with an sfdisk `script` (no kernel
+/// re-read: a file, not a device).
+pub fn sfdisk(disk: &Path, script: &str) {
+    use std::io::Write;
+    let mut child = std::process::Command::new("sfdisk")
+        .args([
+            "--quiet",
+            "--no-reread",
+            "--no-tell-kernel",
+            "--wipe",
+            "always",
+        ])
+        .arg(disk)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run sfdisk");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(script.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "sfdisk failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
