@@ -142,11 +142,31 @@ pub fn prepare(
 /// The refusal of a file of `len` bytes that fsfit did not make, without
 /// `--overwrite-image` (bench, advise).
 pub fn not_ours(path: &Path, len: u64, describe: Describe) -> Error {
+    not_made_here(
+        path,
+        len,
+        describe,
+        "overwrite",
+        "--overwrite-image erases it",
+    )
+}
+
+/// Refusing to `verb` a file fsfit did not make, and what to do `instead`:
+/// both and the path kept whole, what the file holds (`describe`) said as
+/// fully as one line of 100 columns allows (bench's and advise's refusal,
+/// and format's).
+pub fn not_made_here(
+    path: &Path,
+    len: u64,
+    describe: Describe,
+    verb: &str,
+    instead: &str,
+) -> Error {
     let p = path.display();
-    let said = describe(path, len).into_iter().map(|d| {
-        format!("refusing to overwrite {p} ({d}): not made by fsfit; --overwrite-image erases it")
-    });
-    let bare = format!("refusing to overwrite {p}: not made by fsfit; --overwrite-image erases it");
+    let said = describe(path, len)
+        .into_iter()
+        .map(|d| format!("refusing to {verb} {p} ({d}): not made by fsfit; {instead}"));
+    let bare = format!("refusing to {verb} {p}: not made by fsfit; {instead}");
     Error::input(crate::units::first_fitting(said.chain([bare])))
 }
 

@@ -145,12 +145,8 @@ fn image_file(a: &TargetArgs) -> Result<Target> {
 /// The refusal of a file that is not an image fsfit made (a video, a disk
 /// image of someone else's): format never erases one.
 fn not_ours(path: &Path, len: u64) -> Error {
-    let p = path.display();
-    let said = describe_file_briefly(path, len).into_iter().map(|d| {
-        format!("refusing to format {p} ({d}): not made by fsfit; name a new file to make one")
-    });
-    let bare = format!("refusing to format {p}: not made by fsfit; name a new file to make one");
-    Error::input(crate::units::first_fitting(said.chain([bare])))
+    let instead = "name a new file to make one";
+    image::not_made_here(path, len, describe_file_briefly, "format", instead)
 }
 
 /// An image as `prepare` would take it, read only: its size and what is on
