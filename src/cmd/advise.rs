@@ -286,7 +286,9 @@ fn label_fits_some(systems: &[&System], volume: u64, label: &str) -> Result<()> 
     if broken.is_empty() {
         return Ok(());
     }
-    let rules = |brief: bool| said_rules(&broken, brief).join(if brief { "; " } else { ". " });
+    let full = said_rules(&broken, false).join(". ");
+    let brief = said_rules(&broken, true);
+    let briefly = brief.join("; ");
     let names: Vec<&str> = systems.iter().map(|s| s.name).collect();
     let who = match names.len() {
         0 => "fsfit makes".to_string(),
@@ -301,24 +303,17 @@ fn label_fits_some(systems: &[&System], volume: u64, label: &str) -> Result<()> 
     let cut = crate::report::text::usage::shorten(&shown, 16);
     // Last, the first rules (the most robust filesystems') and how many
     // more: with many systems named, all of them may not fit.
-    let brief = said_rules(&broken, true);
     let fewer = (1..brief.len()).rev().map(|k| {
         let more = crate::units::count((brief.len() - k) as u64, "more rule");
         format!("--label {cut}: {}; … {more}", brief[..k].join("; "))
     });
     Err(Error::input(crate::units::first_fitting(
         [
-            format!(
-                "--label {shown}: no filesystem {who} can store it. {}.",
-                rules(false)
-            ),
-            format!(
-                "--label {shown}: no filesystem {who} can store it ({})",
-                rules(true)
-            ),
-            format!("--label {shown}: {}", rules(true)),
-            format!("--label {cut}: {}", rules(true)),
-            format!("--label: {}", rules(true)),
+            format!("--label {shown}: no filesystem {who} can store it. {full}."),
+            format!("--label {shown}: no filesystem {who} can store it ({briefly})"),
+            format!("--label {shown}: {briefly}"),
+            format!("--label {cut}: {briefly}"),
+            format!("--label: {briefly}"),
         ]
         .into_iter()
         .chain(fewer),
