@@ -37,8 +37,9 @@ pub struct BenchArgs {
     /// simulated runs last seconds already). For a busy machine: the runs
     /// take the CPU before other programs (real-time priority), a run that
     /// still waited for a CPU over 10 % of its time is set aside and run
-    /// again, and runs repeat until their spread settles (up to 10 runs or
-    /// 8 s a figure); the table marks the figures that did not.
+    /// again, and runs repeat until their spread settles, all of them or
+    /// their last 5 in a row (up to 10 runs or 12 s a figure); the table
+    /// marks the figures that did not.
     #[arg(long)]
     pub quick: bool,
 

@@ -144,6 +144,36 @@ mod tests {
     use super::Cli;
     use clap::{CommandFactory, Parser};
 
+    /// `bench --quick`'s help states the limits the settling uses.
+    #[test]
+    fn quick_help_states_the_settling_limits() {
+        let root = Cli::command();
+        let bench = root.find_subcommand("bench").expect("bench");
+        let quick = bench
+            .get_arguments()
+            .find(|a| a.get_id() == "quick")
+            .expect("--quick");
+        let help: String = quick
+            .get_long_help()
+            .or(quick.get_help())
+            .map(|h| h.to_string())
+            .unwrap_or_default()
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        let q = crate::bench::settle::QUICK;
+        for said in [
+            format!(
+                "up to {} runs or {} s a figure",
+                q.max_runs,
+                q.budget.as_secs()
+            ),
+            format!("their last {} in a row", crate::bench::settle::STEADY_RUNS),
+        ] {
+            assert!(help.contains(&said), "{said:?} not in {help:?}");
+        }
+    }
+
     /// Every example in every command's help is a command line fsfit
     /// takes: pasted, it runs (a value that names a drive, /dev/sdX, is
     /// only refused for not being there).

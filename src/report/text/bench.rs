@@ -4,6 +4,7 @@
 use crate::bench::kinds::{unit_of, Unit};
 use crate::bench::relative::{offset_text, Source};
 use crate::bench::results::{BenchReport, ConfigResult, Run, WorkloadResult};
+use crate::bench::settle::STEADY_FLAG;
 use crate::units::{iec, short};
 use std::fmt::Write;
 
@@ -247,8 +248,9 @@ fn cell(
     for f in src.flags(w) {
         match MARKS.iter().find(|(name, _, _)| *name == f) {
             Some((_, mark, _)) => flag.push_str(mark),
-            // Why the repeats stopped: counted once in the footer.
-            None if STOPPED.contains(&f) => {}
+            // Why the repeats stopped, or that they came to a steady tail:
+            // said once in the footer.
+            None if STOPPED.contains(&f) || f == STEADY_FLAG => {}
             None => other.push(f),
         }
     }
@@ -362,6 +364,26 @@ fn in_rounds(r: &BenchReport) -> Vec<String> {
         .collect()
 }
 
+/// The figures that come from a steady tail of their runs.
+fn steady_tails(r: &BenchReport) -> Vec<String> {
+    r.results
+        .iter()
+        .flat_map(|c| {
+            c.workloads
+                .iter()
+                .filter(|w| w.flags.iter().any(|f| f == STEADY_FLAG))
+                .map(move |w| format!("{}:{} {}", c.fs, short(c.cluster_bytes), w.name))
+        })
+        .collect()
+}
+
+/// Whether a run was set aside as the ramp before a steady tail.
+fn ramp(x: &Run) -> bool {
+    x.set_aside
+        .as_deref()
+        .is_some_and(|r| r.starts_with(crate::bench::settle::RAMP_ASIDE))
+}
+
 /// The runs set aside for waiting on a CPU, and why the ~ and * figures
 /// stayed so when their repeats were cut short.
 fn unsettled(r: &BenchReport) -> Vec<String> {
@@ -376,8 +398,23 @@ fn unsettled(r: &BenchReport) -> Vec<String> {
     let aside = all
         .iter()
         .flat_map(|w| &w.runs)
-        .filter(|x| x.set_aside.is_some() && !short(x))
+        .filter(|x| x.set_aside.is_some() && !short(x) && !ramp(x))
         .count();
+    let steady = steady_tails(r);
+    if !steady.is_empty() {
+        let ramps = all.iter().flat_map(|w| &w.runs).filter(|x| ramp(x)).count();
+        let figures = crate::units::count(steady.len() as u64, "figure");
+        let line = format!(
+            "{figures} came from the last {} of {} runs, which agreed within {:.0} % where all \
+did not (the {} before them set aside as the ramp, kept in the JSON): {}",
+            crate::bench::settle::STEADY_RUNS,
+            if steady.len() == 1 { "its" } else { "their" },
+            crate::bench::settle::QUICK.cv_pct,
+            crate::units::count(ramps as u64, "run"),
+            steady.join(", ")
+        );
+        out.push(super::wrap(&line, WIDTH));
+    }
     let rounds = in_rounds(r);
     if !rounds.is_empty() {
         let shorts = all.iter().flat_map(|w| &w.runs).filter(short).count();
@@ -569,6 +606,31 @@ mod tests {
             text.contains("1 of 24 runs was set aside and run again: its tasks waited"),
             "{text}"
         );
+        // A figure from a steady tail: named once under the table, its ramp
+        // not counted as runs that waited, no numbered note for the flag.
+        let w = &mut r.results[1].workloads[1];
+        w.flags = vec![STEADY_FLAG.into()];
+        let mut ramp = vec![run(0.25), run(0.4)];
+        for x in &mut ramp {
+            x.set_aside = Some(crate::bench::settle::ramp_reason());
+        }
+        w.runs = ramp.into_iter().chain(vec![run(0.7); 5]).collect();
+        let text = bench(&r);
+        assert!(
+            text.contains("1 figure came from the last 5 of its runs, which agreed within 10 %"),
+            "{text}"
+        );
+        assert!(
+            text.replace("\n  ", " ")
+                .contains("(the 2 runs before them set aside"),
+            "{text}"
+        );
+        assert!(
+            text.contains("1 of 31 runs was set aside and run again"),
+            "{text}"
+        );
+        assert!(!text.contains(": steady-tail"), "{text}");
+        assert!(text.lines().all(|l| l.chars().count() <= WIDTH), "{text}");
     }
 
     fn w_name(r: &BenchReport) -> String {
