@@ -458,12 +458,16 @@ fn repeat_runs(
         {
             restarts += 1;
             rep.rounds = more;
-            rep.runs.push(run);
-            pb.inc_length(rep.runs.len() as u64);
+            let short_s = run.seconds;
+            pb.inc_length(rep.runs.len() as u64 + 1);
             for mut r in rep.runs.drain(..) {
-                r.set_aside = Some(super::settle::short_aside_reason(r.seconds, more));
+                let why = super::settle::started_over_reason(r.seconds, short_s, more);
+                r.set_aside = Some(why);
                 rep.discarded.push(r);
             }
+            let mut run = run;
+            run.set_aside = Some(super::settle::short_aside_reason(short_s, more));
+            rep.discarded.push(run);
             continue;
         }
         rep.runs.push(run);

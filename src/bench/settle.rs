@@ -63,6 +63,16 @@ the figure's runs were then made of {rounds} rounds each"
     )
 }
 
+/// Why a run long enough itself is set aside with a later short one
+/// (`short_s`): the figure's runs started over at `rounds` rounds each, and
+/// all its runs are made alike.
+pub fn started_over_reason(seconds: f64, short_s: f64, rounds: u32) -> String {
+    format!(
+        "{SHORT_ASIDE} a round: this run took {seconds:.3} s, but a later one {short_s:.3} s \
+(under {MIN_RUN_SECONDS} s), so the figure's runs started over, made of {rounds} rounds each"
+    )
+}
+
 /// When to stop repeating a figure.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Settle {
@@ -393,6 +403,14 @@ mod tests {
     fn a_run_too_short_to_resolve_is_made_of_enough_rounds() {
         assert!(short_aside_reason(0.05, 3).starts_with(SHORT_ASIDE));
         assert!(short_aside_reason(0.05, 3).contains("0.050 s, under 0.1 s"));
+        // A run before the short one is not called short itself.
+        let before = started_over_reason(0.143, 0.088, 2);
+        assert!(before.starts_with(SHORT_ASIDE), "{before}");
+        assert!(
+            before.contains("this run took 0.143 s, but a later one 0.088 s"),
+            "{before}"
+        );
+        assert!(!before.contains("0.143 s, under"), "{before}");
         assert_eq!(rounds_for(0.5), 1);
         assert_eq!(rounds_for(0.16), 1);
         // Deleting the largest file: 0.067 s a round, three make 0.2 s.
