@@ -60,6 +60,8 @@ pub struct FormatArgs {
     pub dry_run: bool,
 
     /// Partition table [default: mbr up to 2 TiB, gpt above; none for UDF].
+    /// mbr on a larger drive ends the partition at 2 TiB, as far as MBR
+    /// reaches.
     #[arg(help_heading = "Layout and checks", long, value_enum)]
     pub table: Option<FormatTable>,
 

@@ -86,6 +86,13 @@ pub struct Layout {
 pub struct DrivePlan {
     pub table: String,
     pub partition_start_bytes: u64,
+    /// The partition's length (the volume's, without a table).
+    #[serde(default)]
+    pub partition_size_bytes: u64,
+    /// What the plan leaves unpartitioned at the drive's end, beyond what
+    /// the table or the filesystem addresses (0: nothing).
+    #[serde(default)]
+    pub unused_bytes: u64,
     pub partition_type: Option<String>,
     pub alignment_bytes: u64,
     pub sd_layout: bool,
@@ -122,16 +129,26 @@ pub fn default_table(capacity: u64, pt: PartType, mbr_for: Option<&[&str]>) -> (
     }
     let who = mbr_for.filter(|m| !m.is_empty()).map(|m| m.join(", "));
     if capacity > MBR_MAX {
-        let need = who.map_or(String::new(), |w| {
-            format!("{w} {} only MBR, but ", reads(mbr_for))
-        });
-        return (
-            Table::Gpt,
-            format!(
-                "GPT: {need}an MBR table addresses at most 2 TiB and this drive is {}",
-                iec(capacity)
+        // A system that reads only MBR reads nothing on a GPT drive: the
+        // partition stops at MBR's reach instead (decide says what is left).
+        return match who {
+            Some(w) => (
+                Table::Mbr,
+                format!(
+                    "MBR: {w} {} only MBR (DOS) partition tables, which address the first 2 TiB \
+of this {} drive (--table gpt would use all of it, unread by {w})",
+                    reads(mbr_for),
+                    iec(capacity)
+                ),
             ),
-        );
+            None => (
+                Table::Gpt,
+                format!(
+                    "GPT: an MBR table addresses at most 2 TiB and this drive is {}",
+                    iec(capacity)
+                ),
+            ),
+        };
     }
     match (mbr_for, who) {
         (_, Some(w)) => (
@@ -226,13 +243,6 @@ pub fn gpt_first_lba(table: Table, start: u64) -> Option<String> {
 /// The table (and whether mkfs writes its own MBR), with why.
 fn table(w: &Want, pt: PartType, notes: &mut Vec<String>) -> Result<(Table, bool, String)> {
     let (table, why) = match w.table {
-        Some(Table::Mbr) if w.capacity > MBR_MAX && !pt.whole_device => {
-            return Err(Error::work(format!(
-                "--table mbr: an MBR table addresses at most 2 TiB and {} is {}; use --table gpt",
-                w.dev,
-                iec(w.capacity)
-            )))
-        }
         Some(t) => (t, format!("{}: --table names it", t.name().to_uppercase())),
         None if w.partition_offset.is_some() => (
             Table::None,
@@ -286,11 +296,12 @@ pub fn decide(w: &Want) -> Result<Layout> {
         ));
     }
     let cluster = cluster.unwrap_or_else(|| fs.default_cluster(size));
+    let reach = within_reach(table, start, size, fs, cluster, &mut notes);
     let mut params = FormatParams {
         cluster,
         label: w.label.as_deref(),
         start_bytes: start,
-        volume_bytes: size,
+        volume_bytes: reach,
         align_bytes: align,
         owner: w.owner,
         mbr_boot_area,
@@ -337,6 +348,48 @@ pub fn decide(w: &Want) -> Result<Layout> {
 /// whole partition at that cluster by a few clusters (FAT16 at 32 KiB on
 /// exactly 2 GiB: 65,525 clusters, one over its limit), the partition is
 /// shortened by as many clusters as it takes, at most 64.
+/// The partition's length within what addresses it: an MBR table reaches
+/// the first 2 TiB of a drive, and a filesystem may address less than the
+/// partition (FAT: 2 TiB, where mkfs.fat would leave the rest unused without
+/// saying so in the plan). The rest of the drive stays unpartitioned, said.
+fn within_reach(
+    table: Table,
+    start: u64,
+    size: u64,
+    fs: &dyn Filesystem,
+    cluster: u64,
+    notes: &mut Vec<String>,
+) -> u64 {
+    if table == Table::None {
+        return size;
+    }
+    let mbr = (table == Table::Mbr).then(|| {
+        (
+            MBR_MAX.saturating_sub(start),
+            "an MBR table addresses the first 2 TiB of a drive".to_string(),
+        )
+    });
+    let own = fs
+        .max_volume(cluster)
+        .map(|(max, why)| (max, format!("{} addresses no more: {why}", fs.info().title)));
+    let Some((max, why)) = [mbr, own]
+        .into_iter()
+        .flatten()
+        .filter(|(max, _)| *max < size)
+        .min_by_key(|(max, _)| *max)
+    else {
+        return size;
+    };
+    let max = max / SECTOR * SECTOR;
+    notes.push(format!(
+        "the partition is {}, not {}: {why}; the last {} of the drive stays unused",
+        iec(max),
+        iec(size),
+        iec(size - max)
+    ));
+    max
+}
+
 fn fitting(
     fs: &dyn Filesystem,
     p: &mut FormatParams,
@@ -413,6 +466,8 @@ impl Layout {
         DrivePlan {
             table: self.table_name().to_string(),
             partition_start_bytes: self.start,
+            partition_size_bytes: self.size,
+            unused_bytes: self.full_size - self.size,
             partition_type: self.part_type.clone(),
             alignment_bytes: self.align,
             sd_layout: self.sd_layout,
@@ -437,8 +492,12 @@ impl DrivePlan {
     pub fn summary(&self) -> [String; 2] {
         let part = match &self.partition_type {
             Some(t) if self.table != "none" => format!(
-                "{} table, one partition from {} (type {t})",
+                "{} table, one partition {}from {} (type {t})",
                 self.table.to_uppercase(),
+                match self.unused_bytes {
+                    0 => String::new(),
+                    _ => format!("of {} ", iec(self.partition_size_bytes)),
+                },
                 short(self.partition_start_bytes)
             ),
             _ => "no partition table: the volume from the drive's first sector".into(),
@@ -494,12 +553,42 @@ mod tests {
             (l.table, l.part_type.as_deref()),
             (Table::Mbr, Some("0x07"))
         );
+        // Over 2 TiB a system that reads only MBR still gets MBR, the
+        // partition ending where MBR's reach does, and the plan says so.
         let l = decide(&want(4_000_000_000_000, "exfat", Some(&["car"]))).unwrap();
-        assert_eq!(l.table, Table::Gpt);
+        assert_eq!(l.table, Table::Mbr);
         assert!(
-            l.table_why.contains("2 TiB") && l.table_why.contains("car"),
+            l.table_why.contains("2 TiB") && l.table_why.contains("unread by car"),
             "{}",
             l.table_why
+        );
+        assert_eq!(l.start + l.size, MBR_MAX);
+        let d = l.doc();
+        assert_eq!(d.unused_bytes, l.full_size - l.size);
+        assert!(
+            d.summary()[0].contains("one partition of 2.00 TiB from 4M"),
+            "{:?}",
+            d.summary()
+        );
+        assert!(
+            d.why.iter().any(|n| n.contains("stays unused")),
+            "{:?}",
+            d.why
+        );
+        let sfdisk = d
+            .commands
+            .linux
+            .iter()
+            .find(|c| c.contains("sfdisk"))
+            .unwrap();
+        assert!(
+            sfdisk.contains(&format!("size={}", l.size / SECTOR)),
+            "{sfdisk}"
+        );
+        assert!(
+            d.commands.fsfit.contains("--table mbr"),
+            "{}",
+            d.commands.fsfit
         );
         let l = decide(&want(64_000_000_000, "ext4", Some(&[]))).unwrap();
         assert_eq!(l.table, Table::Gpt);
@@ -514,9 +603,26 @@ mod tests {
                 .table,
             Table::Gpt
         );
+        // --table mbr over 2 TiB: the partition within MBR's reach.
         let mut w = want(4_000_000_000_000, "ntfs", None);
         w.table = Some(Table::Mbr);
-        assert!(decide(&w).is_err());
+        let l = decide(&w).unwrap();
+        assert_eq!((l.table, l.start + l.size), (Table::Mbr, MBR_MAX));
+        // FAT32 addresses 2^32 - 1 sectors: on GPT the partition is no
+        // longer, where mkfs.fat would leave the rest unused unsaid.
+        let l = decide(&want(3_000_000_000_000, "fat32", Some(&[]))).unwrap();
+        assert_eq!((l.table, l.size), (Table::Gpt, u32::MAX as u64 * SECTOR));
+        assert!(
+            l.notes
+                .iter()
+                .any(|n| n.contains("FAT32 addresses no more")),
+            "{:?}",
+            l.notes
+        );
+        // Within the reach, nothing is cut.
+        let l = decide(&want(1 << 40, "fat32", None)).unwrap();
+        assert_eq!(l.size, l.full_size);
+        assert_eq!(l.doc().unused_bytes, 0);
         assert_eq!(
             decide(&want(1 << 30, "udf", Some(&["windows"])))
                 .unwrap()

@@ -302,6 +302,13 @@ pub trait Filesystem: Sync {
     fn bench_sweep(&self, _volume: u64) -> Vec<u64> {
         Vec::new()
     }
+    /// The largest volume this filesystem addresses at `cluster`, with why,
+    /// where that is less than any drive fsfit meets; None: no such limit.
+    /// A partition longer than this holds a volume that leaves the rest of
+    /// it unused (mkfs.fat only warns), so a plan makes it no longer.
+    fn max_volume(&self, _cluster: u64) -> Option<(u64, &'static str)> {
+        None
+    }
     /// The model for one config, or why the mkfs tool refuses it.
     fn model(&self, volume: u64, cluster: u64) -> crate::Result<Box<dyn Model>>;
     /// The model for one config filled by `driver`, where drivers lay the

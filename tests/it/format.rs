@@ -253,6 +253,41 @@ fn every_filesystem_formats_as_planned() {
     }
 }
 
+/// A drive over 2 TiB: FAT32 addresses 2^32 - 1 sectors and an MBR table
+/// the first 2 TiB, so the partition ends there (mkfs.fat alone would leave
+/// the rest unused unsaid), the table on the image says so, and the volume
+/// checks clean.
+#[test]
+fn over_2_tib_the_partition_ends_where_mbr_and_fat_reach() {
+    if !(tools() && common::have(&["mkfs.fat", "fsck.fat"])) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let img = dir.path().join("big.img");
+    let (out, v) = format(
+        &img,
+        &["--size", "3TB", "--fs", "fat32:64K", "--table", "mbr"],
+    );
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert!(t.contains("stays unused"), "{t}");
+    let (start, len) = (
+        v["partition_start_bytes"].as_u64().unwrap(),
+        v["partition_size_bytes"].as_u64().unwrap(),
+    );
+    assert_eq!(start + len, 1 << 41, "{v}");
+    assert_eq!(
+        v["plan"]["unused_bytes"].as_u64(),
+        Some(3_000_000_000_000 - (1 << 41)),
+        "{v}"
+    );
+    let dump = common::run("sfdisk", &["-d", img.to_str().unwrap()]);
+    let squeezed: String = dump.split_whitespace().collect::<Vec<_>>().join(" ");
+    let want = format!("start= {}, size= {}, type=c", start / 512, len / 512);
+    assert!(squeezed.contains(&want), "{want} in {dump}");
+    assert!(t.contains("checker: ok"), "{t}");
+}
+
 #[test]
 fn gpt_and_ext4_for_data() {
     if !(tools() && common::have(&["mkfs.ext4", "dumpe2fs"])) {

@@ -21,6 +21,9 @@ use std::ffi::OsStr;
 /// mkfs.fat.c: `sector_size = 512` unless the device says otherwise (an
 /// image file says nothing: device_info.c `get_device_info`, S_ISREG).
 const SECTOR: u64 = 512;
+/// The boot sector's total-sectors field is 32 bits: the most sectors a FAT
+/// volume of 512-byte sectors has, whatever its cluster.
+const MAX_SECTORS: u64 = u32::MAX as u64;
 /// mkfs.fat.c: `nr_fats = 2`.
 const NR_FATS: u32 = 2;
 /// mkfs.fat.c: MAX_CLUST_12, MIN_CLUST_16, MAX_CLUST_16, MAX_CLUST_32. (Its
@@ -465,9 +468,9 @@ impl Geometry {
     fn of(bits: u32, volume: u64) -> Geometry {
         // mkfs.fat.c main: blocks = size / 1024, plus the odd 512-byte sector;
         // setup_tables caps at 2^32 - 1 sectors ("space at end will be left unused").
-        let mut num_sectors = (volume / SECTOR).min(u32::MAX as u64) as u32;
-        let blocks = if volume / SECTOR > u32::MAX as u64 {
-            u32::MAX as u64 * SECTOR / 1024
+        let mut num_sectors = (volume / SECTOR).min(MAX_SECTORS) as u32;
+        let blocks = if volume / SECTOR > MAX_SECTORS {
+            MAX_SECTORS * SECTOR / 1024
         } else {
             volume / 1024
         };
@@ -544,7 +547,7 @@ fn pick_cluster(
 fn too_few_blocks(bits: u32, volume: u64, cs: u32) -> Refused {
     // Over 2^32 sectors mkfs.fat uses only the first 2 TiB, and the
     // FATs of small clusters outgrow even that: not "too small".
-    let why = if volume / SECTOR > u32::MAX as u64 {
+    let why = if volume / SECTOR > MAX_SECTORS {
         format!(
             "FAT{bits} addresses at most 2 TiB (2^32 sectors): mkfs.fat uses only that much of {}, and its FATs at {} clusters would not leave room for data (mkfs.fat: too few blocks for viable filesystem; use larger clusters)",
             size(volume),
@@ -968,6 +971,12 @@ impl Filesystem for Fat {
     }
     fn model(&self, volume: u64, cluster: u64) -> crate::Result<Box<dyn Model>> {
         self.model_names(volume, cluster, self.names)
+    }
+    fn max_volume(&self, _cluster: u64) -> Option<(u64, &'static str)> {
+        Some((
+            MAX_SECTORS * SECTOR,
+            "its boot sector counts at most 2^32 - 1 sectors of 512 bytes (2 TiB)",
+        ))
     }
 }
 
