@@ -545,7 +545,7 @@ fn set_aside(runs: &mut [Run], repeat: u32, stopped: Option<Stopped>) -> Vec<Str
     for (i, r) in runs.iter_mut().enumerate() {
         if !v.chosen.contains(&i) {
             r.set_aside = Some(if v.steady {
-                super::settle::ramp_reason()
+                super::settle::warmup_reason()
             } else {
                 super::settle::set_aside_reason(&s[i])
             });

@@ -38,8 +38,8 @@ pub struct BenchArgs {
     /// take the CPU before other programs (real-time priority), a run that
     /// still waited for a CPU over 10 % of its time is set aside and run
     /// again, and runs repeat until their spread settles, all of them or
-    /// their last 5 in a row (up to 10 runs or 12 s a figure); the table
-    /// marks the figures that did not.
+    /// the 5 or more after the first 2 runs (a warm-up), up to 10 runs or
+    /// 12 s a figure; the table marks the figures that did not.
     #[arg(long)]
     pub quick: bool,
 

@@ -168,7 +168,11 @@ mod tests {
                 q.max_runs,
                 q.budget.as_secs()
             ),
-            format!("their last {} in a row", crate::bench::settle::STEADY_RUNS),
+            format!(
+                "the {} or more after the first {} runs",
+                crate::bench::settle::MIN_AFTER_WARMUP,
+                crate::bench::settle::MAX_WARMUP
+            ),
         ] {
             assert!(help.contains(&said), "{said:?} not in {help:?}");
         }

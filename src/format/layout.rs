@@ -553,6 +553,29 @@ mod tests {
             (l.table, l.part_type.as_deref()),
             (Table::Mbr, Some("0x07"))
         );
+        let l = decide(&want(64_000_000_000, "ext4", Some(&[]))).unwrap();
+        assert_eq!(l.table, Table::Gpt);
+        // No use known (fsfit format): MBR up to 2 TiB, GPT above.
+        assert_eq!(
+            decide(&want(1 << 41, "ntfs", None)).unwrap().table,
+            Table::Mbr
+        );
+        assert_eq!(
+            decide(&want(4_000_000_000_000, "ntfs", None))
+                .unwrap()
+                .table,
+            Table::Gpt
+        );
+        assert_eq!(
+            decide(&want(1 << 30, "udf", Some(&["windows"])))
+                .unwrap()
+                .table,
+            Table::None
+        );
+    }
+
+    #[test]
+    fn over_2_tib_the_partition_ends_where_the_table_and_the_filesystem_reach() {
         // Over 2 TiB a system that reads only MBR still gets MBR, the
         // partition ending where MBR's reach does, and the plan says so.
         let l = decide(&want(4_000_000_000_000, "exfat", Some(&["car"]))).unwrap();
@@ -590,19 +613,6 @@ mod tests {
             "{}",
             d.commands.fsfit
         );
-        let l = decide(&want(64_000_000_000, "ext4", Some(&[]))).unwrap();
-        assert_eq!(l.table, Table::Gpt);
-        // No use known (fsfit format): MBR up to 2 TiB, GPT above.
-        assert_eq!(
-            decide(&want(1 << 41, "ntfs", None)).unwrap().table,
-            Table::Mbr
-        );
-        assert_eq!(
-            decide(&want(4_000_000_000_000, "ntfs", None))
-                .unwrap()
-                .table,
-            Table::Gpt
-        );
         // --table mbr over 2 TiB: the partition within MBR's reach.
         let mut w = want(4_000_000_000_000, "ntfs", None);
         w.table = Some(Table::Mbr);
@@ -623,12 +633,6 @@ mod tests {
         let l = decide(&want(1 << 40, "fat32", None)).unwrap();
         assert_eq!(l.size, l.full_size);
         assert_eq!(l.doc().unused_bytes, 0);
-        assert_eq!(
-            decide(&want(1 << 30, "udf", Some(&["windows"])))
-                .unwrap()
-                .table,
-            Table::None
-        );
     }
 
     #[test]

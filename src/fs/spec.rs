@@ -67,14 +67,44 @@ pub fn parse_fs_spec(s: &str) -> Result<FsSpec> {
                     out.push(None);
                     continue;
                 }
-                let n = crate::units::parse_size(c)
-                    .map_err(|e| Error::input(format!("--fs {s}: {e}")))?;
+                let n = crate::units::parse_size(c).map_err(|e| another_fs(s, c).unwrap_or(e))?;
                 check_cluster(fs, n)?;
                 out.push(Some(n));
             }
         }
     }
     Ok(FsSpec { fs, clusters: out })
+}
+
+/// A cluster list item that names a filesystem (`fat32:8K,exfat`): each
+/// filesystem takes its own `--fs`, said with the line to type.
+fn another_fs(spec: &str, item: &str) -> Option<Error> {
+    let name = item.split(':').next().unwrap_or(item);
+    fs::by_name(name.trim())?;
+    let parts: Vec<String> = split_specs(spec)
+        .iter()
+        .map(|p| format!("--fs {}", crate::quote::quote(p)))
+        .collect();
+    Some(Error::input(format!(
+        "'{item}' is a filesystem, not a cluster size: give each filesystem its own --fs ({})",
+        parts.join(" ")
+    )))
+}
+
+/// `fat32:8K,16K,exfat:4K` as the separate specs it meant.
+fn split_specs(spec: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for item in spec.split(',') {
+        let starts_one = fs::by_name(item.split(':').next().unwrap_or(item).trim()).is_some();
+        match out.last_mut() {
+            Some(last) if !starts_one => {
+                last.push(',');
+                last.push_str(item);
+            }
+            _ => out.push(item.to_string()),
+        }
+    }
+    out
 }
 
 /// Is `n` a cluster size this filesystem's mkfs accepts at all?
@@ -111,6 +141,21 @@ mod tests {
             );
             assert!(e.ends_with("; name it"), "{e}");
         }
+        // Two filesystems in one --fs: the two --fs to type instead.
+        let e = super::parse_fs_spec("fat32:8K,16K,exfat:32K")
+            .err()
+            .unwrap()
+            .to_string();
+        assert_eq!(
+            e,
+            "'exfat:32K' is a filesystem, not a cluster size: give each filesystem its own --fs \
+(--fs fat32:8K,16K --fs exfat:32K)"
+        );
+        let e = super::parse_fs_spec("fat32:8K,big")
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("'big' is not a size"), "{e}");
         let e = super::named("hfs+").err().unwrap().to_string();
         assert!(e.contains("(choose from fat12, "), "{e}");
         assert_eq!(super::named(" exfat ").unwrap().name(), "exfat");

@@ -40,7 +40,7 @@ fn flag_meaning(f: &str) -> &'static str {
         "short-run" => "a timed run took under 0.1 s: too short to time well on a busy machine",
         "budget-spent" => "more runs were made while the spread stayed over 10 %, until the figure's time budget ran out",
         "max-runs" => "more runs were made while the spread stayed over 10 %, up to the most a figure gets",
-        "steady-tail" => "the runs did not agree all together, but the last few in a row did (within 10 %): the figure comes from those, and the runs before them (the ramp) are set aside in the JSON",
+        "warm-up" => "the runs did not agree all together, but those after the first one or two did (within 10 %): the figure comes from those, and the first runs are set aside as a warm-up (kept in the JSON)",
         "cpu-wait" => "too few runs whose tasks waited for a CPU under 10 % of their time: the figure uses the runs that waited least (other programs were busy)",
         _ => "",
     }

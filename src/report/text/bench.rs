@@ -4,7 +4,7 @@
 use crate::bench::kinds::{unit_of, Unit};
 use crate::bench::relative::{offset_text, Source};
 use crate::bench::results::{BenchReport, ConfigResult, Run, WorkloadResult};
-use crate::bench::settle::STEADY_FLAG;
+use crate::bench::settle::WARMUP_FLAG;
 use crate::units::{iec, short};
 use std::fmt::Write;
 
@@ -248,9 +248,9 @@ fn cell(
     for f in src.flags(w) {
         match MARKS.iter().find(|(name, _, _)| *name == f) {
             Some((_, mark, _)) => flag.push_str(mark),
-            // Why the repeats stopped, or that they came to a steady tail:
+            // Why the repeats stopped, or that a warm-up was set aside:
             // said once in the footer.
-            None if STOPPED.contains(&f) || f == STEADY_FLAG => {}
+            None if STOPPED.contains(&f) || f == WARMUP_FLAG => {}
             None => other.push(f),
         }
     }
@@ -364,24 +364,24 @@ fn in_rounds(r: &BenchReport) -> Vec<String> {
         .collect()
 }
 
-/// The figures that come from a steady tail of their runs.
-fn steady_tails(r: &BenchReport) -> Vec<String> {
+/// The figures whose first runs were set aside as a warm-up.
+fn after_warmups(r: &BenchReport) -> Vec<String> {
     r.results
         .iter()
         .flat_map(|c| {
             c.workloads
                 .iter()
-                .filter(|w| w.flags.iter().any(|f| f == STEADY_FLAG))
+                .filter(|w| w.flags.iter().any(|f| f == WARMUP_FLAG))
                 .map(move |w| format!("{}:{} {}", c.fs, short(c.cluster_bytes), w.name))
         })
         .collect()
 }
 
-/// Whether a run was set aside as the ramp before a steady tail.
-fn ramp(x: &Run) -> bool {
+/// Whether a run was set aside as a warm-up.
+fn warmup(x: &Run) -> bool {
     x.set_aside
         .as_deref()
-        .is_some_and(|r| r.starts_with(crate::bench::settle::RAMP_ASIDE))
+        .is_some_and(|r| r.starts_with(crate::bench::settle::WARMUP_ASIDE))
 }
 
 /// The runs set aside for waiting on a CPU, and why the ~ and * figures
@@ -398,20 +398,23 @@ fn unsettled(r: &BenchReport) -> Vec<String> {
     let aside = all
         .iter()
         .flat_map(|w| &w.runs)
-        .filter(|x| x.set_aside.is_some() && !short(x) && !ramp(x))
+        .filter(|x| x.set_aside.is_some() && !short(x) && !warmup(x))
         .count();
-    let steady = steady_tails(r);
-    if !steady.is_empty() {
-        let ramps = all.iter().flat_map(|w| &w.runs).filter(|x| ramp(x)).count();
-        let figures = crate::units::count(steady.len() as u64, "figure");
+    let warmed = after_warmups(r);
+    if !warmed.is_empty() {
+        let first = all
+            .iter()
+            .flat_map(|w| &w.runs)
+            .filter(|x| warmup(x))
+            .count();
+        let figures = crate::units::count(warmed.len() as u64, "figure");
         let line = format!(
-            "{figures} came from the last {} of {} runs, which agreed within {:.0} % where all \
-did not (the {} before them set aside as the ramp, kept in the JSON): {}",
-            crate::bench::settle::STEADY_RUNS,
-            if steady.len() == 1 { "its" } else { "their" },
+            "{figures} came from {} runs after the first one or two, which agreed within {:.0} % \
+where all did not ({} set aside as a warm-up, kept in the JSON): {}",
+            if warmed.len() == 1 { "its" } else { "their" },
             crate::bench::settle::QUICK.cv_pct,
-            crate::units::count(ramps as u64, "run"),
-            steady.join(", ")
+            crate::units::count(first as u64, "first run"),
+            warmed.join(", ")
         );
         out.push(super::wrap(&line, WIDTH));
     }
@@ -606,30 +609,39 @@ mod tests {
             text.contains("1 of 24 runs was set aside and run again: its tasks waited"),
             "{text}"
         );
-        // A figure from a steady tail: named once under the table, its ramp
-        // not counted as runs that waited, no numbered note for the flag.
+    }
+
+    #[test]
+    fn a_warm_up_set_aside_is_said_once_under_the_table() {
+        let mut r = report(2, false);
+        let run = |s: f64| crate::bench::results::Run {
+            seconds: s,
+            ..Default::default()
+        };
+        r.repeat = 3;
+        // A figure after a warm-up: named once under the table, its first
+        // runs not counted as runs that waited, no numbered note for the flag.
         let w = &mut r.results[1].workloads[1];
-        w.flags = vec![STEADY_FLAG.into()];
-        let mut ramp = vec![run(0.25), run(0.4)];
-        for x in &mut ramp {
-            x.set_aside = Some(crate::bench::settle::ramp_reason());
+        w.flags = vec![WARMUP_FLAG.into()];
+        let mut first = vec![run(0.25), run(0.4)];
+        for x in &mut first {
+            x.set_aside = Some(crate::bench::settle::warmup_reason());
         }
-        w.runs = ramp.into_iter().chain(vec![run(0.7); 5]).collect();
+        w.runs = first.into_iter().chain(vec![run(0.7); 5]).collect();
         let text = bench(&r);
+        let one_line = text.replace("\n  ", " ");
         assert!(
-            text.contains("1 figure came from the last 5 of its runs, which agreed within 10 %"),
+            one_line.contains(
+                "1 figure came from its runs after the first one or two, which agreed within 10 %"
+            ),
             "{text}"
         );
         assert!(
-            text.replace("\n  ", " ")
-                .contains("(the 2 runs before them set aside"),
+            one_line.contains("(2 first runs set aside as a warm-up"),
             "{text}"
         );
-        assert!(
-            text.contains("1 of 31 runs was set aside and run again"),
-            "{text}"
-        );
-        assert!(!text.contains(": steady-tail"), "{text}");
+        assert!(!text.contains("set aside and run again"), "{text}");
+        assert!(!text.contains(": warm-up"), "{text}");
         assert!(text.lines().all(|l| l.chars().count() <= WIDTH), "{text}");
     }
 
