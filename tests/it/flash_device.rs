@@ -139,8 +139,18 @@ fn probe_finds_the_au_and_page_of_the_emulated_profile() {
         assert_eq!(j["page_bytes"], page, "{name}: {j:#}");
         assert_eq!(j["confidence"], "high", "{name}: {j:#}");
         // usb2-stick and microsd-a1 share their geometry: the read time
-        // tells them apart.
-        assert_eq!(j["closest_profile"], name, "{j:#}");
+        // tells them apart, which a busy host can blur in one probe (seen
+        // once in CI): two of three probes must name the profile.
+        if j["closest_profile"] != name {
+            let again: Vec<Value> = (0..2)
+                .map(|_| probe_json(&e.dev)["closest_profile"].clone())
+                .collect();
+            assert!(
+                again.iter().all(|c| c == name),
+                "{name}: probes named {} then {again:?}: {j:#}",
+                j["closest_profile"]
+            );
+        }
         assert!(j["evidence"].as_array().unwrap().len() >= 10);
         let status = e.stop().expect("fsfit emulate ended on Ctrl-C");
         assert!(status.success(), "{name}: emulate exited {status}");
