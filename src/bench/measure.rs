@@ -544,7 +544,7 @@ fn set_aside(runs: &mut [Run], repeat: u32, stopped: Option<Stopped>) -> Vec<Str
     let v = super::settle::verdict(&s, repeat, stopped);
     for (i, r) in runs.iter_mut().enumerate() {
         if !v.chosen.contains(&i) {
-            r.set_aside = Some(if v.steady {
+            r.set_aside = Some(if v.warmed_up {
                 super::settle::warmup_reason()
             } else {
                 super::settle::set_aside_reason(&s[i])

@@ -90,7 +90,7 @@ pub struct Settle {
 /// `--quick`'s: a CV of 10 % (the table's high-cv mark), at most 10 runs
 /// and 12 s a figure. 12 s lets a figure whose runs take 1.5 s with their
 /// untimed preparation (exFAT's delete of a 4 GiB volume's files beside
-/// another build) reach a ramp run and a steady tail; on a quiet machine
+/// another build) reach a warm-up and five runs after it; on a quiet machine
 /// figures settle in the runs asked for and the budget is not reached.
 pub const QUICK: Settle = Settle {
     cv_pct: 10.0,
@@ -227,7 +227,7 @@ pub struct Verdict {
     pub chosen: Vec<usize>,
     /// The chosen runs follow a warm-up: the runs before them were set
     /// aside for their place, not for waiting.
-    pub steady: bool,
+    pub warmed_up: bool,
     /// `short-run` when one of them took under [`MIN_RUN_SECONDS`],
     /// `cpu-wait` when one of them was not quiet, `budget-spent` or
     /// `max-runs` when the repeats stopped before the figure settled.
@@ -236,9 +236,9 @@ pub struct Verdict {
 
 /// What the runs of a figure come to, once its repeats `stopped`.
 pub fn verdict(samples: &[Sample], min_runs: u32, stopped: Option<Stopped>) -> Verdict {
-    let (chosen, steady) = judged(samples, min_runs as usize, QUICK.cv_pct);
+    let (chosen, warmed_up) = judged(samples, min_runs as usize, QUICK.cv_pct);
     let mut flags = Vec::new();
-    if steady {
+    if warmed_up {
         flags.push(WARMUP_FLAG.to_string());
     }
     if chosen.iter().any(|&i| samples[i].seconds < MIN_RUN_SECONDS) {
@@ -257,7 +257,7 @@ pub fn verdict(samples: &[Sample], min_runs: u32, stopped: Option<Stopped>) -> V
     }
     Verdict {
         chosen,
-        steady,
+        warmed_up,
         flags,
     }
 }
@@ -384,7 +384,7 @@ mod tests {
         assert_eq!(s.next(&plain(&secs), 3, now), Some(Stopped::Settled));
         let v = verdict(&plain(&secs), 3, Some(Stopped::Settled));
         assert_eq!(v.chosen, [2, 3, 4, 5, 6]);
-        assert!(v.steady);
+        assert!(v.warmed_up);
         assert_eq!(v.flags, [WARMUP_FLAG]);
         assert!(warmup_reason().starts_with(WARMUP_ASIDE));
         // One first run is enough when it is the one that differs.
@@ -393,16 +393,16 @@ mod tests {
             3,
             Some(Stopped::Settled),
         );
-        assert_eq!((v.chosen[0], v.steady), (1, true));
+        assert_eq!((v.chosen[0], v.warmed_up), (1, true));
         // Never more than two: three odd first runs keep the figure open.
         let late = plain(&[0.30, 0.12, 0.31, 0.44, 0.46, 0.48, 0.47, 0.50]);
         assert_eq!(s.next(&late, 3, now), None);
-        assert!(!verdict(&late, 3, Some(Stopped::MaxRuns)).steady);
+        assert!(!verdict(&late, 3, Some(Stopped::MaxRuns)).warmed_up);
         // An outlier among the later runs keeps the figure from settling.
         let odd = plain(&[0.25, 0.70, 0.71, 0.35, 0.72, 0.70]);
         assert_eq!(s.next(&odd, 3, now), None);
         let v = verdict(&odd, 3, Some(Stopped::MaxRuns));
-        assert!(!v.steady);
+        assert!(!v.warmed_up);
         assert_eq!(v.chosen, [0, 1, 2, 3, 4, 5]);
         assert_eq!(v.flags, ["max-runs"]);
         // So does a run among them that waited for a CPU, however fast.
@@ -414,14 +414,14 @@ mod tests {
             (0.71, 0.0),
             (0.7, 0.0),
         ]);
-        assert!(!verdict(&busy, 3, Some(Stopped::Budget)).steady);
+        assert!(!verdict(&busy, 3, Some(Stopped::Budget)).warmed_up);
         // All the runs agreeing come first: no warm-up is cut off them.
         let v = verdict(
             &plain(&[0.66, 0.7, 0.71, 0.72, 0.70, 0.7]),
             3,
             Some(Stopped::Settled),
         );
-        assert!(!v.steady);
+        assert!(!v.warmed_up);
         assert_eq!(v.chosen.len(), 6);
     }
 

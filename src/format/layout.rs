@@ -344,10 +344,6 @@ pub fn decide(w: &Want) -> Result<Layout> {
     })
 }
 
-/// The mkfs command for `p`; when the filesystem cannot address the
-/// whole partition at that cluster by a few clusters (FAT16 at 32 KiB on
-/// exactly 2 GiB: 65,525 clusters, one over its limit), the partition is
-/// shortened by as many clusters as it takes, at most 64.
 /// The partition's length within what addresses it: an MBR table reaches
 /// the first 2 TiB of a drive, and a filesystem may address less than the
 /// partition (FAT: 2 TiB, where mkfs.fat would leave the rest unused without
@@ -390,6 +386,10 @@ fn within_reach(
     max
 }
 
+/// The mkfs command for `p`; when the filesystem cannot address the
+/// whole partition at that cluster by a few clusters (FAT16 at 32 KiB on
+/// exactly 2 GiB: 65,525 clusters, one over its limit), the partition is
+/// shortened by as many clusters as it takes, at most 64.
 fn fitting(
     fs: &dyn Filesystem,
     p: &mut FormatParams,

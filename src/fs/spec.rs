@@ -79,8 +79,9 @@ pub fn parse_fs_spec(s: &str) -> Result<FsSpec> {
 /// A cluster list item that names a filesystem (`fat32:8K,exfat`): each
 /// filesystem takes its own `--fs`, said with the line to type.
 fn another_fs(spec: &str, item: &str) -> Option<Error> {
-    let name = item.split(':').next().unwrap_or(item);
-    fs::by_name(name.trim())?;
+    if !names_fs(item) {
+        return None;
+    }
     let parts: Vec<String> = split_specs(spec)
         .iter()
         .map(|p| format!("--fs {}", crate::quote::quote(p)))
@@ -91,13 +92,19 @@ fn another_fs(spec: &str, item: &str) -> Option<Error> {
     )))
 }
 
+/// Does this comma-separated item begin a spec of its own (`exfat`,
+/// `exfat:4K`) rather than give a cluster?
+fn names_fs(item: &str) -> bool {
+    let name = item.split(':').next().unwrap_or(item);
+    fs::by_name(name.trim()).is_some()
+}
+
 /// `fat32:8K,16K,exfat:4K` as the separate specs it meant.
 fn split_specs(spec: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for item in spec.split(',') {
-        let starts_one = fs::by_name(item.split(':').next().unwrap_or(item).trim()).is_some();
         match out.last_mut() {
-            Some(last) if !starts_one => {
+            Some(last) if !names_fs(item) => {
                 last.push(',');
                 last.push_str(item);
             }

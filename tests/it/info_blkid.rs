@@ -665,19 +665,7 @@ fn a_whole_disk_lists_partitions_like_lsblk() {
     }
     let disk = Image::new(64 * M);
     let script = "label: gpt\nstart=2048, size=32768, type=EBD0A0A2-B9E5-4433-87C0-68B6B72699C7\nstart=36001, size=40000, type=EBD0A0A2-B9E5-4433-87C0-68B6B72699C7\n";
-    let mut child = Command::new("sfdisk")
-        .args(["-q", disk.path_str()])
-        .stdin(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(script.as_bytes())
-        .unwrap();
-    assert!(child.wait().unwrap().success());
+    common::sfdisk(&disk.path, script);
     for (start, size, tool, args) in [
         (
             2048u64,

@@ -536,12 +536,7 @@ mod tests {
 
     #[test]
     fn short_and_unsettled_figures_are_marked_and_explained() {
-        let mut r = report(2, false);
-        let run = |s: f64| crate::bench::results::Run {
-            seconds: s,
-            ..Default::default()
-        };
-        r.repeat = 3;
+        let mut r = quick_report();
         let w = &mut r.results[0].workloads;
         w[0].flags = vec!["high-cv".into(), "budget-spent".into()];
         w[0].runs = (0..7).map(|i| run(0.5 + f64::from(i % 2))).collect();
@@ -613,12 +608,7 @@ mod tests {
 
     #[test]
     fn a_warm_up_set_aside_is_said_once_under_the_table() {
-        let mut r = report(2, false);
-        let run = |s: f64| crate::bench::results::Run {
-            seconds: s,
-            ..Default::default()
-        };
-        r.repeat = 3;
+        let mut r = quick_report();
         // A figure after a warm-up: named once under the table, its first
         // runs not counted as runs that waited, no numbered note for the flag.
         let w = &mut r.results[1].workloads[1];
@@ -643,6 +633,21 @@ mod tests {
         assert!(!text.contains("set aside and run again"), "{text}");
         assert!(!text.contains(": warm-up"), "{text}");
         assert!(text.lines().all(|l| l.chars().count() <= WIDTH), "{text}");
+    }
+
+    /// Two configs' figures as `--quick` makes them: three runs asked for.
+    fn quick_report() -> BenchReport {
+        let mut r = report(2, false);
+        r.repeat = 3;
+        r
+    }
+
+    /// A run of `seconds`, nothing else known.
+    fn run(seconds: f64) -> Run {
+        Run {
+            seconds,
+            ..Default::default()
+        }
     }
 
     fn w_name(r: &BenchReport) -> String {
