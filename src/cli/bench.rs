@@ -46,7 +46,9 @@ pub struct BenchArgs {
     /// Also give each workload's simulated speed on these flash profiles
     /// (a class of stick or card each): every run's block requests are
     /// traced and replayed through the model. The table then shows the
-    /// simulated figures; the host's stay in the JSON. See --list-profiles.
+    /// simulated figures; the host's stay in the JSON. PROFILE@usb2 puts
+    /// one behind a USB 2 port (a USB 3 stick in a USB 2 socket). See
+    /// --list-profiles.
     #[arg(long, value_name = "PROFILE,...", value_delimiter = ',', value_parser = flash_profiles(), conflicts_with = "dir")]
     pub flash: Vec<String>,
 

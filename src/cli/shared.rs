@@ -98,13 +98,16 @@ pub fn systems() -> clap::builder::PossibleValuesParser {
     clap::builder::PossibleValuesParser::new(crate::advise::systems::names())
 }
 
-/// `--flash`: the flash profiles' names (src/flash/profiles.json).
+/// `--flash`: the flash profiles' names (src/flash/profiles.json), and each
+/// behind each port (`usb3-stick@usb2`), accepted but not listed: the help
+/// and `--list-profiles` say how to name one.
 pub fn flash_profiles() -> clap::builder::PossibleValuesParser {
-    clap::builder::PossibleValuesParser::new(
-        crate::flash::profiles()
-            .into_iter()
-            .map(|p| clap::builder::PossibleValue::new(p.name)),
-    )
+    clap::builder::PossibleValuesParser::new(crate::flash::profile::names().into_iter().map(
+        |name| {
+            let behind = name.contains('@');
+            clap::builder::PossibleValue::new(name).hide(behind)
+        },
+    ))
 }
 
 /// The tree to walk (usage, advise).

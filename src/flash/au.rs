@@ -84,6 +84,10 @@ pub struct AuDevice {
     write_s: f64,
     move_s: f64,
     read_s: f64,
+    /// What a port slower than the card adds to each byte the host sends
+    /// (0 in the card's own transport), and a host read's cost a byte.
+    bus_write_extra_s: f64,
+    host_read_s: f64,
     switch_s: f64,
     read_latency_s: f64,
     write_latency_s: f64,
@@ -102,6 +106,13 @@ pub struct AuDevice {
 /// Seconds per byte at `mb_s` decimal MB/s.
 pub(crate) fn per_byte(mb_s: f64) -> f64 {
     1.0 / (mb_s * 1e6)
+}
+
+/// Seconds a byte the host moves takes: the device's own rate or the
+/// port's ceiling, whichever is slower (the two work as a pipeline, so the
+/// slower one sets the pace of a long transfer).
+pub(crate) fn host_per_byte(device_mb_s: f64, bus_mb_s: Option<f64>) -> f64 {
+    per_byte(device_mb_s).max(bus_mb_s.map_or(0.0, per_byte))
 }
 
 /// Commands needed for `len` bytes at `max` bytes a command (at least one).
@@ -145,6 +156,9 @@ impl AuDevice {
             write_s: per_byte(p.write_mb_s),
             move_s: per_byte(p.move_mb_s),
             read_s: per_byte(p.read_mb_s),
+            bus_write_extra_s: host_per_byte(p.write_mb_s, p.bus_write_mb_s)
+                - per_byte(p.write_mb_s),
+            host_read_s: host_per_byte(p.read_mb_s, p.bus_read_mb_s),
             switch_s: p.au_switch_us * 1e-6,
             read_latency_s: p.read_latency_us * 1e-6,
             write_latency_s: p.write_latency_us * 1e-6,
@@ -169,11 +183,12 @@ impl AuDevice {
             t += self.read_latency_s;
         }
         self.last_read_end = req.offset + req.len;
-        t + req.len as f64 * self.read_s
+        t + req.len as f64 * self.host_read_s
     }
 
     fn write(&mut self, req: &Request) -> f64 {
-        let mut t = commands(req.len, self.max_transfer) as f64 * self.command_s;
+        let mut t = commands(req.len, self.max_transfer) as f64 * self.command_s
+            + req.len as f64 * self.bus_write_extra_s;
         // A write that does not continue the previous one waits for the
         // controller to look up its place (cards measured with a floor under
         // small random writes even inside open AUs; 0 on the others).

@@ -8,7 +8,7 @@
 //! drains at the sustained speed while the device is idle (the gaps
 //! between the trace's issue times).
 
-use super::au::{commands, page_span, per_byte};
+use super::au::{commands, host_per_byte, page_span, per_byte};
 use super::{profile::Params, Device, Op, Request};
 
 /// What a page-mapped controller maps: 4 KiB, finer than its NAND page.
@@ -22,7 +22,13 @@ pub struct PagedDevice {
     write_s: f64,
     sustained_s: f64,
     sustained_b_s: f64,
+    /// A port's ceiling on the bytes the host sends (0: none slower than
+    /// the device).
+    bus_write_s: f64,
+    /// The flash's own read rate (merges) and a host read's, which a port
+    /// slower than the device caps.
     read_s: f64,
+    host_read_s: f64,
     read_latency_s: f64,
     write_latency_s: f64,
     command_s: f64,
@@ -47,8 +53,10 @@ impl PagedDevice {
             page: p.page_bytes,
             write_s: per_byte(p.write_mb_s),
             sustained_s: per_byte(p.move_mb_s),
+            bus_write_s: p.bus_write_mb_s.map_or(0.0, per_byte),
             sustained_b_s: p.move_mb_s * 1e6,
             read_s: per_byte(p.read_mb_s),
+            host_read_s: host_per_byte(p.read_mb_s, p.bus_read_mb_s),
             read_latency_s: p.read_latency_us * 1e-6,
             write_latency_s: p.write_latency_us * 1e-6,
             command_s: p.command_overhead_us * 1e-6,
@@ -88,7 +96,9 @@ impl PagedDevice {
         t += self.merges(req, continues) as f64 * merge_s;
         self.last_write_end = req.offset + req.len;
         let room = (self.cache - self.fill).clamp(0.0, bytes as f64);
-        t += room * self.write_s + (bytes as f64 - room) * self.sustained_s;
+        // The port and the flash work as a pipeline: the slower sets the pace.
+        let flash = room * self.write_s + (bytes as f64 - room) * self.sustained_s;
+        t += flash.max(req.len as f64 * self.bus_write_s);
         self.fill += room;
         t
     }
@@ -118,7 +128,7 @@ impl PagedDevice {
             t += self.read_latency_s;
         }
         self.last_read_end = req.offset + req.len;
-        t + req.len as f64 * self.read_s
+        t + req.len as f64 * self.host_read_s
     }
 }
 

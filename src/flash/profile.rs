@@ -60,6 +60,13 @@ pub struct Params {
     pub cache_bytes: u64,
     /// `usb2-bot`, `usb3-uas`, ...
     pub transport: String,
+    /// The port's ceiling on what crosses it, when a port slower than the
+    /// device is named (`PROFILE@PORT`): the device's own figures were
+    /// measured through its own transport, so a profile has none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bus_read_mb_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bus_write_mb_s: Option<f64>,
 }
 
 /// One profile: name, family, parameters and their sources.
@@ -78,30 +85,110 @@ pub struct Profile {
     pub sources: BTreeMap<String, String>,
 }
 
+/// What a port imposes on a device plugged into it: the transport's
+/// ceilings, never its speed-ups (a USB 2 stick in a USB 3 port stays USB 2).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PortParams {
+    pub bus_read_mb_s: f64,
+    pub bus_write_mb_s: f64,
+    pub command_overhead_us: f64,
+    pub max_transfer_bytes: u64,
+    pub transport: String,
+}
+
+/// A port a device may sit behind (`--flash usb3-stick@usb2`): a USB 3
+/// stick in a USB 2 port is what many people measure, and its speeds are
+/// the port's, not the stick's.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Port {
+    pub name: String,
+    pub summary: String,
+    pub params: PortParams,
+    pub sources: BTreeMap<String, String>,
+}
+
+impl Port {
+    /// `p` behind this port, named `p@port`: each transport figure the
+    /// worse of the device's and the port's, the sources of the ones the
+    /// port set replaced by the port's. The flash inside (pages, AUs,
+    /// copies, merges) is the device's.
+    pub fn apply(&self, p: &Profile) -> Profile {
+        let (mut out, q) = (p.clone(), &self.params);
+        let o = &mut out.params;
+        let worse = |own: Option<f64>, port: f64| Some(own.map_or(port, |v| v.min(port)));
+        o.bus_read_mb_s = worse(o.bus_read_mb_s, q.bus_read_mb_s);
+        o.bus_write_mb_s = worse(o.bus_write_mb_s, q.bus_write_mb_s);
+        o.command_overhead_us = o.command_overhead_us.max(q.command_overhead_us);
+        o.max_transfer_bytes = o.max_transfer_bytes.min(q.max_transfer_bytes);
+        o.transport = q.transport.clone();
+        out.name = format!("{}@{}", p.name, self.name);
+        out.summary = format!("{}, {}", p.summary, self.summary);
+        for (k, v) in &self.sources {
+            out.sources
+                .insert(k.clone(), format!("{} port: {v}", self.name));
+        }
+        out
+    }
+}
+
 #[derive(Deserialize)]
 struct File {
     profiles: Vec<Profile>,
+    ports: Vec<Port>,
+}
+
+fn file() -> File {
+    serde_json::from_str(DATA).expect("src/flash/profiles.json is checked by a test")
 }
 
 /// Every profile, in the data file's order.
 pub fn profiles() -> Vec<Profile> {
-    let file: File =
-        serde_json::from_str(DATA).expect("src/flash/profiles.json is checked by a test");
-    file.profiles
+    file().profiles
 }
 
-/// The profile called `name`, or an input error listing the names.
+/// Every port a profile may be put behind (`PROFILE@PORT`).
+pub fn ports() -> Vec<Port> {
+    file().ports
+}
+
+/// Every name `--flash` takes: each profile, then each behind each port.
+pub fn names() -> Vec<String> {
+    let (all, ports) = (profiles(), ports());
+    let behind = ports
+        .iter()
+        .flat_map(|q| all.iter().map(move |p| format!("{}@{}", p.name, q.name)));
+    all.iter().map(|p| p.name.clone()).chain(behind).collect()
+}
+
+/// The profile called `name` (`PROFILE` or `PROFILE@PORT`), or an input
+/// error listing the names.
 pub fn profile(name: &str) -> Result<Profile> {
+    let (base, port) = match name.split_once('@') {
+        Some((b, q)) => (b, Some(q)),
+        None => (name, None),
+    };
     let all = profiles();
-    let names: Vec<&str> = all.iter().map(|p| p.name.as_str()).collect();
-    let message = format!(
-        "unknown flash profile '{name}' (known: {})",
-        names.join(", ")
-    );
-    all.iter()
-        .find(|p| p.name == name)
-        .cloned()
-        .ok_or_else(|| Error::input(message))
+    let found = all.iter().find(|p| p.name == base).ok_or_else(|| {
+        let names: Vec<&str> = all.iter().map(|p| p.name.as_str()).collect();
+        Error::input(format!(
+            "unknown flash profile '{base}' (known: {})",
+            names.join(", ")
+        ))
+    })?;
+    let Some(port) = port else {
+        return Ok(found.clone());
+    };
+    let ports = ports();
+    let q = ports.iter().find(|q| q.name == port).ok_or_else(|| {
+        let names: Vec<&str> = ports.iter().map(|q| q.name.as_str()).collect();
+        Error::input(format!(
+            "unknown port '{port}' in --flash {name} (known: {})",
+            names.join(", ")
+        ))
+    })?;
+    Ok(q.apply(found))
 }
 
 /// Parse `--flash a,b,c` into profiles (each must exist; no duplicates).
@@ -294,6 +381,48 @@ mod tests {
         let a1 = Alignment::of(&profile("microsd-a1").unwrap(), 1 << 20);
         assert_eq!(a1.au_bytes, None);
         assert_eq!(a1.said(), "on its 16.0 KiB page boundaries");
+    }
+
+    /// A port caps the transport and leaves the flash: a USB 3 stick in a
+    /// USB 2 port takes USB 2's commands and ceilings and keeps its AUs; a
+    /// USB 2 stick there is the stick it was, but for its name.
+    #[test]
+    fn a_port_caps_the_transport_and_keeps_the_flash() {
+        let fast = profile("usb3-stick").unwrap();
+        let slow = profile("usb3-stick@usb2").unwrap();
+        assert_eq!(slow.name, "usb3-stick@usb2");
+        let (f, s) = (&fast.params, &slow.params);
+        assert_eq!(
+            (s.bus_read_mb_s, s.bus_write_mb_s),
+            (Some(40.96), Some(32.77))
+        );
+        assert_eq!(
+            (s.command_overhead_us, s.max_transfer_bytes),
+            (250.0, 122880)
+        );
+        assert_eq!(s.transport, "usb2-bot");
+        assert_eq!((f.bus_read_mb_s, f.bus_write_mb_s), (None, None));
+        let flash = |q: &Params| (q.au_bytes, q.page_bytes, q.open_aus_linear, q.write_mb_s);
+        assert_eq!(flash(f), flash(s));
+        assert!(slow.sources["bus_read_mb_s"].starts_with("usb2 port: USB 2.0 spec"));
+        let usb2 = profile("usb2-stick").unwrap();
+        let behind = profile("usb2-stick@usb2").unwrap();
+        let transport = |q: &Params| (q.command_overhead_us, q.max_transfer_bytes);
+        assert_eq!(transport(&usb2.params), transport(&behind.params));
+        for port in ports() {
+            let keys = serde_json::to_value(&port.params).unwrap();
+            let keys: Vec<&String> = keys.as_object().unwrap().keys().collect();
+            assert_eq!(
+                keys,
+                port.sources.keys().collect::<Vec<_>>(),
+                "{}",
+                port.name
+            );
+        }
+        let e = profile("usb3-stick@usb4").unwrap_err();
+        assert_eq!(e.exit_code(), 2);
+        assert!(e.to_string().contains("known: usb2"), "{e}");
+        assert!(names().contains(&"microsd-a1@usb2".to_string()));
     }
 
     #[test]

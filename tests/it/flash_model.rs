@@ -324,3 +324,50 @@ fn usb2_stick_reproduces_the_flashbench_readme_open_au_figures() {
         );
     }
 }
+
+/// A device behind a USB 2 port (`PROFILE@usb2`): the host's sequential
+/// reads and writes run at the port's ceiling less its per-command cost
+/// where the device is faster (EHCI takes 10 bulk packets of 512 bytes a
+/// microframe in and sends 8: 40.96 and 32.77 MB/s), at the device's own
+/// speed where it is slower, and a USB 2 stick there is unchanged.
+#[test]
+fn a_device_behind_a_usb2_port_runs_at_the_ports_ceiling() {
+    let rate = |name: &str, op: Op| {
+        let p = profile(name).unwrap();
+        let q = &p.params;
+        let first = q.fat_area_bytes.div_ceil(q.au_bytes) + 1;
+        let mut trace = sequential(q.au_bytes, first, 8, q.max_transfer_bytes);
+        for r in &mut trace {
+            r.op = op;
+        }
+        let bytes: u64 = trace.iter().map(|r| r.len).sum();
+        bytes as f64 / 1e6 / replay(&mut *p.device(), &trace).device_seconds
+    };
+    // 120 KiB commands of 250 us: 40.96 MB/s becomes 38.6, 32.77 becomes 30.7.
+    let command = |ceiling: f64| 122880.0 / (122880.0 / ceiling + 250.0);
+    for name in ["usb3-stick@usb2", "microsd-a1@usb2", "nvme-usb-sn570@usb2"] {
+        let (r, w) = (rate(name, Op::Read), rate(name, Op::Write));
+        assert!(
+            (r - command(40.96)).abs() < 0.5,
+            "{name}: reads at {r:.2} MB/s"
+        );
+        assert!(w < command(32.77) + 0.1, "{name}: writes at {w:.2} MB/s");
+        // The A1 card writes at its own 30 MB/s, below the port's ceiling.
+        if !name.starts_with("microsd") {
+            assert!(
+                (w - command(32.77)).abs() < 0.5,
+                "{name}: writes at {w:.2} MB/s"
+            );
+        }
+    }
+    assert!(rate("usb3-stick", Op::Read) > 200.0);
+    for name in ["usb2-stick", "sd-2011-1au"] {
+        for op in [Op::Read, Op::Write] {
+            let (own, behind) = (rate(name, op), rate(&format!("{name}@usb2"), op));
+            assert!(
+                (own - behind).abs() < 1e-9,
+                "{name} {op:?}: {own} against {behind}"
+            );
+        }
+    }
+}

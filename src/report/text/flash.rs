@@ -47,6 +47,14 @@ pub fn profiles(all: &[Profile], sources: bool) -> String {
     }
     let mut o = crate::report::columns(&rows, |i| i < 2 || i == 8);
     o += LEGEND;
+    for q in crate::flash::profile::ports() {
+        let p = &q.params;
+        let _ = writeln!(
+            o,
+            "PROFILE@{}: the profile {}; the host reads at most {} MB/s through it, writes {} MB/s",
+            q.name, q.summary, p.bus_read_mb_s, p.bus_write_mb_s
+        );
+    }
     if !sources {
         o.push('\n');
         for p in all {
@@ -58,6 +66,12 @@ pub fn profiles(all: &[Profile], sources: bool) -> String {
     for p in all {
         let _ = writeln!(o, "\n{}: {}", p.name, p.summary);
         for (k, v) in &p.sources {
+            let _ = writeln!(o, "  {k}: {v}");
+        }
+    }
+    for q in crate::flash::profile::ports() {
+        let _ = writeln!(o, "\nPROFILE@{}: the profile {}", q.name, q.summary);
+        for (k, v) in &q.sources {
             let _ = writeln!(o, "  {k}: {v}");
         }
     }
