@@ -162,6 +162,20 @@ pub fn names() -> Vec<String> {
     all.iter().map(|p| p.name.clone()).chain(behind).collect()
 }
 
+/// The one of `items` named `name`, or an input error saying what was
+/// asked (`what`) and listing the names there are.
+fn named<'a, T>(
+    items: &'a [T],
+    name: &str,
+    of: impl Fn(&T) -> &str,
+    what: String,
+) -> Result<&'a T> {
+    items.iter().find(|t| of(t) == name).ok_or_else(|| {
+        let names: Vec<&str> = items.iter().map(&of).collect();
+        Error::input(format!("{what} (known: {})", names.join(", ")))
+    })
+}
+
 /// The profile called `name` (`PROFILE` or `PROFILE@PORT`), or an input
 /// error listing the names.
 pub fn profile(name: &str) -> Result<Profile> {
@@ -170,25 +184,14 @@ pub fn profile(name: &str) -> Result<Profile> {
         None => (name, None),
     };
     let all = profiles();
-    let found = all.iter().find(|p| p.name == base).ok_or_else(|| {
-        let names: Vec<&str> = all.iter().map(|p| p.name.as_str()).collect();
-        Error::input(format!(
-            "unknown flash profile '{base}' (known: {})",
-            names.join(", ")
-        ))
-    })?;
+    let what = format!("unknown flash profile '{base}'");
+    let found = named(&all, base, |p| p.name.as_str(), what)?;
     let Some(port) = port else {
         return Ok(found.clone());
     };
     let ports = ports();
-    let q = ports.iter().find(|q| q.name == port).ok_or_else(|| {
-        let names: Vec<&str> = ports.iter().map(|q| q.name.as_str()).collect();
-        Error::input(format!(
-            "unknown port '{port}' in --flash {name} (known: {})",
-            names.join(", ")
-        ))
-    })?;
-    Ok(q.apply(found))
+    let what = format!("unknown port '{port}' in --flash {name}");
+    Ok(named(&ports, port, |q| q.name.as_str(), what)?.apply(found))
 }
 
 /// Parse `--flash a,b,c` into profiles (each must exist; no duplicates).
