@@ -537,8 +537,9 @@ fn replay_pass() -> Result<(), String> {
     let only_s: Vec<_> = ks.iter().filter(|x| !kt.contains(x)).collect();
     if !(only_t.is_empty() && only_s.is_empty()) {
         // Once, in the whole suite on a fresh machine, three 1 KiB reads the
-        // device served were missing from the trace (tracefs drops events
-        // when its buffer fills): tried again like a time that missed.
+        // device served were missing from the trace (not explained; tracefs
+        // drops events when its buffer fills): tried again like a time that
+        // missed.
         return Err(format!(
             "the trace is not what the device served: only traced {only_t:?}, only served {only_s:?}"
         ));
