@@ -155,11 +155,17 @@ pub fn ports() -> Vec<Port> {
 
 /// Every name `--flash` takes: each profile, then each behind each port.
 pub fn names() -> Vec<String> {
-    let (all, ports) = (profiles(), ports());
-    let behind = ports
+    let File { profiles, ports } = file();
+    let behind = ports.iter().flat_map(|q| {
+        profiles
+            .iter()
+            .map(move |p| format!("{}@{}", p.name, q.name))
+    });
+    profiles
         .iter()
-        .flat_map(|q| all.iter().map(move |p| format!("{}@{}", p.name, q.name)));
-    all.iter().map(|p| p.name.clone()).chain(behind).collect()
+        .map(|p| p.name.clone())
+        .chain(behind)
+        .collect()
 }
 
 /// The one of `items` named `name`, or an input error saying what was
@@ -183,13 +189,12 @@ pub fn profile(name: &str) -> Result<Profile> {
         Some((b, q)) => (b, Some(q)),
         None => (name, None),
     };
-    let all = profiles();
+    let File { profiles, ports } = file();
     let what = format!("unknown flash profile '{base}'");
-    let found = named(&all, base, |p| p.name.as_str(), what)?;
+    let found = named(&profiles, base, |p| p.name.as_str(), what)?;
     let Some(port) = port else {
         return Ok(found.clone());
     };
-    let ports = ports();
     let what = format!("unknown port '{port}' in --flash {name}");
     Ok(named(&ports, port, |q| q.name.as_str(), what)?.apply(found))
 }

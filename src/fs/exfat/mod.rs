@@ -672,8 +672,8 @@ mod tests {
         assert_eq!(set(&k, "..."), None);
     }
 
-    /// The quick answer for plain paths agrees with asking name by name,
-    /// and every path it does not take is asked name by name.
+    /// Plain paths (the quick answer) and the rest (asked name by name)
+    /// come out as each driver makes folders.
     #[test]
     fn a_folder_is_reachable_when_every_folder_on_the_way_can_be_made() {
         let long = "x".repeat(256);

@@ -47,7 +47,8 @@ pub fn profiles(all: &[Profile], sources: bool) -> String {
     }
     let mut o = crate::report::columns(&rows, |i| i < 2 || i == 8);
     o += LEGEND;
-    for q in crate::flash::profile::ports() {
+    let ports = crate::flash::profile::ports();
+    for q in &ports {
         let p = &q.params;
         let _ = writeln!(
             o,
@@ -69,7 +70,7 @@ pub fn profiles(all: &[Profile], sources: bool) -> String {
             let _ = writeln!(o, "  {k}: {v}");
         }
     }
-    for q in crate::flash::profile::ports() {
+    for q in &ports {
         let _ = writeln!(o, "\nPROFILE@{}: the profile {}", q.name, q.summary);
         for (k, v) in &q.sources {
             let _ = writeln!(o, "  {k}: {v}");
