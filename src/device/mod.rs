@@ -79,12 +79,26 @@ pub fn run_tool(program: &str, args: &[&str]) -> Result<Output> {
     Ok(out)
 }
 
-/// Is `program` on PATH (or in /sbin, /usr/sbin)?
+/// Is `program` on PATH (or in /sbin, /usr/sbin)? Answered once per
+/// program and PATH: usage asks it for every config of every FUSE-backed
+/// filesystem, and each answer is a stat of every PATH folder, which was
+/// a tenth of a small tree's whole run.
 pub fn have_program(program: &str) -> bool {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    type Seen = HashMap<(std::ffi::OsString, String), bool>;
+    static SEEN: OnceLock<Mutex<Seen>> = OnceLock::new();
     let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
+    let key = (path, program.to_string());
+    let seen = SEEN.get_or_init(Mutex::default);
+    if let Some(&found) = seen.lock().unwrap().get(&key) {
+        return found;
+    }
+    let found = std::env::split_paths(&key.0)
         .chain(["/usr/sbin".into(), "/sbin".into()])
-        .any(|d| d.join(program).is_file())
+        .any(|d| d.join(program).is_file());
+    seen.lock().unwrap().insert(key, found);
+    found
 }
 
 /// What the mount table says is mounted at (or above) `dir`:

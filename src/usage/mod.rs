@@ -571,22 +571,27 @@ impl Eval<'_> {
     fn dir(&self, dir: &scan::Dir, st: &mut ThreadState) {
         let seen = self.seen(dir);
         for f in 0..self.shape.limits.len() {
-            self.fs(&seen, f, st);
+            self.fs(&seen, f, &self.shape.configs_of[f], st);
         }
     }
 
-    /// The same for a large directory, one task per filesystem (all the
-    /// configs of one filesystem on one thread, so they share its digest);
-    /// the parts are sums and sorted examples, so how the tasks fall on the
-    /// threads changes nothing.
+    /// The same for a large directory, one task per config (ext4's three
+    /// htree replays of /usr/share/man/man1 on one thread were the walk's
+    /// last few milliseconds, the other thread idle); a filesystem's
+    /// findings go with its first config. The parts are sums and sorted
+    /// examples, so how the tasks fall on the threads changes nothing.
     fn dir_in_parallel(&self, dir: &scan::Dir) -> ThreadState {
         let seen = self.seen(dir);
         let fresh = || self.shape.new_state(self.configs.len());
-        (0..self.shape.limits.len())
+        let shape = self.shape;
+        let tasks: Vec<(usize, &[usize])> = (0..shape.limits.len())
+            .flat_map(|f| shape.configs_of[f].chunks(1).map(move |c| (f, c)))
+            .collect();
+        tasks
             .into_par_iter()
-            .map(|f| {
+            .map(|(f, configs)| {
                 let mut st = fresh();
-                self.fs(&seen, f, &mut st);
+                self.fs(&seen, f, configs, &mut st);
                 st
             })
             .reduce(fresh, |mut a, b| {
@@ -595,8 +600,10 @@ impl Eval<'_> {
             })
     }
 
-    /// Distinct filesystem `f`: its configs' figures and its findings.
-    fn fs(&self, seen: &Seen, f: usize, st: &mut ThreadState) {
+    /// Distinct filesystem `f`: the figures of `configs` (some of its
+    /// configs), and its findings when they include its first.
+    fn fs(&self, seen: &Seen, f: usize, configs: &[usize], st: &mut ThreadState) {
+        let first = configs.first() == self.shape.configs_of[f].first();
         let (dir, shape) = (seen.dir, self.shape);
         let (l, holes) = (&shape.limits[f], shape.holes[f]);
         let ad = shape.doubles[f] && seen.has_files;
@@ -605,12 +612,14 @@ impl Eval<'_> {
         let kept = needed
             .then(|| as_copied(dir, l.max_file_bytes, holes, ad))
             .flatten();
-        st.cannot_store[f] += kept.as_ref().map_or(0, |(_, b)| *b);
+        if first {
+            st.cannot_store[f] += kept.as_ref().map_or(0, |(_, b)| *b);
+        }
         let copied = kept
             .as_ref()
             .map(|(e, _)| scan::Dir::new(dir.rel, dir.is_root, e));
         let d = copied.as_ref().unwrap_or(dir);
-        for &i in &shape.configs_of[f] {
+        for &i in configs {
             let before = st.accs[i].slack + st.accs[i].meta;
             self.configs[i].1.add_dir(d, &mut st.accs[i]);
             if i == 0 && self.opts.top.is_some() {
@@ -619,7 +628,9 @@ impl Eval<'_> {
                     .push((dir.rel.to_path_buf(), own_waste(d, wasted)));
             }
         }
-        problems::judge(dir, &seen.facts, l, &mut st.findings[f]);
+        if first {
+            problems::judge(dir, &seen.facts, l, &mut st.findings[f]);
+        }
     }
 }
 
