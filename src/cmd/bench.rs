@@ -218,11 +218,14 @@ fn flash(a: &BenchArgs) -> Result<Option<bench::flash::FlashOptions>> {
     }))
 }
 
-/// `--list-profiles [--json]`.
+/// `--list-profiles [--json]`: the JSON holds every name `--flash` takes
+/// (each profile behind each port too, with the figures it would run at);
+/// the table, the profiles and a line on the ports.
 fn list_profiles(json: Option<&std::path::Path>, sources: bool) -> Result<()> {
     let all = crate::flash::profiles();
     if let Some(path) = json {
-        let v: Vec<serde_json::Value> = all.iter().map(|p| p.listing()).collect();
+        let every = crate::flash::profile::every();
+        let v: Vec<serde_json::Value> = every.iter().map(|p| p.listing()).collect();
         let mut text = serde_json::to_string_pretty(&v).expect("profiles serialize");
         text.push('\n');
         return super::emit(path, &text);

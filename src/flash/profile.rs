@@ -83,6 +83,9 @@ pub struct Profile {
     pub params: Params,
     /// Parameter name -> the public measurement it comes from.
     pub sources: BTreeMap<String, String>,
+    /// The port this device is put behind (`NAME@PORT`); None in the data.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub port: Option<String>,
 }
 
 /// What a port imposes on a device plugged into it: the transport's
@@ -124,6 +127,7 @@ impl Port {
         o.max_transfer_bytes = o.max_transfer_bytes.min(q.max_transfer_bytes);
         o.transport = q.transport.clone();
         out.name = format!("{}@{}", p.name, self.name);
+        out.port = Some(self.name.clone());
         out.summary = format!("{}, {}", p.summary, self.summary);
         for (k, v) in &self.sources {
             out.sources
@@ -153,19 +157,20 @@ pub fn ports() -> Vec<Port> {
     file().ports
 }
 
-/// Every name `--flash` takes: each profile, then each behind each port.
-pub fn names() -> Vec<String> {
+/// Every profile `--flash` takes: each profile, then each behind each
+/// port, as the simulation would run it.
+pub fn every() -> Vec<Profile> {
     let File { profiles, ports } = file();
-    let behind = ports.iter().flat_map(|q| {
-        profiles
-            .iter()
-            .map(move |p| format!("{}@{}", p.name, q.name))
-    });
-    profiles
+    let behind: Vec<Profile> = ports
         .iter()
-        .map(|p| p.name.clone())
-        .chain(behind)
-        .collect()
+        .flat_map(|q| profiles.iter().map(move |p| q.apply(p)))
+        .collect();
+    profiles.into_iter().chain(behind).collect()
+}
+
+/// Every name `--flash` takes, in the order of [`every`].
+pub fn names() -> Vec<String> {
+    every().into_iter().map(|p| p.name).collect()
 }
 
 /// The one of `items` named `name`, or an input error saying what was
@@ -307,6 +312,7 @@ impl Profile {
             "sd_card": self.sd_card,
             "params": self.params,
             "sources": sources,
+            "port": self.port,
         })
     }
 }

@@ -217,4 +217,22 @@ fn list_profiles_json_has_the_contract_fields() {
     ] {
         assert!(all.iter().any(|p| p["name"] == name), "no profile {name}");
     }
+    // Every name --flash takes is listed, a device behind a port with the
+    // figures it runs at there: a USB 3 stick's transport capped at USB 2's.
+    let own = all.iter().find(|p| p["name"] == "usb3-stick").unwrap();
+    let behind = all.iter().find(|p| p["name"] == "usb3-stick@usb2");
+    let behind = behind.expect("usb3-stick@usb2 listed");
+    assert!(
+        own["port"].is_null() && behind["port"] == "usb2",
+        "{behind}"
+    );
+    let (o, b) = (&own["params"], &behind["params"]);
+    assert!(o["bus_read_mb_s"].is_null(), "{own}");
+    assert!(
+        b["bus_read_mb_s"].as_f64().is_some_and(|r| r < 50.0),
+        "{behind}"
+    );
+    let most = |p: &Value| p["max_transfer_bytes"].as_u64().unwrap();
+    assert!(most(b) < most(o), "{behind}");
+    assert_eq!(b["au_bytes"], o["au_bytes"]);
 }
