@@ -235,8 +235,22 @@ thread_local! {
     static KEYS: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// See [`Dir::may_collide`]: a hash (xxh3) of each name, ASCII upper-cased
-/// and without trailing dots; equal hashes (a real collision or not) say yes.
+/// A well-mixed 64-bit hash of a name's bytes (FNV-1a, then a finaliser):
+/// for the models' and checks' per-name keys, where speed matters and a
+/// rare equal hash only costs a closer look. Not stable across versions.
+pub fn quick_hash(bytes: impl Iterator<Item = u8>) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    h ^ (h >> 33)
+}
+
+/// See [`Dir::may_collide`]: a hash of each name, ASCII upper-cased and
+/// without trailing dots; equal hashes (a real collision or not) say yes.
 fn ascii_keys_collide(entries: &[Entry]) -> bool {
     if entries.len() < 2 {
         return false;
@@ -247,14 +261,11 @@ fn ascii_keys_collide(entries: &[Entry]) -> bool {
     KEYS.with(|k| {
         let mut keys = k.borrow_mut();
         keys.clear();
-        let mut buf = Vec::new();
         keys.extend(entries.iter().map(|e| {
             let b = e.name_bytes();
             let n = b.len() - b.iter().rev().take_while(|&&c| c == b'.').count();
-            buf.clear();
-            buf.extend_from_slice(&b[..n]);
-            buf.make_ascii_uppercase();
-            xxhash_rust::xxh3::xxh3_64(&buf)
+            // No copy of the name: this runs for every folder, on every name.
+            quick_hash(b[..n].iter().map(u8::to_ascii_uppercase))
         }));
         keys.sort_unstable();
         keys.windows(2).any(|w| w[0] == w[1])

@@ -327,6 +327,70 @@ pub struct DirFacts {
     bad_name: Vec<bool>,
     /// Length of the directory's own path in UTF-16 units (without the drive).
     rel_len: usize,
+    /// The most any entry asks of each limit, so that a filesystem none of
+    /// whose rules can fire in this folder skips its entries: most folders,
+    /// for most filesystems.
+    most: Most,
+}
+
+/// Per folder: the extremes [`judge`]'s rules compare with limits.
+#[derive(Default)]
+struct Most {
+    file_bytes: u64,
+    utf16_len: u32,
+    byte_len: usize,
+    bad_name: bool,
+    symlink: bool,
+    other: bool,
+    /// Least and most mtime of files and folders.
+    mtime: Option<(i64, i64)>,
+    odd_mtime_file: bool,
+}
+
+impl Most {
+    fn of(entries: &[Entry], bad_name: &[bool]) -> Most {
+        let mut m = Most {
+            bad_name: bad_name.iter().any(|&b| b),
+            ..Most::default()
+        };
+        for e in entries {
+            m.utf16_len = m.utf16_len.max(e.utf16_len);
+            m.byte_len = m.byte_len.max(e.byte_len());
+            match e.kind {
+                Kind::Symlink => m.symlink = true,
+                Kind::Other => m.other = true,
+                Kind::File | Kind::Dir => {
+                    let (lo, hi) = m.mtime.unwrap_or((e.mtime, e.mtime));
+                    m.mtime = Some((lo.min(e.mtime), hi.max(e.mtime)));
+                    if e.kind == Kind::File {
+                        m.file_bytes = m.file_bytes.max(e.size);
+                        m.odd_mtime_file |= e.mtime.rem_euclid(2) == 1;
+                    }
+                }
+            }
+        }
+        m
+    }
+
+    /// Can any of `limits`' per-entry rules fire in this folder?
+    fn may_hit(&self, limits: &Limits, rel_len: usize) -> bool {
+        let dates = self
+            .mtime
+            .is_some_and(|(lo, hi)| lo < DOS_EPOCH || hi > DOS_END);
+        self.file_bytes > limits.max_file_bytes
+            || (limits.windows_names && self.bad_name)
+            || limits.name_max_utf16.is_some_and(|m| self.utf16_len > m)
+            || limits
+                .name_max_bytes
+                .is_some_and(|m| self.byte_len > m as usize)
+            || limits.path_max.is_some_and(|max| {
+                3 + rel_len + usize::from(rel_len > 0) + self.utf16_len as usize + 1 > max as usize
+            })
+            || (self.symlink && !limits.symlinks)
+            || (self.other && !limits.special_files)
+            || (limits.from_1980 && dates)
+            || (limits.mtime_2s && self.odd_mtime_file)
+    }
 }
 
 impl DirFacts {
@@ -343,10 +407,12 @@ impl DirFacts {
             Some(r) => r.encode_utf16().count(),
             None => dir.rel.to_string_lossy().encode_utf16().count(),
         };
+        let most = Most::of(dir.entries, &bad_name);
         DirFacts {
             collisions,
             bad_name,
             rel_len,
+            most,
         }
     }
 }
@@ -429,6 +495,19 @@ fn show(rel: &Path, e: &Entry) -> String {
 
 /// Judge one directory's entries against one filesystem's limits.
 pub fn judge(dir: &Dir, facts: &DirFacts, limits: &Limits, out: &mut Findings) {
+    if facts.most.may_hit(limits, facts.rel_len) {
+        judge_entries(dir, facts, limits, out);
+    }
+    if limits.case_insensitive {
+        for &(i, partner) in &facts.collisions {
+            let (e, p) = (&dir.entries[i], &dir.entries[partner]);
+            out.hit_pair(Problem::CaseCollision, dir.rel, e, p);
+        }
+    }
+}
+
+/// [`judge`]'s rules on each entry of the folder.
+fn judge_entries(dir: &Dir, facts: &DirFacts, limits: &Limits, out: &mut Findings) {
     let rel_str = dir.rel_str;
     for (i, e) in dir.entries.iter().enumerate() {
         if e.kind == Kind::File && e.size > limits.max_file_bytes {
@@ -472,12 +551,6 @@ pub fn judge(dir: &Dir, facts: &DirFacts, limits: &Limits, out: &mut Findings) {
             }
         }
     }
-    if limits.case_insensitive {
-        for &(i, partner) in &facts.collisions {
-            let (e, p) = (&dir.entries[i], &dir.entries[partner]);
-            out.hit_pair(Problem::CaseCollision, dir.rel, e, p);
-        }
-    }
 }
 
 #[cfg(test)]
@@ -513,6 +586,61 @@ mod tests {
             use std::os::unix::ffi::OsStringExt;
             let e = Entry::new(OsString::from_vec(vec![0xff, b'a']), Kind::File, 1, 0);
             assert!(windows_bad_name(&e));
+        }
+    }
+
+    /// The folder's summary lets a filesystem skip its entries only when
+    /// none of its rules fires: every filesystem's limits, on folders each
+    /// holding one entry that breaks one rule, find what the rules find
+    /// entry by entry.
+    #[test]
+    fn a_folder_s_summary_never_hides_a_finding() {
+        let long = "n".repeat(300);
+        let deep = "d".repeat(250);
+        let at =
+            |name: &str, kind, size, mtime| Entry::new(OsString::from(name), kind, size, mtime);
+        let cases: Vec<(&str, Vec<Entry>)> = vec![
+            (
+                "d",
+                vec![file("ok"), at("big", Kind::File, 5 << 30, 1_700_000_000)],
+            ),
+            ("d", vec![file("ok"), file("a:b")]),
+            ("d", vec![file("ok"), file(&long)]),
+            (&deep, vec![file("ok"), file("abcdefghijklmnop")]),
+            (
+                "d",
+                vec![file("ok"), at("l", Kind::Symlink, 3, 1_700_000_000)],
+            ),
+            (
+                "d",
+                vec![file("ok"), at("fifo", Kind::Other, 0, 1_700_000_000)],
+            ),
+            ("d", vec![file("ok"), at("old", Kind::Dir, 0, 100)]),
+            (
+                "d",
+                vec![file("ok"), at("far", Kind::File, 1, 5_000_000_000)],
+            ),
+            (
+                "d",
+                vec![file("ok"), at("odd", Kind::File, 1, 1_700_000_001)],
+            ),
+            ("d", vec![file("ok"), file("fine.txt")]),
+        ];
+        for fs in crate::fs::all() {
+            let limits = fs.info().limits;
+            for (rel, entries) in &cases {
+                let dir = Dir::new(Path::new(rel), false, entries);
+                let facts = DirFacts::new(&dir, true);
+                let (mut quick, mut each) = (Findings::new(&limits), Findings::new(&limits));
+                judge(&dir, &facts, &limits, &mut quick);
+                judge_entries(&dir, &facts, &limits, &mut each);
+                assert_eq!(
+                    quick.counts,
+                    each.counts,
+                    "{} on {rel}: {entries:?}",
+                    fs.name()
+                );
+            }
         }
     }
 

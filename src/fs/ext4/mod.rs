@@ -698,14 +698,7 @@ thread_local! {
 /// the volume's random s_hash_seed) is unknowable before mkfs, and any
 /// well-mixed hash gives the same leaf statistics.
 fn name_hash(name: &[u8]) -> u32 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in name {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h ^= h >> 33;
-    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    h ^= h >> 33;
+    let h = crate::scan::quick_hash(name.iter().copied());
     // namei.c: the lowest bit of a dx hash is the "continued" flag.
     (h as u32) & !1
 }

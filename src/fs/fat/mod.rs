@@ -683,14 +683,9 @@ fn stored_name(name: &OsStr) -> &[u8] {
     &b[..n]
 }
 
-/// FNV-1a over the ASCII-lowercased bytes.
+/// A hash of the ASCII-lowercased bytes.
 fn fold_hash(b: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &c in b {
-        h ^= c.to_ascii_lowercase() as u64;
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h
+    crate::scan::quick_hash(b.iter().map(u8::to_ascii_lowercase))
 }
 
 /// Slots one entry takes in its directory under `rule`, or None when the

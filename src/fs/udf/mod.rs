@@ -10,7 +10,6 @@ pub mod probe;
 use super::{powers_of_two, round_up, Acc, Drivers, Filesystem, Formats, FsInfo, Limits, Model};
 use crate::scan::{Dir, Entry, Kind};
 use std::ffi::OsStr;
-use std::path::Path;
 
 pub struct Udf;
 
@@ -117,8 +116,16 @@ fn fid_len(e: &Entry) -> Option<u64> {
 }
 
 /// Can every component of this directory's path be created?
-fn path_storable(rel: &Path) -> bool {
-    rel.iter().all(|c| cs0_len(c).is_some())
+fn path_storable(dir: &Dir) -> bool {
+    // An ASCII path shorter than the longest name: every name in it is
+    // storable (one CS0 byte a character), said without splitting it.
+    if dir
+        .rel_str
+        .is_some_and(|r| r.is_ascii() && r.len() < NAME_LEN)
+    {
+        return true;
+    }
+    dir.rel.iter().all(|c| cs0_len(c).is_some())
 }
 
 struct UdfModel {
@@ -161,7 +168,7 @@ impl Model for UdfModel {
             0,
             |d| {
                 // cp cannot create a directory with a name Linux refuses, nor anything below it.
-                d.stored = path_storable(dir.rel);
+                d.stored = path_storable(dir);
                 if d.stored {
                     d.sizes
                         .extend(dir.entries.iter().map(|e| fid_len(e).unwrap_or(0)));
@@ -369,6 +376,7 @@ impl Filesystem for Udf {
 mod tests {
     use super::*;
     use std::ffi::OsString;
+    use std::path::Path;
 
     fn entry(name: &str, kind: Kind, size: u64) -> Entry {
         Entry::new(OsString::from(name), kind, size, 1_700_000_000)
