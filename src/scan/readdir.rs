@@ -16,6 +16,11 @@ pub fn entry_of(name: OsString, md: &std::fs::Metadata) -> Entry {
     Entry::new(name, st.kind(), st.size, st.mtime).with_allocated(st.allocated)
 }
 
+/// Linux grows its descriptor table ahead of the walk (dirstream.rs);
+/// nothing to do here.
+#[cfg(not(target_os = "linux"))]
+pub fn reserve_descriptors(_threads: usize) {}
+
 /// The device a path's metadata names (a different one is another mount).
 pub fn dev_of(md: &std::fs::Metadata) -> u64 {
     stat_of(md).dev

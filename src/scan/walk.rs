@@ -5,9 +5,9 @@
 //! Linux read directories with `std::fs::read_dir` (readdir.rs).
 
 #[cfg(target_os = "linux")]
-use super::dirstream::{dev_of, entry_of, DirStream, Listed, Stat};
+use super::dirstream::{dev_of, entry_of, reserve_descriptors, DirStream, Listed, Stat};
 #[cfg(not(target_os = "linux"))]
-use super::readdir::{dev_of, entry_of, DirStream, Listed, Stat};
+use super::readdir::{dev_of, entry_of, reserve_descriptors, DirStream, Listed, Stat};
 use super::{Dir, Entry, Kind, TreeCounts, WalkError};
 use rayon::prelude::*;
 use std::ffi::OsString;
@@ -74,6 +74,7 @@ pub fn walk(
     visit: &(dyn Fn(&Dir) + Sync),
 ) -> crate::Result<WalkSummary> {
     let threads = opts.threads.max(1);
+    reserve_descriptors(threads);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .thread_name(|i| format!("fsfit-walk-{i}"))
