@@ -249,8 +249,8 @@ pub fn quick_hash(bytes: impl Iterator<Item = u8>) -> u64 {
     h ^ (h >> 33)
 }
 
-/// See [`Dir::may_collide`]: a hash of each name, ASCII upper-cased and
-/// without trailing dots; equal hashes (a real collision or not) say yes.
+/// See [`Dir::may_collide`]: a hash (xxh3) of each name, ASCII upper-cased
+/// and without trailing dots; equal hashes (a real collision or not) say yes.
 fn ascii_keys_collide(entries: &[Entry]) -> bool {
     if entries.len() < 2 {
         return false;
@@ -261,11 +261,17 @@ fn ascii_keys_collide(entries: &[Entry]) -> bool {
     KEYS.with(|k| {
         let mut keys = k.borrow_mut();
         keys.clear();
+        // Upper-cased into one buffer and hashed with xxh3, which takes
+        // 8 to 16 bytes a step: fewer instructions than a byte-at-a-time
+        // hash of the name in place (callgrind, /usr/share).
+        let mut buf = Vec::new();
         keys.extend(entries.iter().map(|e| {
             let b = e.name_bytes();
             let n = b.len() - b.iter().rev().take_while(|&&c| c == b'.').count();
-            // No copy of the name: this runs for every folder, on every name.
-            quick_hash(b[..n].iter().map(u8::to_ascii_uppercase))
+            buf.clear();
+            buf.extend_from_slice(&b[..n]);
+            buf.make_ascii_uppercase();
+            xxhash_rust::xxh3::xxh3_64(&buf)
         }));
         keys.sort_unstable();
         keys.windows(2).any(|w| w[0] == w[1])
