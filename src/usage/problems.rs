@@ -333,6 +333,12 @@ pub struct DirFacts {
     most: Most,
 }
 
+/// A name's full path on a Windows drive, in UTF-16 units as MAX_PATH
+/// counts them: "D:\" + the folder's path + a separator + the name + NUL.
+fn windows_path_len(rel_len: usize, name_utf16: u32) -> usize {
+    3 + rel_len + usize::from(rel_len > 0) + name_utf16 as usize + 1
+}
+
 /// Per folder: the extremes [`judge`]'s rules compare with limits.
 #[derive(Default)]
 struct Most {
@@ -383,9 +389,9 @@ impl Most {
             || limits
                 .name_max_bytes
                 .is_some_and(|m| self.byte_len > m as usize)
-            || limits.path_max.is_some_and(|max| {
-                3 + rel_len + usize::from(rel_len > 0) + self.utf16_len as usize + 1 > max as usize
-            })
+            || limits
+                .path_max
+                .is_some_and(|max| windows_path_len(rel_len, self.utf16_len) > max as usize)
             || (self.symlink && !limits.symlinks)
             || (self.other && !limits.special_files)
             || (limits.from_1980 && dates)
@@ -524,10 +530,7 @@ fn judge_entries(dir: &Dir, facts: &DirFacts, limits: &Limits, out: &mut Finding
             out.hit(Problem::NameTooLong, dir.rel, rel_str, e);
         }
         if let Some(max) = limits.path_max {
-            // "D:\" + the path; MAX_PATH counts the terminating NUL.
-            let sep = usize::from(facts.rel_len > 0);
-            let len = 3 + facts.rel_len + sep + e.utf16_len as usize + 1;
-            if len > max as usize {
+            if windows_path_len(facts.rel_len, e.utf16_len) > max as usize {
                 out.hit(Problem::PathTooLong, dir.rel, rel_str, e);
             }
         }
