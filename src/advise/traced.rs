@@ -113,12 +113,20 @@ fn stratify(class: Vec<Pick>) -> Vec<Pick> {
     v
 }
 
-/// Copy the first `len` bytes of `from` to a new file `to`; the bytes
-/// copied.
-fn copy_prefix(from: &std::path::Path, to: &std::path::Path, len: u64) -> std::io::Result<u64> {
+/// Copy the first `len` bytes of `from` to a new file `to` (written
+/// through if `through`: the mount policy's); the bytes copied.
+fn copy_prefix(
+    from: &std::path::Path,
+    to: &std::path::Path,
+    len: u64,
+    through: bool,
+) -> std::io::Result<u64> {
     use std::io::Read;
     let src = std::fs::File::open(from)?;
-    let mut dst = std::fs::File::create(to)?;
+    let mut dst = crate::fs::policy::writing(through)
+        .create(true)
+        .truncate(true)
+        .open(to)?;
     std::io::copy(&mut src.take(len), &mut dst)
 }
 
@@ -147,7 +155,7 @@ impl workloads::Workload for ClassCopy {
             }
             // A file that vanished or cannot be read since the walk is left
             // out of the copy (and of its bytes).
-            if let Ok(n) = copy_prefix(&p.src, &to, p.size) {
+            if let Ok(n) = copy_prefix(&p.src, &to, p.size, ctx.through) {
                 out.files += 1;
                 out.bytes += n;
             }

@@ -321,6 +321,8 @@ pub struct Site<'a> {
     /// "fs:cluster " before each progress message.
     pub label: &'a str,
     pub root: &'a Path,
+    /// The mount policy writes files through ([`Ctx::through`]).
+    pub through: bool,
 }
 
 impl<'a> Site<'a> {
@@ -330,6 +332,7 @@ impl<'a> Site<'a> {
             scale,
             data: self.data,
             ops: 0,
+            through: self.through,
         }
     }
 }

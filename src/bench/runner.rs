@@ -239,6 +239,7 @@ impl ConfigRun<'_> {
             pb: self.pb,
             label: &label,
             root: &root,
+            through: self.opts.mount_policy.writes_through(),
         };
         run_workloads(&site, &mut cold, res, sim.as_mut())
     }
@@ -279,6 +280,8 @@ fn run_dir(
         pb,
         label: "",
         root: &root,
+        // Measured as mounted: the policy is the mount's own.
+        through: false,
     };
     let outcome = run_workloads(&site, &mut cold, &mut res, None);
     if std::fs::remove_dir_all(&root).is_ok() {

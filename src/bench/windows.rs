@@ -174,6 +174,7 @@ fn in_folder(o: &Options, runs: Runs, pb: &indicatif::ProgressBar) -> Result<Con
         pb,
         label: "",
         root: &root,
+        through: false,
     };
     let mut cold = Cold::Unbuffered(std::marker::PhantomData);
     let outcome = measure::run_workloads(&site, &mut cold, &mut res, None);

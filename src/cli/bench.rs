@@ -121,8 +121,9 @@ pub struct BenchArgs {
 
     /// How volumes are mounted: server (the kernel's defaults), desktop
     /// (udisks2's options, as a Linux desktop mounts a stick) or
-    /// windows-write-through (synchronous writes: an approximation of
-    /// Windows' quick-removal policy).
+    /// windows-write-through (every write request synchronous, files opened
+    /// O_SYNC and folders mounted dirsync: an approximation of Windows'
+    /// quick-removal policy).
     #[arg(
         help_heading = "Tuning",
         long,

@@ -29,8 +29,9 @@ pub struct CrashArgs {
 
     /// How volumes are mounted: server (the kernel's defaults), desktop
     /// (udisks2's options, as a Linux desktop mounts a stick) or
-    /// windows-write-through (synchronous writes: an approximation of
-    /// Windows' quick-removal policy).
+    /// windows-write-through (every write request synchronous, files opened
+    /// O_SYNC and folders mounted dirsync: an approximation of Windows'
+    /// quick-removal policy).
     #[arg(long, value_enum, value_name = "POLICY", default_value = "server")]
     pub mount_policy: crate::fs::policy::MountPolicy,
 

@@ -331,6 +331,7 @@ fn record(c: &Config, dir: &Path, o: &Options, res: &mut CrashResult) -> Result<
             rng: &mut rng,
             scale: workloads::Scale::new(o.quick),
             pos: &pos,
+            through: o.mount_policy.writes_through(),
         };
         workloads::prepare(c.workload, &mut ctx)?;
         rec.mark();

@@ -154,9 +154,10 @@ pub struct Drivers {
     /// one: `usage --driver windows` models what it writes (the default of
     /// the Windows build).
     pub windows: Option<&'static str>,
-    /// Where the kernel driver mounted `sync` (the windows-write-through
-    /// approximation) writes measurably differently from Windows' own
-    /// write-through, what differs; None where no difference is known.
+    /// Where the kernel driver under the windows-write-through approximation
+    /// (files `O_SYNC`, folders `dirsync`) writes measurably differently
+    /// from Windows' own write-through, what differs; None where no
+    /// difference is known.
     pub kernel_sync: Option<&'static str>,
 }
 
@@ -200,7 +201,7 @@ pub struct FuseDriver {
     /// loses everything, unlike the kernel driver users have, so crash runs
     /// use it only when asked.
     pub defers_writes: bool,
-    /// Why it does not write through under `-o sync` (the
+    /// Why it does not write through a file opened `O_SYNC` (the
     /// windows-write-through policy), if it does not; None: it honours it.
     pub sync_ignored: Option<&'static str>,
 }

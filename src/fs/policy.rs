@@ -2,10 +2,17 @@
 //! where people actually use it. `server` is fsfit's own default (no extra
 //! options); `desktop` is what a Linux desktop's automounter, udisks2, adds;
 //! `windows-write-through` approximates Windows' "quick removal" policy for
-//! removable drives (every write goes through to the device before the call
-//! returns) with the Linux drivers' synchronous mounts. Each filesystem's
-//! own options live in its registry entry ([`super::DesktopOptions`],
-//! [`super::FuseDriver::sync_ignored`]); this file only combines them.
+//! removable drives (every write request goes through to the device, with
+//! the metadata it changed, before the call returns). Linux has no mount
+//! option that does that per request: `-o sync` also makes drivers write
+//! their metadata synchronously inside a request (vfat both FATs for every
+//! cluster it allocates, where Windows' fastfat writes them once a
+//! request), so the policy mounts `dirsync` (folder changes go through as
+//! they happen) and fsfit opens the files it writes `O_SYNC` ([`writing`]):
+//! each write call returns once its data and metadata are on the device.
+//! Each filesystem's own options live in its registry entry
+//! ([`super::DesktopOptions`], [`super::FuseDriver::sync_ignored`]); this
+//! file only combines them.
 
 use super::Filesystem;
 use crate::device::driver::Driver;
@@ -17,7 +24,8 @@ pub enum MountPolicy {
     Server,
     /// udisks2's options for the filesystem, as a Linux desktop mounts a stick.
     Desktop,
-    /// Synchronous writes, approximating Windows' quick-removal policy.
+    /// Every write request synchronous, approximating Windows' quick-removal
+    /// policy.
     WindowsWriteThrough,
 }
 
@@ -48,9 +56,16 @@ impl MountPolicy {
                 "desktop: the options udisks2, a Linux desktop's automounter, uses"
             }
             MountPolicy::WindowsWriteThrough => {
-                "windows-write-through: sync writes, approximating Windows' quick removal"
+                "windows-write-through: each write request synchronous, approximating \
+                 Windows' quick removal"
             }
         }
+    }
+
+    /// Whether the files written under this policy are opened to write
+    /// through ([`writing`]).
+    pub fn writes_through(self) -> bool {
+        self == MountPolicy::WindowsWriteThrough
     }
 
     /// The policy `advise --for` implies: drives used only with Windows
@@ -117,8 +132,27 @@ pub fn options(fs: &dyn Filesystem, policy: MountPolicy, fuse: bool) -> Vec<Stri
         (MountPolicy::Server, _) => Vec::new(),
         (MountPolicy::Desktop, false) => UDISKS_COMMON.iter().chain(d.kernel).map(fill).collect(),
         (MountPolicy::Desktop, true) => UDISKS_COMMON_FUSE.iter().chain(d.fuse).map(fill).collect(),
-        (MountPolicy::WindowsWriteThrough, _) => vec!["sync".to_string()],
+        (MountPolicy::WindowsWriteThrough, _) => vec!["dirsync".to_string()],
     }
+}
+
+/// How a file to be written is opened: for writing, and where `through`
+/// (the policy [`MountPolicy::writes_through`]) with `O_SYNC`, so that each
+/// write call is a request the device has taken, with its metadata, before
+/// it returns, as under Windows' quick removal.
+pub fn writing(through: bool) -> std::fs::OpenOptions {
+    let mut o = std::fs::OpenOptions::new();
+    o.write(true);
+    #[cfg(unix)]
+    if through {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.custom_flags(libc::O_SYNC);
+    }
+    // Policies are applied by Linux mounts only: on Windows a drive is
+    // measured as Windows mounted it, under the removal policy its user chose.
+    #[cfg(not(unix))]
+    let _ = through;
+    o
 }
 
 /// `driver` (as [`super::drivers::choose`] picked it) mounted under `policy`.
@@ -131,13 +165,15 @@ pub fn apply(fs: &dyn Filesystem, policy: MountPolicy, driver: &Driver) -> Appli
     };
     let note = match (policy, ignored) {
         (MountPolicy::WindowsWriteThrough, Some(why)) => Some(format!(
-            "approximates write-through, but this driver ignores sync: {why}"
+            "approximates write-through, but this driver ignores synchronous writes: {why}"
         )),
         (MountPolicy::WindowsWriteThrough, None) => Some(
-            std::iter::once("approximates Windows' write-through by synchronous writes")
-                .chain(differs)
-                .collect::<Vec<_>>()
-                .join("\n"),
+            std::iter::once(
+                "approximates Windows' write-through: files opened O_SYNC, folders dirsync",
+            )
+            .chain(differs)
+            .collect::<Vec<_>>()
+            .join("\n"),
         ),
         _ => None,
     };
@@ -206,7 +242,7 @@ mod tests {
         for f in crate::fs::all() {
             assert_eq!(
                 options(*f, MountPolicy::WindowsWriteThrough, true),
-                ["sync"]
+                ["dirsync"]
             );
         }
     }
@@ -219,21 +255,28 @@ mod tests {
             args: vec![],
         };
         let a = apply(exfat, MountPolicy::WindowsWriteThrough, &fuse);
-        assert!(matches!(&a.driver, Driver::Fuse { args, .. } if args == &["-o", "sync"]));
-        assert!(a.note.unwrap().contains("ignores sync"));
+        assert!(matches!(&a.driver, Driver::Fuse { args, .. } if args == &["-o", "dirsync"]));
+        assert!(a.note.unwrap().contains("O_SYNC"));
+        let fat = crate::fs::by_name("fat32").unwrap();
+        let fusefat = Driver::Fuse {
+            program: "fusefat".into(),
+            args: vec![],
+        };
+        let a = apply(fat, MountPolicy::WindowsWriteThrough, &fusefat);
+        assert!(a.note.unwrap().contains("ignores synchronous writes"));
         let kernel = Driver::Kernel {
             fstype: "exfat".into(),
             opts: String::new(),
         };
         let a = apply(exfat, MountPolicy::WindowsWriteThrough, &kernel);
-        assert!(matches!(&a.driver, Driver::Kernel { opts, .. } if opts == "sync"));
+        assert!(matches!(&a.driver, Driver::Kernel { opts, .. } if opts == "dirsync"));
         assert!(a.note.unwrap().contains("approximates"));
         let a = apply(exfat, MountPolicy::Server, &kernel);
         assert!(a.options.is_empty() && a.note.is_none());
     }
 
     #[test]
-    fn kernel_vfat_says_where_its_sync_is_not_windows_write_through() {
+    fn kernel_vfat_says_where_its_approximation_is_not_windows_write_through() {
         let vfat = Driver::Kernel {
             fstype: "vfat".into(),
             opts: String::new(),
@@ -242,9 +285,9 @@ mod tests {
         let note = apply(fat, MountPolicy::WindowsWriteThrough, &vfat)
             .note
             .unwrap();
-        let lines = shown("windows-write-through", "sync", Some(&note));
+        let lines = shown("windows-write-through", "dirsync", Some(&note));
         assert_eq!(lines.len(), 4, "{lines:?}");
-        assert!(lines[3].contains("every cluster"), "{lines:?}");
+        assert!(lines[3].contains("allocates ahead"), "{lines:?}");
         // Indented by six under a config, each line fits 100 columns.
         assert!(lines.iter().all(|l| l.len() + 6 <= 100), "{lines:?}");
         assert!(apply(fat, MountPolicy::Server, &vfat).note.is_none());
@@ -260,6 +303,32 @@ mod tests {
             if let Some(d) = f.info().drivers.kernel_sync {
                 assert!(!d.contains('\n') && d.len() + 6 <= 100, "{d}");
             }
+        }
+    }
+
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn write_through_opens_files_o_sync_and_nothing_else_does() {
+        use std::os::fd::AsRawFd;
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("f");
+        for through in [false, true] {
+            let f = writing(through)
+                .create(true)
+                .truncate(true)
+                .open(&p)
+                .unwrap();
+            // SAFETY: F_GETFL on a descriptor this test owns.
+            let fl = unsafe { libc::fcntl(f.as_raw_fd(), libc::F_GETFL) };
+            assert_eq!(fl & libc::O_SYNC == libc::O_SYNC, through, "{fl:#o}");
+            assert_eq!(fl & libc::O_ACCMODE, libc::O_WRONLY);
+        }
+        for p in [
+            MountPolicy::Server,
+            MountPolicy::Desktop,
+            MountPolicy::WindowsWriteThrough,
+        ] {
+            assert_eq!(p.writes_through(), p == MountPolicy::WindowsWriteThrough);
         }
     }
 

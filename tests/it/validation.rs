@@ -641,12 +641,14 @@ fn fat16_fat32_figures(dir: &Path, policy: &str) -> ((f64, f64), (f64, f64)) {
 /// FAT32 4 KiB). The kernel vfat this host lacks runs in the QEMU lab, under
 /// `--mount-policy windows-write-through` and under the server policy.
 /// What is checked is the approximation's mechanism, as docs/VALIDATION.md
-/// explains it: vfat mounted `sync` writes both FATs for every cluster it
-/// allocates, so its requests follow the cluster count (FAT32 at 4 KiB
-/// makes about twice FAT16's at 8 KiB) and write-through costs FAT32 more
-/// than it costs FAT16. The row itself (9.3x published) is a miss, printed.
+/// explains it: Windows' FAT driver writes the FAT and the directory entry
+/// once a write request, and so does vfat for a file opened O_SYNC, so the
+/// requests follow the program's write calls, not the clusters (FAT32 at
+/// 4 KiB makes about as many as FAT16 at 8 KiB, where a `sync` mount made
+/// twice as many, four a cluster), and writing through costs both more than
+/// the server policy. The row itself (9.3x published) is a miss, printed.
 #[test]
-fn windows_write_through_fat_writes_follow_the_cluster_count() {
+fn windows_write_through_fat_writes_follow_the_write_requests() {
     use crate::common::lab;
     if !lab::qemu_ready() || !have(&["mkfs.fat"]) {
         return;
@@ -680,16 +682,18 @@ fn windows_write_through_fat_writes_follow_the_cluster_count() {
         "VALIDATION 004 lab: requests FAT16 {req16}, FAT32 {req32}; device s write-through \
          {t16:.2} / {t32:.2}, server {s16:.2} / {s32:.2}"
     );
-    // Two FATs, each written for the new cluster's entry and the link to it.
+    // A `sync` mount wrote both FATs for each cluster: at least two requests
+    // a cluster. Written through a request at a time, the 2 MiB file's two
+    // write calls make far fewer, and as many on FAT32 as on FAT16.
     let clusters16 = (2 * MIB / 8192) as f64;
     assert!(
-        req16 >= 2.0 * clusters16,
-        "FAT16 under sync: {req16} requests for {clusters16} clusters: not per cluster any more"
+        req16 < clusters16,
+        "FAT16 written through: {req16} requests for {clusters16} clusters: per cluster again"
     );
     let req_ratio = req32 / req16;
     assert!(
-        (1.6..=2.4).contains(&req_ratio),
-        "FAT32 at 4 KiB made {req_ratio:.2}x FAT16 at 8 KiB's requests (the clusters: 2x)"
+        (0.67..=1.5).contains(&req_ratio),
+        "FAT32 at 4 KiB made {req_ratio:.2}x FAT16 at 8 KiB's requests: not per request"
     );
     row(
         "004 10 MB file, FAT32 / FAT16 time, write-through",
@@ -697,13 +701,8 @@ fn windows_write_through_fat_writes_follow_the_cluster_count() {
         t32 / t16,
     );
     assert!(
-        t32 > 1.3 * t16,
-        "write-through: FAT32 {t32:.2} s, FAT16 {t16:.2} s"
-    );
-    assert!(
-        t32 / t16 > 1.2 * (s32 / s16),
-        "write-through should cost FAT32 more than FAT16: {:.2} against {:.2} under server",
-        t32 / t16,
-        s32 / s16
+        t16 > s16 && t32 > s32,
+        "writing through should cost more than the server policy: FAT16 {t16:.2} against \
+         {s16:.2} s, FAT32 {t32:.2} against {s32:.2} s"
     );
 }

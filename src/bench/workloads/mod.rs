@@ -32,6 +32,9 @@ pub struct Ctx<'a> {
     pub data: &'a Data,
     /// System calls issued (open, read, write, fsync, stat, unlink, ...).
     pub ops: u64,
+    /// Files are written through, each write call synchronous (the
+    /// windows-write-through policy: [`crate::fs::policy::writing`]).
+    pub through: bool,
 }
 
 impl Ctx<'_> {

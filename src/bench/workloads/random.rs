@@ -175,8 +175,7 @@ impl Workload for RandomWrite {
     }
     fn run(&self, ctx: &mut Ctx) -> Result<Outcome> {
         let p = path(ctx);
-        let f = std::fs::OpenOptions::new()
-            .write(true)
+        let f = crate::fs::policy::writing(ctx.through)
             .open(&p)
             .map_err(|e| Error::io(&p, e))?;
         ctx.ops += 1;
@@ -279,6 +278,7 @@ mod tests {
             scale: 0.001,
             data: &data,
             ops: 0,
+            through: false,
         };
         RandomWrite.prepare(&mut ctx).unwrap();
         verify_blocks(&ctx).unwrap();

@@ -1,6 +1,6 @@
 //! `append`: a log appended to, each line fsynced.
 
-use super::{io, write_file, Ctx, Promise, Workload};
+use super::{io, Ctx, Promise, Workload};
 use crate::Result;
 use std::io::Write;
 
@@ -22,7 +22,7 @@ impl Workload for Append {
     }
 
     fn prepare(&self, c: &mut Ctx) -> Result<()> {
-        write_file(&c.path(LOG), b"", true)?;
+        c.write_file(&c.path(LOG), b"", true)?;
         let at = c.at();
         c.oracle.appended(LOG, b"", at);
         Ok(())
@@ -30,7 +30,7 @@ impl Workload for Append {
 
     fn run(&self, c: &mut Ctx) -> Result<()> {
         let p = c.path(LOG);
-        let mut f = std::fs::OpenOptions::new()
+        let mut f = crate::fs::policy::writing(c.through)
             .append(true)
             .open(&p)
             .map_err(io("cannot open", &p))?;

@@ -1,6 +1,6 @@
 //! `copy`: a folder of photos copied, then `sync`.
 
-use super::{write_file, Ctx, Promise, Workload};
+use super::{Ctx, Promise, Workload};
 use crate::Result;
 
 pub struct CopyFolder;
@@ -25,7 +25,7 @@ impl Workload for CopyFolder {
             let rel = format!("DCIM/IMG_{i:04}.JPG");
             let n = sc.photo_bytes / 2 + c.rng.below(sc.photo_bytes as u64) as usize;
             let b = c.bytes(n);
-            write_file(&c.path(&rel), &b, false)?;
+            c.write_file(&c.path(&rel), &b, false)?;
             let at = c.at();
             c.oracle.set(&rel, Some(&b), at);
         }

@@ -72,6 +72,9 @@ pub struct Ctx<'a> {
     pub rng: &'a mut Rng,
     pub scale: Scale,
     pub pos: Pos<'a>,
+    /// Files are written through, each write call synchronous (the
+    /// windows-write-through policy: [`crate::fs::policy::writing`]).
+    pub through: bool,
 }
 
 impl Ctx<'_> {
@@ -90,6 +93,20 @@ impl Ctx<'_> {
         let mut b = vec![0; n];
         self.rng.fill(&mut b);
         b
+    }
+
+    /// Create (or truncate) `p` and write `bytes`, fsynced if `fsync`.
+    pub fn write_file(&self, p: &Path, bytes: &[u8], fsync: bool) -> Result<()> {
+        let mut f = crate::fs::policy::writing(self.through)
+            .create(true)
+            .truncate(true)
+            .open(p)
+            .map_err(io("cannot create", p))?;
+        f.write_all(bytes).map_err(io("cannot write", p))?;
+        if fsync {
+            f.sync_all().map_err(io("cannot fsync", p))?;
+        }
+        Ok(())
     }
 
     /// `sync`: then everything written is durable.
@@ -142,7 +159,7 @@ pub fn prepare(w: &dyn Workload, c: &mut Ctx) -> Result<()> {
     for i in 0..8 {
         let rel = format!("old/keep{i}.dat");
         let b = c.bytes(4096 << (i % 6));
-        write_file(&c.path(&rel), &b, true)?;
+        c.write_file(&c.path(&rel), &b, true)?;
         let at = c.at();
         c.oracle.set(&rel, Some(&b), at);
         c.oracle.mark_old(&rel);
@@ -154,15 +171,6 @@ pub fn prepare(w: &dyn Workload, c: &mut Ctx) -> Result<()> {
 /// What a failed file operation says: `{what} {path}: {error}`.
 pub fn io<'a>(what: &'a str, p: &'a Path) -> impl FnOnce(std::io::Error) -> Error + 'a {
     move |e| Error::work(format!("{what} {}: {e}", p.display()))
-}
-
-pub fn write_file(p: &Path, bytes: &[u8], fsync: bool) -> Result<()> {
-    let mut f = std::fs::File::create(p).map_err(io("cannot create", p))?;
-    f.write_all(bytes).map_err(io("cannot write", p))?;
-    if fsync {
-        f.sync_all().map_err(io("cannot fsync", p))?;
-    }
-    Ok(())
 }
 
 pub fn fsync_dir(p: &Path) -> Result<()> {

@@ -1,7 +1,7 @@
 //! `reorganize`: folders renamed, files moved and deleted; `sync` after each
 //! round.
 
-use super::{io, mkdir, write_file, Ctx, Promise, Workload};
+use super::{io, mkdir, Ctx, Promise, Workload};
 use crate::Result;
 
 pub struct Reorganize;
@@ -26,7 +26,7 @@ impl Workload for Reorganize {
         for i in 0..c.scale.moves * 3 {
             let rel = format!("inbox/item{i}.txt");
             let b = c.bytes(2048 + 1024 * (i % 5));
-            write_file(&c.path(&rel), &b, false)?;
+            c.write_file(&c.path(&rel), &b, false)?;
             let at = c.at();
             c.oracle.set(&rel, Some(&b), at);
         }

@@ -1,7 +1,7 @@
 //! `save`: an editor's save, again and again: write a temp file, fsync it,
 //! rename it over the document, fsync the folder.
 
-use super::{fsync_dir, io, write_file, Ctx, Promise, Workload};
+use super::{fsync_dir, io, Ctx, Promise, Workload};
 use crate::Result;
 
 pub struct Save;
@@ -23,7 +23,7 @@ impl Workload for Save {
 
     fn prepare(&self, c: &mut Ctx) -> Result<()> {
         let b = c.bytes(24 << 10);
-        write_file(&c.path(DOC), &b, true)?;
+        c.write_file(&c.path(DOC), &b, true)?;
         let at = c.at();
         c.oracle.set(DOC, Some(&b), at);
         Ok(())
@@ -34,7 +34,7 @@ impl Workload for Save {
             let n = (16 << 10) + c.rng.below(48 << 10) as usize;
             let b = c.bytes(n);
             let tmp = c.path(".report.doc.tmp");
-            write_file(&tmp, &b, true)?;
+            c.write_file(&tmp, &b, true)?;
             std::fs::rename(&tmp, c.path(DOC)).map_err(io("cannot rename", &tmp))?;
             let at = c.at();
             c.oracle.set(DOC, Some(&b), at);

@@ -21,6 +21,7 @@ fn run(w: &dyn Workload) -> (tempfile::TempDir, Oracle, u64) {
         rng: &mut rng,
         scale: Scale::new(true),
         pos: &pos,
+        through: false,
     };
     prepare(w, &mut c).unwrap();
     w.run(&mut c).unwrap();

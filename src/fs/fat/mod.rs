@@ -151,14 +151,17 @@ const FAT_INFO: FsInfo = FsInfo {
             sync_ignored: Some("fusefat writes nothing until unmount"),
         }),
         windows: Some("fastfat"),
-        // fs/fat/inode.c `fat_add_cluster` allocates one cluster at a time,
-        // and under `sync` fatent.c `fat_alloc_clusters` and misc.c
-        // `fat_chain_add` write each allocation to both FATs at once (the QEMU
-        // lab's trace: about 4 requests a cluster). Windows' fastfat writes
-        // the FAT once a request, allocating up to 32 times what the write
-        // needs (Windows-driver-samples filesys/fastfat, write.c, cachesup.c).
+        // Under the approximation (files O_SYNC, no `sync` mount) vfat
+        // allocates a request's clusters in the page cache and writes both
+        // FATs, the directory entry and the data when the request ends
+        // (fs/fat/file.c `fat_file_fsync`), as Windows' fastfat does at the
+        // end of a request (Windows-driver-samples filesys/fastfat,
+        // cachesup.c); fastfat also allocates up to 32 times what a
+        // growing file's write needs (write.c), so small appends cost it
+        // fewer FAT writes. (Mounted `sync`, vfat wrote both FATs for every
+        // cluster: fatent.c `fat_alloc_clusters`.)
         kernel_sync: Some(
-            "vfat's sync writes both FATs every cluster, Windows' driver every write request",
+            "Windows' fastfat allocates ahead of a growing file: fewer FAT writes on small appends",
         ),
     },
     // flush: vfat writes back early when the last file handle closes.

@@ -613,14 +613,12 @@ pub const INFO: FsInfo = FsInfo {
             sync_ignored: None,
         }),
         windows: Some("ntfs"),
-        // The QEMU lab (Debian's Linux 6.12.95): 20 files of 3 MiB written
-        // in 1 MiB blocks into a folder on ntfs3 mounted `sync`, unmounted
-        // and mounted again: 7 to 9 of them read back different from what
-        // was written (0 of 20 without `sync`); bench's read-back check
-        // failed the same way (docs/VALIDATION.md, the DiskBoss seed).
-        kernel_sync: Some(
-            "ntfs3 (Linux 6.12) mounted sync read files back wrong after a remount in fsfit's lab",
-        ),
+        // None known. (Mounted `sync`, ntfs3 of Linux 6.12.95 read 7 to 9 of
+        // 20 files back different after a remount in the QEMU lab; the
+        // policy mounts `dirsync` and writes files O_SYNC instead, and
+        // every read-back of the DiskBoss seed's workloads under it matched:
+        // docs/VALIDATION.md.)
+        kernel_sync: None,
     },
     mount_options: &["sync"],
     // udisks2 data/builtin_mount_options.conf: `ntfs3_defaults` for the
