@@ -209,7 +209,7 @@ pub fn flags_for(
 ) -> Vec<String> {
     let mut flags = Vec::new();
     if !have_counters {
-        flags.push("no-device-counters".to_string());
+        flags.push(super::flags::NO_DEVICE_COUNTERS.to_string());
     } else {
         // Judged on the phase's own device reads, during its own timing:
         // what the remount before it read (mount_read_bytes) is metadata or
@@ -225,18 +225,18 @@ pub fn flags_for(
             _ => false,
         };
         if suspect {
-            flags.push("cache-suspect".to_string());
+            flags.push(super::flags::CACHE_SUSPECT.to_string());
         }
         if phase == Phase::Write
             && runs
                 .iter()
                 .any(|r| (r.device_write_bytes as f64) < 0.9 * bytes as f64)
         {
-            flags.push("write-not-durable".to_string());
+            flags.push(super::flags::WRITE_NOT_DURABLE.to_string());
         }
     }
     if cv_pct > 10.0 {
-        flags.push("high-cv".to_string());
+        flags.push(super::flags::HIGH_CV.to_string());
     }
     flags
 }
@@ -392,7 +392,7 @@ pub fn run_workloads(
             wr.scale = Some(scale);
         }
         if cold.partial(w.phase()) {
-            wr.flags.push("cache-drop-partial".into());
+            wr.flags.push(super::flags::CACHE_DROP_PARTIAL.into());
         }
         res.workloads.push(wr);
         // Free the family's space after its last selected workload.
@@ -685,7 +685,7 @@ fn summarize(
     #[cfg(not(target_os = "linux"))]
     let simulated = Vec::new();
     if error.is_some() {
-        flags.push("failed".into());
+        flags.push(super::flags::FAILED.into());
     }
     WorkloadResult {
         name: w.name().into(),

@@ -10,6 +10,7 @@
 pub mod cache;
 #[cfg(any(target_os = "linux", windows))]
 pub mod counters;
+pub mod flags;
 #[cfg(target_os = "linux")]
 pub mod flash;
 pub mod kinds;

@@ -201,9 +201,9 @@ impl Source {
     pub fn flags<'a>(&self, w: &'a WorkloadResult) -> Vec<&'a str> {
         let mut out: Vec<&str> = w.flags.iter().map(String::as_str).collect();
         if let Source::Sim(_) = self {
-            out.retain(|f| *f != "high-cv");
+            out.retain(|f| *f != super::flags::HIGH_CV);
             if self.cv_pct(w) > 10.0 {
-                out.push("high-cv");
+                out.push(super::flags::HIGH_CV);
             }
         }
         out

@@ -423,12 +423,11 @@ fn run_in_dir(
         Ok(r) => report.results.push(r),
         Err(e) => report.error = Some(report_text(&e)),
     }
-    report.target.cold_cache = if report
-        .results
-        .iter()
-        .flat_map(|r| &r.workloads)
-        .any(|w| w.flags.iter().any(|f| f == "cache-drop-partial"))
-    {
+    report.target.cold_cache = if report.results.iter().flat_map(|r| &r.workloads).any(|w| {
+        w.flags
+            .iter()
+            .any(|f| f == super::flags::CACHE_DROP_PARTIAL)
+    }) {
         "fadvise (not root: no drop_caches)".into()
     } else {
         "drop_caches+fadvise".into()
@@ -506,7 +505,7 @@ fn finish(prepared: &Prepared, baseline: usize, report: &mut BenchReport) {
             .iter_mut()
             .flat_map(|r| r.workloads.iter_mut())
         {
-            w.flags.push("host-cache".into());
+            w.flags.push(super::flags::HOST_CACHE.into());
         }
         eprintln!(
             "fsfit: warning: the host's page cache may serve this image's I/O ({}): figures are marked host-cache",

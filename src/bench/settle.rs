@@ -239,19 +239,19 @@ pub fn verdict(samples: &[Sample], min_runs: u32, stopped: Option<Stopped>) -> V
     let (chosen, warmed_up) = judged(samples, min_runs as usize, QUICK.cv_pct);
     let mut flags = Vec::new();
     if warmed_up {
-        flags.push(WARMUP_FLAG.to_string());
+        flags.push(super::flags::WARM_UP.to_string());
     }
     if chosen.iter().any(|&i| samples[i].seconds < MIN_RUN_SECONDS) {
-        flags.push("short-run".to_string());
+        flags.push(super::flags::SHORT_RUN.to_string());
     }
     let waited = !chosen.iter().all(|&i| samples[i].quiet());
     if waited {
-        flags.push("cpu-wait".to_string());
+        flags.push(super::flags::CPU_WAIT.to_string());
     }
     if waited || chosen_cv(samples, &chosen) > QUICK.cv_pct {
         match stopped {
-            Some(Stopped::Budget) => flags.push("budget-spent".to_string()),
-            Some(Stopped::MaxRuns) => flags.push("max-runs".to_string()),
+            Some(Stopped::Budget) => flags.push(super::flags::BUDGET_SPENT.to_string()),
+            Some(Stopped::MaxRuns) => flags.push(super::flags::MAX_RUNS.to_string()),
             _ => {}
         }
     }
@@ -261,9 +261,6 @@ pub fn verdict(samples: &[Sample], min_runs: u32, stopped: Option<Stopped>) -> V
         flags,
     }
 }
-
-/// The flag of a figure whose first runs were set aside as a warm-up.
-pub const WARMUP_FLAG: &str = "warm-up";
 
 /// How the reason of a run set aside as a warm-up begins.
 pub const WARMUP_ASIDE: &str = "a warm-up run";
@@ -385,7 +382,7 @@ mod tests {
         let v = verdict(&plain(&secs), 3, Some(Stopped::Settled));
         assert_eq!(v.chosen, [2, 3, 4, 5, 6]);
         assert!(v.warmed_up);
-        assert_eq!(v.flags, [WARMUP_FLAG]);
+        assert_eq!(v.flags, [crate::bench::flags::WARM_UP]);
         assert!(warmup_reason().starts_with(WARMUP_ASIDE));
         // One first run is enough when it is the one that differs.
         let v = verdict(

@@ -74,7 +74,11 @@ fn median(v: &mut [f64]) -> Option<f64> {
 /// the workload asked to write, the median over the repeats. None without
 /// device counters or bytes.
 pub fn amplification(w: &WorkloadResult) -> Option<f64> {
-    if w.bytes == 0 || w.flags.iter().any(|f| f == "no-device-counters") {
+    if w.bytes == 0
+        || w.flags
+            .iter()
+            .any(|f| f == crate::bench::flags::NO_DEVICE_COUNTERS)
+    {
         return None;
     }
     let mut v: Vec<f64> = w

@@ -28,22 +28,9 @@ pub struct Page {
     pub charts: Vec<Chart>,
 }
 
-/// What each flag means, for the glossary.
+/// What each flag means, for the glossary and the flags' tooltips.
 fn flag_meaning(f: &str) -> &'static str {
-    match f {
-        "cache-suspect" => "the device delivered less than 90 % of the bytes read (or nothing, for a scan): the figure probably comes from a cache, not the drive",
-        "write-not-durable" => "the device wrote less than 90 % of the bytes asked within the timing: part of the write may not have reached the drive",
-        "high-cv" => "the runs differ by more than 10 % (coefficient of variation): take the median with care, or run more repeats",
-        "no-device-counters" => "no block-device counters were available: the cache and durability checks could not run",
-        "cache-drop-partial" => "caches could only be dropped per file (posix_fadvise), not globally",
-        "failed" => "the workload failed; see the error",
-        "short-run" => "a timed run took under 0.1 s: too short to time well on a busy machine",
-        "budget-spent" => "more runs were made while the spread stayed over 10 %, until the figure's time budget ran out",
-        "max-runs" => "more runs were made while the spread stayed over 10 %, up to the most a figure gets",
-        "warm-up" => "the runs did not agree all together, but those after the first one or two did (within 10 %): the figure comes from those, and the first runs are set aside as a warm-up (kept in the JSON)",
-        "cpu-wait" => "too few runs whose tasks waited for a CPU under 10 % of their time: the figure uses the runs that waited least (other programs were busy)",
-        _ => "",
-    }
+    crate::bench::flags::meaning(f)
 }
 
 /// A command line as one would type it again (POSIX-quoted).

@@ -1,45 +1,12 @@
 //! The human table at the end of `fsfit bench`: one row per workload, one
 //! column per config, MB/s or files/s, relative to the baseline, flags.
 
+use crate::bench::flags::{self, Flag};
 use crate::bench::kinds::{unit_of, Unit};
 use crate::bench::relative::{offset_text, Source};
 use crate::bench::results::{BenchReport, ConfigResult, Run, WorkloadResult};
-use crate::bench::settle::WARMUP_FLAG;
 use crate::units::{iec, short};
 use std::fmt::Write;
-
-/// Flags shown as a mark in the table: (flag, mark, meaning).
-const MARKS: [(&str, &str, &str); 6] = [
-    ("high-cv", "~", "runs vary by more than 10 % (CV)"),
-    (
-        "cpu-wait",
-        "*",
-        "cpu-wait: its runs waited for a CPU over 10 % of their time (other programs were busy)",
-    ),
-    (
-        "short-run",
-        "<",
-        "short-run: a run took under 0.1 s, too short to time well on a busy machine",
-    ),
-    (
-        "cache-suspect",
-        "!",
-        "cache-suspect: under 90 % of the bytes read came from the device",
-    ),
-    (
-        "write-not-durable",
-        "#",
-        "write-not-durable: under 90 % of the bytes written reached the device",
-    ),
-    (
-        "no-device-counters",
-        "?",
-        "no device counters: nothing checks where the bytes went",
-    ),
-];
-
-/// Flags saying why a figure's repeats stopped before its spread settled.
-const STOPPED: [&str; 2] = ["budget-spent", "max-runs"];
 
 // The widest a table line may be: configs go on further pages beyond it.
 use super::WIDTH;
@@ -166,7 +133,7 @@ fn table(o: &mut String, r: &BenchReport, src: &Source, notes: &mut Vec<String>)
                     .map(|n| match c.workloads.iter().find(|w| w.name == *n) {
                         None => ["-".to_string(), String::new(), String::new()],
                         Some(w) if w.error.is_some() => {
-                            ["failed".to_string(), String::new(), String::new()]
+                            [flags::FAILED.to_string(), String::new(), String::new()]
                         }
                         Some(w) => cell(c, n, w, src, notes),
                     }),
@@ -246,12 +213,14 @@ fn cell(
     let mut flag = String::new();
     let mut other = Vec::new();
     for f in src.flags(w) {
-        match MARKS.iter().find(|(name, _, _)| *name == f) {
-            Some((_, mark, _)) => flag.push_str(mark),
+        match flags::get(f) {
+            Some(Flag { mark: Some(m), .. }) => flag.push_str(m),
             // Why the repeats stopped, or that a warm-up was set aside:
             // said once in the footer.
-            None if STOPPED.contains(&f) || f == WARMUP_FLAG => {}
-            None => other.push(f),
+            Some(Flag {
+                said_once: true, ..
+            }) => {}
+            _ => other.push(f),
         }
     }
     if !other.is_empty() {
@@ -298,16 +267,17 @@ fn footer(o: &mut String, r: &BenchReport, notes: &[String]) {
         _ => line,
     };
     let _ = writeln!(o, "\n{line}");
-    let used: Vec<_> = MARKS
+    let used: Vec<_> = flags::ALL
         .iter()
-        .filter(|(name, _, _)| {
+        .filter_map(|f| f.mark.map(|m| (f, m)))
+        .filter(|(f, _)| {
             let srcs = sources(r);
             r.results
                 .iter()
                 .flat_map(|c| &c.workloads)
-                .any(|w| srcs.iter().any(|src| src.flags(w).contains(name)))
+                .any(|w| srcs.iter().any(|src| src.flags(w).contains(&f.name)))
         })
-        .map(|(_, mark, meaning)| format!("{mark} {meaning}"))
+        .map(|(f, mark)| format!("{mark} {}", f.legend))
         .collect();
     if !used.is_empty() {
         // One per line: the legend fits 100 columns too.
@@ -371,7 +341,7 @@ fn after_warmups(r: &BenchReport) -> Vec<String> {
         .flat_map(|c| {
             c.workloads
                 .iter()
-                .filter(|w| w.flags.iter().any(|f| f == WARMUP_FLAG))
+                .filter(|w| w.flags.iter().any(|f| f == flags::WARM_UP))
                 .map(move |w| format!("{}:{} {}", c.fs, short(c.cluster_bytes), w.name))
         })
         .collect()
@@ -451,7 +421,7 @@ marked set_aside)",
             .filter(|w| w.flags.iter().any(|x| x == f))
             .count()
     };
-    let (budget, max) = (count(STOPPED[0]), count(STOPPED[1]));
+    let (budget, max) = (count(flags::BUDGET_SPENT), count(flags::MAX_RUNS));
     if budget + max > 0 {
         let most = all.iter().map(|w| w.runs.len()).max().unwrap_or(0);
         out.push(format!(
@@ -612,7 +582,7 @@ mod tests {
         // A figure after a warm-up: named once under the table, its first
         // runs not counted as runs that waited, no numbered note for the flag.
         let w = &mut r.results[1].workloads[1];
-        w.flags = vec![WARMUP_FLAG.into()];
+        w.flags = vec![flags::WARM_UP.into()];
         let mut first = vec![run(0.25), run(0.4)];
         for x in &mut first {
             x.set_aside = Some(crate::bench::settle::warmup_reason());
