@@ -662,5 +662,19 @@ pub fn powers_of_two(lo: u64, hi: u64) -> Vec<u64> {
     v
 }
 
+/// A well-mixed 64-bit hash of a name's bytes (FNV-1a, then a finaliser):
+/// for the models' and checks' per-name keys, where speed matters and a
+/// rare equal hash only costs a closer look. Not stable across versions.
+pub fn quick_hash(bytes: impl Iterator<Item = u8>) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    h ^ (h >> 33)
+}
+
 #[cfg(test)]
 mod tests;

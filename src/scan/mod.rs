@@ -235,20 +235,6 @@ thread_local! {
     static KEYS: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// A well-mixed 64-bit hash of a name's bytes (FNV-1a, then a finaliser):
-/// for the models' and checks' per-name keys, where speed matters and a
-/// rare equal hash only costs a closer look. Not stable across versions.
-pub fn quick_hash(bytes: impl Iterator<Item = u8>) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in bytes {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h ^= h >> 33;
-    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    h ^ (h >> 33)
-}
-
 /// See [`Dir::may_collide`]: a hash (xxh3) of each name, ASCII upper-cased
 /// and without trailing dots; equal hashes (a real collision or not) say yes.
 fn ascii_keys_collide(entries: &[Entry]) -> bool {

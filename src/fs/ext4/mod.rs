@@ -698,7 +698,7 @@ thread_local! {
 /// the volume's random s_hash_seed) is unknowable before mkfs, and any
 /// well-mixed hash gives the same leaf statistics.
 fn name_hash(name: &[u8]) -> u32 {
-    let h = crate::scan::quick_hash(name.iter().copied());
+    let h = super::quick_hash(name.iter().copied());
     // namei.c: the lowest bit of a dx hash is the "continued" flag.
     (h as u32) & !1
 }

@@ -688,7 +688,7 @@ fn stored_name(name: &OsStr) -> &[u8] {
 
 /// A hash of the ASCII-lowercased bytes.
 fn fold_hash(b: &[u8]) -> u64 {
-    crate::scan::quick_hash(b.iter().map(u8::to_ascii_lowercase))
+    super::quick_hash(b.iter().map(u8::to_ascii_lowercase))
 }
 
 /// Slots one entry takes in its directory under `rule`, or None when the
