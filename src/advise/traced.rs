@@ -123,10 +123,7 @@ fn copy_prefix(
 ) -> std::io::Result<u64> {
     use std::io::Read;
     let src = std::fs::File::open(from)?;
-    let mut dst = crate::fs::policy::writing(through)
-        .create(true)
-        .truncate(true)
-        .open(to)?;
+    let mut dst = crate::fs::policy::create(to, through)?;
     std::io::copy(&mut src.take(len), &mut dst)
 }
 

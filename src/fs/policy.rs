@@ -155,6 +155,11 @@ pub fn writing(through: bool) -> std::fs::OpenOptions {
     o
 }
 
+/// Create (or truncate) `path` to write it, opened as [`writing`] says.
+pub fn create(path: &std::path::Path, through: bool) -> std::io::Result<std::fs::File> {
+    writing(through).create(true).truncate(true).open(path)
+}
+
 /// `driver` (as [`super::drivers::choose`] picked it) mounted under `policy`.
 pub fn apply(fs: &dyn Filesystem, policy: MountPolicy, driver: &Driver) -> Applied {
     let added = options(fs, policy, driver.is_fuse()).join(",");
@@ -313,11 +318,7 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let p = d.path().join("f");
         for through in [false, true] {
-            let f = writing(through)
-                .create(true)
-                .truncate(true)
-                .open(&p)
-                .unwrap();
+            let f = create(&p, through).unwrap();
             // SAFETY: F_GETFL on a descriptor this test owns.
             let fl = unsafe { libc::fcntl(f.as_raw_fd(), libc::F_GETFL) };
             assert_eq!(fl & libc::O_SYNC == libc::O_SYNC, through, "{fl:#o}");

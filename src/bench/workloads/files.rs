@@ -62,11 +62,7 @@ pub fn write(
     fsync: bool,
     buf: &mut [u8],
 ) -> Result<()> {
-    let mut f = crate::fs::policy::writing(ctx.through)
-        .create(true)
-        .truncate(true)
-        .open(path)
-        .map_err(|e| io_err(path, e))?;
+    let mut f = crate::fs::policy::create(path, ctx.through).map_err(|e| io_err(path, e))?;
     ctx.ops += 1;
     let mut off = 0u64;
     // The buffer's content for the previous block, if it holds a whole one.

@@ -97,11 +97,7 @@ impl Ctx<'_> {
 
     /// Create (or truncate) `p` and write `bytes`, fsynced if `fsync`.
     pub fn write_file(&self, p: &Path, bytes: &[u8], fsync: bool) -> Result<()> {
-        let mut f = crate::fs::policy::writing(self.through)
-            .create(true)
-            .truncate(true)
-            .open(p)
-            .map_err(io("cannot create", p))?;
+        let mut f = crate::fs::policy::create(p, self.through).map_err(io("cannot create", p))?;
         f.write_all(bytes).map_err(io("cannot write", p))?;
         if fsync {
             f.sync_all().map_err(io("cannot fsync", p))?;

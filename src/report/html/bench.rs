@@ -1,7 +1,7 @@
 //! The section of one benchmark run: environment, per-workload tables and
 //! charts, relative speed, write amplification, fragmentation.
 
-use super::{flag_meaning, flags_html, kv, shell_line, signed_pct, Out};
+use super::{flags_html, kv, shell_line, signed_pct, Out};
 use crate::bench::relative::Source;
 use crate::bench::results::{BenchReport, ConfigResult};
 use crate::report::charts::figures::{self, config_name, find, ok, throughput, unit, FRAG};
@@ -400,7 +400,7 @@ fn flags(o: &mut Out, d: &BenchReport) {
                 o.html,
                 "<dt><span class=\"flag\">{}</span></dt><dd>{}</dd>",
                 esc(f),
-                esc(flag_meaning(f))
+                esc(crate::bench::flags::meaning(f))
             );
         }
         o.push("</dl>\n");

@@ -28,11 +28,6 @@ pub struct Page {
     pub charts: Vec<Chart>,
 }
 
-/// What each flag means, for the glossary and the flags' tooltips.
-fn flag_meaning(f: &str) -> &'static str {
-    crate::bench::flags::meaning(f)
-}
-
 /// A command line as one would type it again (POSIX-quoted).
 fn shell_line(args: &[String]) -> String {
     crate::quote::join(args)
@@ -130,7 +125,7 @@ fn flags_html<S: AsRef<str>>(flags: &[S]) -> String {
             let f = f.as_ref();
             format!(
                 "<span class=\"flag\" title=\"{}\">{}</span>",
-                esc(flag_meaning(f)),
+                esc(crate::bench::flags::meaning(f)),
                 esc(f)
             )
         })
