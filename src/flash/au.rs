@@ -312,8 +312,8 @@ impl AuDevice {
         if off < wp {
             return self.rewrite(slot, off, len);
         }
-        // The card buffers a partly written last page: a write that
-        // continues inside it does not program that page again.
+        // The card buffers a partly written last page: a write that starts
+        // inside it does not program that page again.
         let page_start = (wp / self.page) * self.page;
         let shared = wp % self.page != 0 && off < page_start + self.page;
         let gap =
@@ -327,6 +327,13 @@ impl AuDevice {
             // Still in the card's buffer: not programmed again.
             self.flash_written -= self.page;
             t -= self.page as f64 * self.write_s;
+            if off > wp {
+                // ... but the bytes the write skips inside it are old
+                // contents: the page is read to fill them before it is
+                // programmed with the write (a read-modify-write whose
+                // program goes with the write's stream).
+                t += self.old_page_s();
+            }
         }
         t += self.copy(gap);
         if wp % self.page != 0 && !shared {
@@ -443,6 +450,36 @@ mod tests {
             assert!(
                 (extra - expected).abs() < 1e-9,
                 "{name}: extra {extra:.6} s, two read-modify-writes are {expected:.6} s"
+            );
+        }
+    }
+
+    /// A write that starts later inside the page the last one left partial
+    /// (a file ending mid-page, the next file at its next cluster in the same
+    /// page) skips bytes whose old contents must be kept: the card reads the
+    /// page to fill them before programming it with the write. Only a write
+    /// that continues exactly where the last one ended merges nothing.
+    #[test]
+    fn a_write_that_skips_bytes_inside_the_buffered_page_reads_it() {
+        for name in [
+            "sd-2006-small-eb",
+            "sd-2011-1au",
+            "sd-2013-class10",
+            "usb2-stick",
+        ] {
+            let q = profile(name).unwrap().params;
+            let at = q.fat_area_bytes + 16 * q.au_bytes;
+            let (continued, _) = cost(name, &[w(at, 1024), w(at + 1024, 1024)]);
+            let (skipping, _) = cost(name, &[w(at, 1024), w(at + 2048, 1024)]);
+            let read = q.read_latency_us * 1e-6 + q.page_bytes as f64 / (q.read_mb_s * 1e6);
+            // and, as any write that does not continue the last, the floor
+            // of a lone write where the card has one
+            let expected = read + q.write_latency_us * 1e-6;
+            let extra = skipping - continued;
+            assert!(
+                (extra - expected).abs() < 1e-9,
+                "{name}: skipping 1 KiB inside the buffered page costs {extra:.6} s, \
+                 reading the page (and the floor) is {expected:.6} s"
             );
         }
     }
