@@ -217,9 +217,13 @@ pub struct Simulation {
     /// Why this method (the traced copy's fallback says what was missing).
     pub why: String,
     pub profile: String,
-    /// Where the simulated volume starts on the flash (fdisk's 1 MiB), and
-    /// what that is against the profile's pages and AUs.
-    pub alignment: crate::flash::Alignment,
+    /// Where the choice's simulated volume starts on the flash (its plan's
+    /// partition start, [`plan::volume_start`]), and what that is against
+    /// the profile's pages and AUs. Each candidate's figure assumes its own
+    /// plan's start, which its `plan` states. Set once the ranking knows
+    /// the choice.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub alignment: Option<crate::flash::Alignment>,
     pub mount_policy: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sample: Option<TracedSample>,
@@ -239,7 +243,7 @@ impl Simulation {
             method: "synthetic",
             why,
             profile: profile.name.clone(),
-            alignment: Simulation::alignment(profile),
+            alignment: None,
             mount_policy: policy.name,
             sample: None,
             seconds: 0.0,
@@ -251,11 +255,6 @@ impl Simulation {
     /// A traced copy of the user's files, not the synthetic estimate.
     pub fn is_traced(&self) -> bool {
         self.method == "traced"
-    }
-
-    /// Every advise simulation puts the volume where fdisk does.
-    pub fn alignment(profile: &crate::flash::Profile) -> crate::flash::Alignment {
-        crate::flash::Alignment::of(profile, crate::bench::results::DEFAULT_PARTITION_OFFSET)
     }
 
     /// The traced figure of a config, if it has one.

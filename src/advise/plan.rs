@@ -66,6 +66,20 @@ pub fn layout_of(
     Ok((l, problem))
 }
 
+/// Where the plan of `fs` at `cluster` puts the volume on a drive of
+/// `volume` bytes for this use (the partition's start; 0 where the
+/// filesystem takes the whole device): the offset every simulated figure
+/// of that candidate assumes, so the figure and the plan printed beside it
+/// are one drive. A candidate fsfit cannot lay out is simulated where
+/// fdisk puts a partition.
+pub fn volume_start(fs_name: &str, cluster: u64, volume: u64, opts: &super::Options) -> u64 {
+    let u = Use::of(&opts.systems, opts.drive.as_ref().map(|d| &d.0));
+    layout_of(fs_name, cluster, volume, &u, "")
+        .map_or(crate::bench::results::DEFAULT_PARTITION_OFFSET, |(l, _)| {
+            l.start
+        })
+}
+
 /// Every candidate's plan, the choice's and runner-up's with them, and
 /// the commands of the choice; a candidate fsfit cannot lay out says why.
 pub fn attach(a: &mut Advice, opts: &super::Options) {

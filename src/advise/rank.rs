@@ -4,8 +4,8 @@
 //! where speed is measured when it can be and assumed (and said so) when not.
 
 use super::{
-    allowed, copy_estimate, prior, systems, Advice, Candidate, Options, Robustness, SpeedKind,
-    SCHEMA,
+    allowed, copy_estimate, prior, systems, Advice, Candidate, Options, Robustness, Simulation,
+    SpeedKind, SCHEMA,
 };
 use crate::fs;
 use crate::scan::TreeCounts;
@@ -181,7 +181,7 @@ pub fn ranking_rule(max: f64, measured: bool) -> Vec<String> {
 fn speeds(good: &mut [Candidate], tree: &TreeCounts, opts: &Options, volume: u64) {
     for c in good.iter_mut() {
         if let (true, Some((p, _))) = (opts.measured.is_empty(), &opts.drive) {
-            let offset = crate::bench::results::DEFAULT_PARTITION_OFFSET;
+            let offset = super::plan::volume_start(&c.fs, c.cluster_bytes, volume, opts);
             let traced = opts.traced();
             let mbps = match traced {
                 // Traced figures compare across filesystems; a config left
@@ -309,7 +309,11 @@ pub fn advise(usage: &UsageReport, opts: &Options) -> Advice {
     why.extend(super::plan::spec_why(
         &good, displaced, systems, volume, fill,
     ));
-    let assumptions = assumptions(usage, opts, order.measured, fill);
+    let simulation = opts.simulation.clone().map(|s| Simulation {
+        alignment: simulated_alignment(&good, usage.volume_bytes, opts),
+        ..s
+    });
+    let assumptions = assumptions(usage, opts, simulation.as_ref(), order.measured, fill);
     let (measured, max) = (order.measured, order.max);
     let mut a = Advice {
         schema: SCHEMA,
@@ -327,7 +331,7 @@ pub fn advise(usage: &UsageReport, opts: &Options) -> Advice {
         tree: tree.clone(),
         speed_measured: measured && good.iter().any(|c| c.speed == SpeedKind::Measured),
         mount_policy: opts.mount_policy.clone(),
-        simulation: opts.simulation.clone(),
+        simulation,
         choice: None,
         tradeoff: tradeoffs.first().cloned(),
         runner_up: None,
@@ -552,31 +556,52 @@ fn seconds(s: f64) -> String {
     }
 }
 
+/// Where the choice's simulated volume starts on the flash: where its plan
+/// puts it.
+fn simulated_alignment(
+    good: &[Candidate],
+    volume: u64,
+    opts: &Options,
+) -> Option<crate::flash::Alignment> {
+    let (p, _) = opts.drive.as_ref()?;
+    let c = good.first()?;
+    let at = super::plan::volume_start(&c.fs, c.cluster_bytes, volume, opts);
+    Some(crate::flash::Alignment::of(p, at))
+}
+
 /// Which figures are assumed, and from where.
-fn assumptions(usage: &UsageReport, opts: &Options, measured: bool, fill: u64) -> Vec<String> {
+fn assumptions(
+    usage: &UsageReport,
+    opts: &Options,
+    simulation: Option<&Simulation>,
+    measured: bool,
+    fill: u64,
+) -> Vec<String> {
     let tree = &usage.tree;
     let mut assumptions = Vec::new();
     assumptions.extend(crate::usage::sparse_note(tree));
     if let (false, Some((p, how))) = (measured, &opts.drive) {
-        let method = match &opts.simulation {
+        let method = match simulation {
             Some(s) if s.is_traced() => {
                 let n = s.sample.as_ref().map_or(0, |x| x.files);
                 format!("{n} of your files (a sample stratified by size) copied onto each candidate with its real driver under {} mounts, the block trace replayed", s.mount_policy)
             }
             _ => "your files copied onto a fresh volume, one after another (synthetic: each file whole, then one metadata block)".to_string(),
         };
-        let at = opts.simulation.as_ref().map_or(String::new(), |s| {
-            format!(
-                "; the volume {} into the flash, {}",
-                crate::bench::relative::offset_text(s.alignment.partition_offset_bytes),
-                s.alignment.said()
-            )
-        });
+        let at = simulation
+            .and_then(|s| s.alignment.as_ref())
+            .map_or(String::new(), |a| {
+                format!(
+                    "; the choice's volume {} into the flash, where its plan puts it: {}",
+                    crate::bench::relative::offset_text(a.partition_offset_bytes),
+                    a.said()
+                )
+            });
         assumptions.push(format!(
             "write speed is simulated, not measured: {method} through flash profile {how}: {}{at}; a profile is a class of device, not your drive",
             p.summary
         ));
-        if let Some(s) = &opts.simulation {
+        if let Some(s) = simulation {
             if !s.is_traced() {
                 assumptions.push(s.why.clone());
             }

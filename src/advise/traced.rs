@@ -244,6 +244,9 @@ pub struct Tracing<'a> {
     pub profile: &'a crate::flash::Profile,
     pub policy: crate::fs::policy::MountPolicy,
     pub volume: u64,
+    /// Where each config's plan puts the volume on the drive
+    /// ([`super::plan::volume_start`]): its traced copy is replayed there.
+    pub volume_start: &'a dyn Fn(&str, u64) -> u64,
     pub budget: Duration,
     pub quiet: bool,
 }
@@ -272,7 +275,7 @@ pub fn run(t: &Tracing, configs: &[(String, u64)]) -> Result<Simulation> {
               trace replayed through the profile"
             .into(),
         profile: t.profile.name.clone(),
-        alignment: Simulation::alignment(t.profile),
+        alignment: None,
         mount_policy: t.policy.name(),
         sample: Some(sample),
         seconds: 0.0,
@@ -368,7 +371,7 @@ fn one(
         command: std::env::args().collect(),
         flash: Some(bench::flash::FlashOptions {
             profiles: vec![t.profile.clone()],
-            partition_offsets: vec![bench::results::DEFAULT_PARTITION_OFFSET],
+            partition_offsets: vec![(t.volume_start)(fs, cluster)],
         }),
         mount_policy: t.policy,
         // One traced run per class: the simulated figure, not the host's

@@ -573,12 +573,15 @@ fn simulate(
     let ranked = advise::advise(r, opts).candidates;
     let configs = advise::traced::pick(&ranked, o.max_overhead);
     super::cancel_on_ctrl_c(advise::measure::stop_by_user);
+    let volume_start =
+        |fs: &str, cluster: u64| advise::plan::volume_start(fs, cluster, r.volume_bytes, opts);
     let t = advise::traced::Tracing {
         paths: &o.walk.paths,
         tree: &r.tree,
         profile,
         policy: o.mount_policy.policy,
         volume: o.volume,
+        volume_start: &volume_start,
         budget: o.budget,
         quiet,
     };

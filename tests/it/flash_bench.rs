@@ -464,16 +464,25 @@ fn advise_flash_ranks_by_the_speed_simulated_on_the_profile() {
     }
     let assumed = v["assumptions"].to_string();
     assert!(assumed.contains("sd-2011-1au (--flash)"), "{assumed}");
-    // Where the simulated volume starts, and what that is on this card:
-    // fdisk's 1 MiB, on its 32 KiB pages but a quarter into its 4 MiB AUs.
+    // Where the simulated volume starts is where the plan printed beside
+    // the figures puts it: on an SD card of 16 GB, the SD layout's one
+    // boundary unit (4 MiB), on this card's pages and AUs, as fsfit format
+    // would make it (not fdisk's 1 MiB, a quarter into its AUs).
     let fall = &v["simulation"]["alignment"];
-    assert_eq!(fall["partition_offset_bytes"], 1 << 20, "{fall}");
-    assert_eq!(fall["into_au_bytes"], 1 << 20, "{fall}");
+    let planned = &v["choice"]["plan"]["partition_start_bytes"];
+    assert_eq!(&fall["partition_offset_bytes"], planned, "{fall}");
+    assert_eq!(fall["partition_offset_bytes"], 4 << 20, "{fall}");
+    assert_eq!(fall["into_au_bytes"], 0, "{fall}");
     assert_eq!(fall["into_page_bytes"], 0, "{fall}");
     assert!(
-        assumed.contains("the volume 1.00 MiB into the flash, on its 32.0 KiB page boundaries, 1.00 MiB into its 4.00 MiB AUs"),
+        assumed.contains("the choice's volume 4.00 MiB into the flash, where its plan puts it: on its 32.0 KiB page and 4.00 MiB AU boundaries"),
         "{assumed}"
     );
+    // Every simulated candidate's plan starts there too: each figure is
+    // simulated where its own plan puts the volume.
+    for c in all.iter().filter(|c| c["speed"] == "simulated") {
+        assert_eq!(c["plan"]["partition_start_bytes"], 4 << 20, "{c}");
+    }
     // --drive, the older name, still works and hides in the help.
     let (old, code) = advise_json(&[path, "--volume", "16G", "--drive", "sd-2011-1au"]);
     assert_eq!(code, Some(0));
