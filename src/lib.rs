@@ -7,6 +7,19 @@
 //!
 //! What each folder holds is described once, in the README's Layout section.
 
+/// How every message fsfit prints on stderr begins (errors, warnings,
+/// notes): one place, which [`say!`] and the width of a one-line error
+/// (units.rs) both read.
+pub const PREFIX: &str = "fsfit: ";
+
+/// One line on stderr, after [`PREFIX`]: `say!("warning: {x}")`.
+#[macro_export]
+macro_rules! say {
+    ($($arg:tt)*) => {
+        eprintln!("{}{}", $crate::PREFIX, format_args!($($arg)*))
+    };
+}
+
 pub mod advise;
 pub mod atomic;
 pub mod bench;

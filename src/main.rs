@@ -22,7 +22,10 @@ fn main() -> ExitCode {
                 .subcommand_name()
                 .map(|c| format!("in fsfit {c} --help"))
                 .unwrap_or_default();
-            eprintln!("{}", fit_list(&format!("fsfit: {e}"), WIDTH, &help));
+            eprintln!(
+                "{}",
+                fit_list(&format!("{}{e}", fsfit::PREFIX), WIDTH, &help)
+            );
             ExitCode::from(e.exit_code())
         }
     }

@@ -289,11 +289,11 @@ pub fn count_as(n: u64, one: &str, many: &str) -> String {
 pub const WIDTH: usize = 100;
 
 /// The first of `lines` (the same refusal, most said first) that fits one
-/// line as main prints it ("fsfit: " before it, [`WIDTH`] columns), else the
+/// line as main prints it ([`crate::PREFIX`] before it, [`WIDTH`] columns), else the
 /// last: what a refusal drops to fit is its description, never the path it
 /// names or what to do instead.
 pub fn first_fitting(lines: impl IntoIterator<Item = String>) -> String {
-    let fits = |l: &str| unicode_width::UnicodeWidthStr::width(l) + "fsfit: ".len() <= WIDTH;
+    let fits = |l: &str| unicode_width::UnicodeWidthStr::width(l) + crate::PREFIX.len() <= WIDTH;
     let mut last = String::new();
     for l in lines {
         if fits(&l) {

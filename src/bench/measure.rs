@@ -578,7 +578,7 @@ fn free_family(site: &Site, dir: &Path) {
     if let Err(e) = std::fs::remove_dir_all(dir) {
         if e.kind() != std::io::ErrorKind::NotFound {
             site.pb
-                .suspend(|| eprintln!("fsfit: warning: {}: {e}", dir.display()));
+                .suspend(|| crate::say!("warning: {}: {e}", dir.display()));
         }
     }
 }
@@ -736,8 +736,9 @@ pub use super::windows::free_space;
 /// five-digit counts, as every line a person reads.
 fn noisy_warning(noisy: usize, figures: usize) -> String {
     format!(
-        "fsfit: warning: {noisy} of {figures} figures vary over 10 % between runs (marked ~): \
-try a higher --repeat"
+        "{}warning: {noisy} of {figures} figures vary over 10 % between runs (marked ~): \
+try a higher --repeat",
+        crate::PREFIX
     )
 }
 

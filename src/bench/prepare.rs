@@ -216,8 +216,8 @@ fn prepare_dir(opts: &Options, need: u64, dir: &Path) -> Result<Prepared> {
     // The user's own volume, partly used: run what fits, and let a
     // workload that does not report that the volume is full.
     if free < need {
-        eprintln!(
-            "fsfit: warning: {} has {} free but the workloads at --scale {} need about {}; \
+        crate::say!(
+            "warning: {} has {} free but the workloads at --scale {} need about {}; \
 those that do not fit will stop with \"the volume is full\"",
             dir.display(),
             iec(free),

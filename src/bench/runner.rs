@@ -446,12 +446,7 @@ fn run_planned(
     let (planned, skipped) = plan(opts, prepared.volume);
     report.skipped = skipped;
     for s in &report.skipped {
-        eprintln!(
-            "fsfit: skipping {}:{}: {}",
-            s.fs,
-            short(s.cluster_bytes),
-            s.reason
-        );
+        crate::say!("skipping {}:{}: {}", s.fs, short(s.cluster_bytes), s.reason);
     }
     if planned.is_empty() {
         return Err(Error::work(
@@ -482,7 +477,7 @@ fn run_planned(
         match cr.run(p) {
             Ok(r) => {
                 if let Some(e) = &r.error {
-                    pb.suspend(|| eprintln!("fsfit: {}:{}: {e}", r.fs, short(r.cluster_bytes)));
+                    pb.suspend(|| crate::say!("{}:{}: {e}", r.fs, short(r.cluster_bytes)));
                 }
                 report.results.push(r);
             }
@@ -507,8 +502,8 @@ fn finish(prepared: &Prepared, baseline: usize, report: &mut BenchReport) {
         {
             w.flags.push(super::flags::HOST_CACHE.into());
         }
-        eprintln!(
-            "fsfit: warning: the host's page cache may serve this image's I/O ({}): figures are marked host-cache",
+        crate::say!(
+            "warning: the host's page cache may serve this image's I/O ({}): figures are marked host-cache",
             report.target.cold_cache
         );
     }

@@ -102,8 +102,8 @@ pub fn run(o: &Options) -> Result<BenchReport> {
     let free = free_space(&o.dir)?;
     let need = runs.space_needed();
     if free < need {
-        eprintln!(
-            "fsfit: warning: {} has {} free but the workloads at --scale {} need about {}; \
+        crate::say!(
+            "warning: {} has {} free but the workloads at --scale {} need about {}; \
 those that do not fit will stop with \"the volume is full\"",
             o.dir.display(),
             iec(free),
@@ -179,7 +179,7 @@ fn in_folder(o: &Options, runs: Runs, pb: &indicatif::ProgressBar) -> Result<Con
     let mut cold = Cold::Unbuffered(std::marker::PhantomData);
     let outcome = measure::run_workloads(&site, &mut cold, &mut res, None);
     if let Err(e) = std::fs::remove_dir_all(&root) {
-        eprintln!("fsfit: warning: {}: {e}", root.display());
+        crate::say!("warning: {}: {e}", root.display());
     }
     outcome?;
     Ok(res)

@@ -41,14 +41,14 @@ pub fn refusal(e: &clap::Error, argv: &[std::ffi::OsString]) -> String {
     let more = command
         .map(|c| format!("in {c} --help"))
         .unwrap_or_default();
-    let mut line = format!("fsfit: {what}{tip}{choices}{help}");
+    let mut line = format!("{}{what}{tip}{choices}{help}", crate::PREFIX);
     if unicode_width::UnicodeWidthStr::width(line.as_str()) > WIDTH {
         // Too long: a similar name stands for the list (the list is in the
         // help); other advice is the first thing to give up, what is wrong
         // and where the help is come first.
         line = match similar {
-            Some(_) => format!("fsfit: {what}{tip}{help}"),
-            None => format!("fsfit: {what}{choices}{help}"),
+            Some(_) => format!("{}{what}{tip}{help}", crate::PREFIX),
+            None => format!("{}{what}{choices}{help}", crate::PREFIX),
         };
     }
     one_line(&line, WIDTH, &more)

@@ -134,7 +134,7 @@ pub fn run(a: &CrashArgs, quiet: bool) -> Result<()> {
         };
         crash::replay(dir, id, out)?;
         if !quiet {
-            eprintln!("fsfit: wrote state {id} to {}", out.display());
+            crate::say!("wrote state {id} to {}", out.display());
         }
         return Ok(());
     }

@@ -64,7 +64,8 @@ pub fn run(a: &EmulateArgs) -> Result<()> {
     super::cancel_on_ctrl_c(|| {});
     let dev = crate::flash::emulate::start(&profile, &a.image, a.size)?;
     super::print_to_stderr(&format!(
-        "fsfit: serving {} as a simulated {} ({}) until Ctrl-C; its timings are the profile's, not a real device's\n",
+        "{}serving {} as a simulated {} ({}) until Ctrl-C; its timings are the profile's, not a real device's\n",
+        crate::PREFIX,
         a.image.display(),
         profile.name,
         profile.summary
@@ -73,8 +74,8 @@ pub fn run(a: &EmulateArgs) -> Result<()> {
         .join(dev.loop_dev().trim_start_matches("/dev/"))
         .join("queue/max_sectors_kb");
     if let Ok(kb) = std::fs::read_to_string(q) {
-        eprintln!(
-            "fsfit: largest request {} KiB (the profile's largest transfer)",
+        crate::say!(
+            "largest request {} KiB (the profile's largest transfer)",
             kb.trim()
         );
     }
@@ -87,6 +88,6 @@ pub fn run(a: &EmulateArgs) -> Result<()> {
         dev.clear_log();
     }
     dev.stop();
-    eprintln!("fsfit: stopped after {served} requests; the loop device is detached");
+    crate::say!("stopped after {served} requests; the loop device is detached");
     Ok(())
 }

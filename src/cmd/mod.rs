@@ -100,8 +100,9 @@ pub fn old_spelling(
         .clone();
     let shown = crate::quote::quote(&input.to_string_lossy());
     print_to_stderr(&format!(
-        "fsfit: note: `{option} {shown}` is the old spelling of `{shown} {option}` \
-         ({shown} read, the output printed); `{option} FILE` now writes FILE\n"
+        "{}note: `{option} {shown}` is the old spelling of `{shown} {option}` \
+         ({shown} read, the output printed); `{option} FILE` now writes FILE\n",
+        crate::PREFIX
     ))
     .ok();
     *dest = Some(std::path::PathBuf::from("-"));

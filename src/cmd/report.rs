@@ -44,7 +44,7 @@ pub fn write(inputs: &inputs::Inputs, path: &Path, png: Option<&Path>) -> Result
     if let Some(dir) = png {
         let (_, warning) = report::png::write(dir, &page.charts)?;
         if let Some(w) = warning {
-            eprintln!("fsfit: warning: {w}");
+            crate::say!("warning: {w}");
         }
     }
     Ok(())

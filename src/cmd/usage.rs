@@ -262,29 +262,29 @@ pub fn walk(
 /// What could not be read or stored as it is, on stderr.
 fn warn(r: &UsageReport) {
     for e in &r.errors {
-        eprintln!("fsfit: warning: {}: {}", e.path.display(), e.message);
+        crate::say!("warning: {}: {}", e.path.display(), e.message);
     }
     if r.tree.errors > r.errors.len() as u64 {
-        eprintln!(
-            "fsfit: warning: {} more entries could not be read",
+        crate::say!(
+            "warning: {} more entries could not be read",
             r.tree.errors - r.errors.len() as u64
         );
     }
     for l in r.listing.iter().flat_map(|l| &l.lacks) {
-        eprintln!("fsfit: note: {l}");
+        crate::say!("note: {l}");
     }
     if r.tree.non_utf8_names > 0 {
         let n = &r.tree.non_utf8_names;
-        eprintln!(
-            "fsfit: warning: {} not valid UTF-8 (FAT, exFAT, NTFS and UDF cannot store {} as {})",
+        crate::say!(
+            "warning: {} not valid UTF-8 (FAT, exFAT, NTFS and UDF cannot store {} as {})",
             crate::units::count_as(*n, "name is", "names are"),
             if *n == 1 { "it" } else { "them" },
             if *n == 1 { "it is" } else { "they are" }
         );
     }
     if r.tree.control_char_names > 0 {
-        eprintln!(
-            "fsfit: warning: {} a newline or another control character",
+        crate::say!(
+            "warning: {} a newline or another control character",
             crate::units::count_as(r.tree.control_char_names, "name holds", "names hold")
         );
     }

@@ -344,7 +344,7 @@ impl Served {
             }
             std::thread::sleep(Duration::from_millis(50));
         }
-        eprintln!("fsfit: {dev} still holds the served file; detaching its FUSE mount lazily");
+        crate::say!("{dev} still holds the served file; detaching its FUSE mount lazily");
         if let Ok(c) = std::ffi::CString::new(self.dir.as_os_str().as_encoded_bytes()) {
             unsafe { libc::umount2(c.as_ptr(), libc::MNT_DETACH) };
         }

@@ -151,14 +151,12 @@ pub fn connection_of(dir: &Path) -> Option<u32> {
 
 pub fn abort_connection(conn: Option<u32>) {
     let Some(c) = conn else {
-        eprintln!(
-            "fsfit: the write recorder's cleanup is stuck and its FUSE connection is unknown"
-        );
+        crate::say!("the write recorder's cleanup is stuck and its FUSE connection is unknown");
         return;
     };
     let ok = ensure_fusectl(c).is_some_and(|abort| std::fs::write(abort, "1").is_ok());
-    eprintln!(
-        "fsfit: cleanup was stuck on the write recorder; {} its FUSE connection {c} so nothing stays stuck",
+    crate::say!(
+        "cleanup was stuck on the write recorder; {} its FUSE connection {c} so nothing stays stuck",
         if ok { "aborted" } else { "could not abort" }
     );
 }

@@ -497,7 +497,7 @@ pub fn check(dev: &str, capacity: u64, id: &Identity) -> crate::Result<()> {
     );
     let verdict = probe(dev, capacity).map_err(|e| {
         if crate::cancel::requested() {
-            eprintln!("fsfit: {e}");
+            crate::say!("{e}");
             crate::Error::Interrupted
         } else {
             e

@@ -262,8 +262,8 @@ fn execute(
     let n = plan.steps.len();
     for (i, s) in plan.steps.iter().enumerate() {
         if crate::cancel::requested() {
-            eprintln!(
-                "fsfit: interrupted before step {} ({}): {}",
+            crate::say!(
+                "interrupted before step {} ({}): {}",
                 i + 1,
                 s.what,
                 left_as(plan, i, made)
