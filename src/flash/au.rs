@@ -411,6 +411,20 @@ mod tests {
         }
     }
 
+    /// Every profile of the AU family, from the registry.
+    fn au_profiles() -> Vec<crate::flash::Profile> {
+        crate::flash::profiles()
+            .into_iter()
+            .filter(|p| p.family == crate::flash::Family::Au)
+            .collect()
+    }
+
+    /// Reading one page's old contents to merge it: the read latency and
+    /// the page at the read speed.
+    fn old_page(q: &Params) -> f64 {
+        q.read_latency_us * 1e-6 + q.page_bytes as f64 / (q.read_mb_s * 1e6)
+    }
+
     fn cost(name: &str, trace: &[Request]) -> (f64, u64) {
         let mut d = AuDevice::new(&profile(name).unwrap().params);
         let t = trace.iter().map(|r| d.serve(r)).sum();
@@ -424,20 +438,14 @@ mod tests {
     /// also programs one page more and leaves one page less to copy.
     #[test]
     fn a_4k_write_across_two_pages_pays_both_pages_read_modify_write() {
-        for name in [
-            "sd-2006-small-eb",
-            "sd-2011-1au",
-            "sd-2013-class10",
-            "usb2-stick",
-        ] {
-            let q = profile(name).unwrap().params;
+        for p in au_profiles() {
+            let (name, q) = (p.name.as_str(), &p.params);
             let at = q.fat_area_bytes + 16 * q.au_bytes;
             let far = at + 3 * q.page_bytes;
             let (aligned, _) = cost(name, &[w(at, 4096), w(far, 4096)]);
             let (shifted, _) = cost(name, &[w(at + 512, 4096), w(far, 4096)]);
             let page = q.page_bytes as f64;
-            let merge =
-                q.read_latency_us * 1e-6 + page / (q.read_mb_s * 1e6) + q.write_latency_us * 1e-6;
+            let merge = old_page(q) + q.write_latency_us * 1e-6;
             let straddles = (512 + 4096) > q.page_bytes;
             let expected = if straddles {
                 page / (q.write_mb_s * 1e6) + 2.0 * merge - page / (q.move_mb_s * 1e6)
@@ -461,20 +469,14 @@ mod tests {
     /// that continues exactly where the last one ended merges nothing.
     #[test]
     fn a_write_that_skips_bytes_inside_the_buffered_page_reads_it() {
-        for name in [
-            "sd-2006-small-eb",
-            "sd-2011-1au",
-            "sd-2013-class10",
-            "usb2-stick",
-        ] {
-            let q = profile(name).unwrap().params;
+        for p in au_profiles() {
+            let (name, q) = (p.name.as_str(), &p.params);
             let at = q.fat_area_bytes + 16 * q.au_bytes;
             let (continued, _) = cost(name, &[w(at, 1024), w(at + 1024, 1024)]);
             let (skipping, _) = cost(name, &[w(at, 1024), w(at + 2048, 1024)]);
-            let read = q.read_latency_us * 1e-6 + q.page_bytes as f64 / (q.read_mb_s * 1e6);
             // and, as any write that does not continue the last, the floor
             // of a lone write where the card has one
-            let expected = read + q.write_latency_us * 1e-6;
+            let expected = old_page(q) + q.write_latency_us * 1e-6;
             let extra = skipping - continued;
             assert!(
                 (extra - expected).abs() < 1e-9,
