@@ -99,13 +99,14 @@ pub fn systems() -> clap::builder::PossibleValuesParser {
 }
 
 /// `--flash`: the flash profiles' names (src/flash/profiles.json), and each
-/// behind each port (`usb3-stick@usb2`), accepted but not listed: the help
-/// and `--list-profiles` say how to name one.
+/// behind each port (`usb3-stick@usb2`) or in a state (`usb2-stick+new`),
+/// accepted but not listed: the help and `--list-profiles` say how to name
+/// one.
 pub fn flash_profiles() -> clap::builder::PossibleValuesParser {
     clap::builder::PossibleValuesParser::new(crate::flash::profile::names().into_iter().map(
         |name| {
-            let behind = name.contains('@');
-            clap::builder::PossibleValue::new(name).hide(behind)
+            let derived = name.contains(['@', '+']);
+            clap::builder::PossibleValue::new(name).hide(derived)
         },
     ))
 }

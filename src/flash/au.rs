@@ -17,6 +17,12 @@
 //! specification's P(N_u) = (N_RU−N_u)·Pw·Pm / ((N_RU−N_u)·Pm + N_u·Pw).
 //! Writes into the FAT area cost their pages only (cards special-case it).
 //!
+//! What a copy moves is the old data: on a device written over before (the
+//! profiles as listed) every page holds some, so an AU closed part-written
+//! copies all its rest; on a new one (`PROFILE+new`) only the pages this
+//! run wrote hold data, and an AU never written before copies nothing
+//! (N_u = 0 in the formula above).
+//!
 //! Pages are programmed whole, so a write that covers part of a page first
 //! reads it to merge the old contents (Bergmann, LWN 428584: a write smaller
 //! than a page is a read-modify-write). That is where a partition off the
@@ -32,6 +38,24 @@
 //! a read-modify-write like the first page's.
 
 use super::{profile::Params, Device, Op, Request};
+use std::collections::HashMap;
+
+/// Set the bits `first..last` of a page bitmap.
+fn set_bits(bits: &mut Vec<u64>, first: u64, last: u64) {
+    for p in first..last {
+        let (word, bit) = ((p / 64) as usize, p % 64);
+        if bits.len() <= word {
+            bits.resize(word + 1, 0);
+        }
+        bits[word] |= 1 << bit;
+    }
+}
+
+/// Whether bit `p` of a page bitmap is set.
+fn bit(bits: &[u64], p: u64) -> bool {
+    bits.get((p / 64) as usize)
+        .is_some_and(|w| w & (1 << (p % 64)) != 0)
+}
 
 /// One open AU.
 #[derive(Clone, Debug)]
@@ -60,17 +84,7 @@ impl Open {
 
     /// Mark pages `first..last` written.
     fn mark(&mut self, first: u64, last: u64) {
-        for p in first..last {
-            let (word, bit) = ((p / 64) as usize, p % 64);
-            if self.pages.len() <= word {
-                self.pages.resize(word + 1, 0);
-            }
-            self.pages[word] |= 1 << bit;
-        }
-    }
-
-    fn pages_written(&self) -> u64 {
-        self.pages.iter().map(|w| u64::from(w.count_ones())).sum()
+        set_bits(&mut self.pages, first, last);
     }
 }
 
@@ -101,6 +115,9 @@ pub struct AuDevice {
     last_write_end: u64,
     flash_written: u64,
     au_copies: u64,
+    /// A new device: only the pages marked here (written by this run, by
+    /// AU) hold data to copy. None: every page holds old data.
+    held: Option<HashMap<u64, Vec<u64>>>,
 }
 
 /// Seconds per byte at `mb_s` decimal MB/s.
@@ -174,7 +191,20 @@ impl AuDevice {
             last_write_end: u64::MAX,
             flash_written: 0,
             au_copies: 0,
+            held: p.new_device.then(HashMap::new),
         }
+    }
+
+    /// Bytes of old data in pages `first..last` of AU `index`: all of them
+    /// on a device written over before, on a new one those this run wrote.
+    fn old_data(&self, index: u64, first: u64, last: u64) -> u64 {
+        let pages = match &self.held {
+            None => last.saturating_sub(first),
+            Some(held) => held.get(&index).map_or(0, |bits| {
+                (first..last).filter(|&p| bit(bits, p)).count() as u64
+            }),
+        };
+        pages * self.page
     }
 
     fn read(&mut self, req: &Request) -> f64 {
@@ -265,7 +295,13 @@ impl AuDevice {
                 self.open.len() - 1
             }
         };
-        t + self.write_open(slot, off, len)
+        t += self.write_open(slot, off, len);
+        // From now on these pages hold data a later copy must move.
+        let (first, last) = (off / self.page, (off + len.max(1)).div_ceil(self.page));
+        if let Some(held) = &mut self.held {
+            set_bits(held.entry(index).or_default(), first, last);
+        }
+        t
     }
 
     /// Open AU `index`, closing the least recently used one if all are open.
@@ -284,11 +320,18 @@ impl AuDevice {
     /// Close slot `i`: copy what was not written in this cycle (one AU copy).
     fn close(&mut self, i: usize) -> f64 {
         let o = self.open.swap_remove(i);
+        let pages = self.au / self.page;
         let (rest, partial) = if o.random {
-            (self.au.saturating_sub(o.pages_written() * self.page), false)
+            // The pages not written in this cycle, each copied if it holds data.
+            let rest = (0..pages)
+                .filter(|&p| !bit(&o.pages, p))
+                .map(|p| self.old_data(o.index, p, p + 1))
+                .sum();
+            (rest, false)
         } else {
             let partial = o.wp % self.page != 0;
-            (self.au - o.wp.div_ceil(self.page) * self.page, partial)
+            let first = o.wp.div_ceil(self.page);
+            (self.old_data(o.index, first, pages), partial)
         };
         // A last page left partial in the buffer is completed from the old
         // contents before the AU is closed.
@@ -316,8 +359,8 @@ impl AuDevice {
         // inside it does not program that page again.
         let page_start = (wp / self.page) * self.page;
         let shared = wp % self.page != 0 && off < page_start + self.page;
-        let gap =
-            ((off / self.page) * self.page).saturating_sub(wp.div_ceil(self.page) * self.page);
+        let index = self.open[slot].index;
+        let gap = self.old_data(index, wp.div_ceil(self.page), off / self.page);
         // In order, only a first page the write starts inside is merged
         // (its earlier part comes from the AU's old copy); a last page left
         // partial waits in the buffer for the write that continues it.
@@ -516,5 +559,35 @@ mod tests {
             across - inside > 0.9 * au as f64 * pm,
             "the straddle costs an AU copy more"
         );
+    }
+
+    /// A new device copies only old data: an AU closed part-written copies
+    /// nothing when it never held any, and when it is opened again, only the
+    /// pages the run wrote there before. Written over before, the same
+    /// writes copy every AU's whole rest. On every AU profile.
+    #[test]
+    fn a_new_device_copies_only_what_the_run_wrote() {
+        for p in au_profiles() {
+            let (au, page) = (p.params.au_bytes, p.params.page_bytes);
+            // An AU past the FAT area: page 0, settled, then page 2.
+            let base = (p.params.fat_area_bytes / au + 2) * au;
+            let run = |q: &crate::flash::Profile| {
+                let mut d = q.device();
+                d.serve(&w(base, page));
+                d.settle();
+                d.serve(&w(base + 2 * page, page));
+                d.settle();
+                (d.flash_bytes_written(), d.au_copies())
+            };
+            let new = crate::flash::profile::profile(&format!("{}+new", p.name)).unwrap();
+            assert!(new.params.new_device && !p.params.new_device);
+            // Two pages written, and page 0 copied once, where the second
+            // write skips it: nothing of the never-written rest.
+            assert_eq!(run(&new), (3 * page, 0), "{}", p.name);
+            // Written over before: each close copies the AU's rest, and the
+            // second opening copies the two pages it skips.
+            let used = (au - page) + 2 * page + page + (au - 3 * page) + page;
+            assert_eq!(run(&p), (used, 2), "{}", p.name);
+        }
     }
 }

@@ -67,6 +67,11 @@ pub struct Params {
     pub bus_read_mb_s: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bus_write_mb_s: Option<f64>,
+    /// No page holds data before the run (`PROFILE+new`): closing an AU
+    /// copies only what the run itself wrote there. Unset, every AU holds
+    /// old data, as on a device written over before.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub new_device: bool,
 }
 
 /// One profile: name, family, parameters and their sources.
@@ -86,6 +91,10 @@ pub struct Profile {
     /// The port this device is put behind (`NAME@PORT`); None in the data.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub port: Option<String>,
+    /// The state it starts in (`NAME+STATE`); None in the data: a device
+    /// written over before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<String>,
 }
 
 /// What a port imposes on a device plugged into it: the transport's
@@ -137,10 +146,46 @@ impl Port {
     }
 }
 
+/// A state a device may start in (`--flash usb2-stick+new`): the profiles
+/// describe a device written over before, where every AU it closes holds
+/// old data to copy; a new one holds none.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct State {
+    pub name: String,
+    pub summary: String,
+    pub sources: BTreeMap<String, String>,
+}
+
+impl State {
+    /// `p` starting in this state, named `p+state`. Only the AU family
+    /// copies what an AU held before; a page-mapped profile's figures would
+    /// not change, so it is refused rather than named twice.
+    pub fn apply(&self, p: &Profile) -> Result<Profile> {
+        if p.family != Family::Au {
+            return Err(Error::input(format!(
+                "--flash {}+{}: a page-mapped profile copies no AUs, so its state changes nothing",
+                p.name, self.name
+            )));
+        }
+        let mut out = p.clone();
+        out.params.new_device = true;
+        out.name = format!("{}+{}", p.name, self.name);
+        out.state = Some(self.name.clone());
+        out.summary = format!("{}, {}", p.summary, self.summary);
+        for (k, v) in &self.sources {
+            out.sources
+                .insert(k.clone(), format!("{} state: {v}", self.name));
+        }
+        Ok(out)
+    }
+}
+
 #[derive(Deserialize)]
 struct File {
     profiles: Vec<Profile>,
     ports: Vec<Port>,
+    states: Vec<State>,
 }
 
 fn file() -> File {
@@ -157,15 +202,30 @@ pub fn ports() -> Vec<Port> {
     file().ports
 }
 
+/// Every state a profile of the AU family may start in (`PROFILE+STATE`).
+pub fn states() -> Vec<State> {
+    file().states
+}
+
 /// Every profile `--flash` takes: each profile, then each behind each
-/// port, as the simulation would run it.
+/// port, then each of those of the AU family in each state, as the
+/// simulation would run it.
 pub fn every() -> Vec<Profile> {
-    let File { profiles, ports } = file();
+    let File {
+        profiles,
+        ports,
+        states,
+    } = file();
     let behind: Vec<Profile> = ports
         .iter()
         .flat_map(|q| profiles.iter().map(move |p| q.apply(p)))
         .collect();
-    profiles.into_iter().chain(behind).collect()
+    let placed: Vec<Profile> = profiles.into_iter().chain(behind).collect();
+    let started: Vec<Profile> = states
+        .iter()
+        .flat_map(|s| placed.iter().filter_map(move |p| s.apply(p).ok()))
+        .collect();
+    placed.into_iter().chain(started).collect()
 }
 
 /// Every name `--flash` takes, in the order of [`every`].
@@ -187,21 +247,33 @@ fn named<'a, T>(
     })
 }
 
-/// The profile called `name` (`PROFILE` or `PROFILE@PORT`), or an input
-/// error listing the names.
+/// The profile called `name` (`PROFILE`, `PROFILE@PORT`, either with
+/// `+STATE`), or an input error listing the names.
 pub fn profile(name: &str) -> Result<Profile> {
-    let (base, port) = match name.split_once('@') {
-        Some((b, q)) => (b, Some(q)),
+    let (placed, state) = match name.split_once('+') {
+        Some((p, s)) => (p, Some(s)),
         None => (name, None),
     };
-    let File { profiles, ports } = file();
-    let what = format!("unknown flash profile '{base}'");
-    let found = named(&profiles, base, |p| p.name.as_str(), what)?;
-    let Some(port) = port else {
-        return Ok(found.clone());
+    let (base, port) = match placed.split_once('@') {
+        Some((b, q)) => (b, Some(q)),
+        None => (placed, None),
     };
-    let what = format!("unknown port '{port}' in --flash {name}");
-    Ok(named(&ports, port, |q| q.name.as_str(), what)?.apply(found))
+    let File {
+        profiles,
+        ports,
+        states,
+    } = file();
+    let what = format!("unknown flash profile '{base}'");
+    let mut found = named(&profiles, base, |p| p.name.as_str(), what)?.clone();
+    if let Some(port) = port {
+        let what = format!("unknown port '{port}' in --flash {name}");
+        found = named(&ports, port, |q| q.name.as_str(), what)?.apply(&found);
+    }
+    let Some(state) = state else {
+        return Ok(found);
+    };
+    let what = format!("unknown state '{state}' in --flash {name}");
+    named(&states, state, |s| s.name.as_str(), what)?.apply(&found)
 }
 
 /// Parse `--flash a,b,c` into profiles (each must exist; no duplicates).
@@ -313,6 +385,7 @@ impl Profile {
             "params": self.params,
             "sources": sources,
             "port": self.port,
+            "state": self.state,
         })
     }
 }
@@ -450,5 +523,34 @@ mod tests {
         assert_eq!(parse_list("usb2-stick,sd-2011-1au").unwrap().len(), 2);
         assert!(parse_list("usb2-stick,usb2-stick").is_err());
         assert!(parse_list(",").is_err());
+    }
+
+    /// A state changes what the device held before and nothing else; it
+    /// goes with a port (`PROFILE@PORT+STATE`), is listed for every AU
+    /// profile, and is refused where it would change nothing.
+    #[test]
+    fn a_state_starts_an_au_profile_new() {
+        let used = profile("usb3-stick@usb2").unwrap();
+        let new = profile("usb3-stick@usb2+new").unwrap();
+        assert_eq!(
+            (new.name.as_str(), new.state.as_deref(), new.port.as_deref()),
+            ("usb3-stick@usb2+new", Some("new"), Some("usb2"))
+        );
+        let mut q = new.params.clone();
+        assert!(q.new_device && !used.params.new_device);
+        q.new_device = false;
+        assert_eq!(q, used.params, "only the state differs");
+        assert!(new.sources["new_device"].starts_with("new state: SD Physical Layer spec"));
+        let e = profile("microsd-a1+new").unwrap_err();
+        assert_eq!(e.exit_code(), 2);
+        assert!(e.to_string().contains("page-mapped"), "{e}");
+        let e = profile("usb2-stick+old").unwrap_err();
+        assert!(e.to_string().contains("unknown state 'old'") && e.to_string().contains("new"));
+        let aus = profiles().iter().filter(|p| p.family == Family::Au).count();
+        let started = every().iter().filter(|p| p.state.is_some()).count();
+        assert_eq!(started, aus * (1 + ports().len()));
+        for p in every() {
+            assert_eq!(profile(&p.name).unwrap().params, p.params, "{}", p.name);
+        }
     }
 }

@@ -56,6 +56,10 @@ pub fn profiles(all: &[Profile], sources: bool) -> String {
             q.name, q.summary, p.bus_read_mb_s, p.bus_write_mb_s
         );
     }
+    let states = crate::flash::profile::states();
+    for s in &states {
+        let _ = writeln!(o, "PROFILE+{}: an AU profile {}", s.name, s.summary);
+    }
     if !sources {
         o.push('\n');
         for p in all {
@@ -73,6 +77,12 @@ pub fn profiles(all: &[Profile], sources: bool) -> String {
     for q in &ports {
         let _ = writeln!(o, "\nPROFILE@{}: the profile {}", q.name, q.summary);
         for (k, v) in &q.sources {
+            let _ = writeln!(o, "  {k}: {v}");
+        }
+    }
+    for s in &states {
+        let _ = writeln!(o, "\nPROFILE+{}: an AU profile {}", s.name, s.summary);
+        for (k, v) in &s.sources {
             let _ = writeln!(o, "  {k}: {v}");
         }
     }
