@@ -47,8 +47,9 @@ pub struct BenchArgs {
     /// (a class of stick or card each): every run's block requests are
     /// traced and replayed through the model. The table then shows the
     /// simulated figures; the host's stay in the JSON. PROFILE@usb2 puts
-    /// one behind a USB 2 port (a USB 3 stick in a USB 2 socket). See
-    /// --list-profiles.
+    /// one behind a USB 2 port (a USB 3 stick in a USB 2 socket);
+    /// PROFILE+new starts it new (a profile is a device written over
+    /// before, whose every AU holds old data to copy). See --list-profiles.
     #[arg(long, value_name = "PROFILE,...", value_delimiter = ',', value_parser = flash_profiles(), conflicts_with = "dir")]
     pub flash: Vec<String>,
 

@@ -235,4 +235,10 @@ fn list_profiles_json_has_the_contract_fields() {
     let most = |p: &Value| p["max_transfer_bytes"].as_u64().unwrap();
     assert!(most(b) < most(o), "{behind}");
     assert_eq!(b["au_bytes"], o["au_bytes"]);
+    // And each AU profile started new, saying so in its state and params.
+    let new = all.iter().find(|p| p["name"] == "usb3-stick@usb2+new");
+    let new = new.expect("usb3-stick@usb2+new listed");
+    assert!(own["state"].is_null() && new["state"] == "new", "{new}");
+    assert!(o["new_device"].is_null() && new["params"]["new_device"] == true);
+    assert!(!all.iter().any(|p| p["name"] == "microsd-a1+new"));
 }
