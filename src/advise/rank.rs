@@ -597,8 +597,9 @@ fn assumptions(
                     a.said()
                 )
             });
+        let held = p.state_said().map_or(String::new(), |s| format!("; {s}"));
         assumptions.push(format!(
-            "write speed is simulated, not measured: {method} through flash profile {how}: {}{at}; a profile is a class of device, not your drive",
+            "write speed is simulated, not measured: {method} through flash profile {how}: {}{at}{held}; a profile is a class of device, not your drive",
             p.summary
         ));
         if let Some(s) = simulation {

@@ -357,6 +357,23 @@ impl Profile {
         }
     }
 
+    /// For people, beside every simulated figure: what the device held
+    /// before the run, which decides what closing an AU copies. None for a
+    /// page-mapped profile, which copies no AUs.
+    pub fn state_said(&self) -> Option<String> {
+        if self.family != Family::Au {
+            return None;
+        }
+        Some(if self.params.new_device {
+            "started new: an AU it closes copies only what the run wrote there".to_string()
+        } else {
+            format!(
+                "written over before: each AU it closes holds old data to copy (a new one: {}+new)",
+                self.name
+            )
+        })
+    }
+
     pub fn au_bytes(&self) -> u64 {
         self.params.au_bytes
     }
@@ -541,6 +558,11 @@ mod tests {
         q.new_device = false;
         assert_eq!(q, used.params, "only the state differs");
         assert!(new.sources["new_device"].starts_with("new state: SD Physical Layer spec"));
+        // Every view says which, from one place; a page-mapped profile has no state.
+        let said = |p: &Profile| p.state_said().unwrap_or_default();
+        assert!(said(&used).ends_with("(a new one: usb3-stick@usb2+new)"));
+        assert!(said(&new).starts_with("started new"));
+        assert_eq!(profile("microsd-a1").unwrap().state_said(), None);
         let e = profile("microsd-a1+new").unwrap_err();
         assert_eq!(e.exit_code(), 2);
         assert!(e.to_string().contains("page-mapped"), "{e}");

@@ -37,13 +37,17 @@ fn panel(r: &BenchReport, key: &SimKey) -> String {
 pub(super) fn intro(o: &mut Out, r: &BenchReport, key: &SimKey) {
     let _ = writeln!(
         o.html,
-        "<h3>Simulated on {}</h3>\n<p class=\"note\">Simulated, not measured: each run's block trace ({}) replayed through flash profile {} (a class of device, not your stick; each parameter's public source: <code>fsfit bench --list-profiles</code>), volume at {} bytes into the flash{}. The host's own figures on this machine follow the simulated ones.</p>",
+        "<h3>Simulated on {}</h3>\n<p class=\"note\">Simulated, not measured: each run's block trace ({}) replayed through flash profile {} (a class of device, not your stick; each parameter's public source: <code>fsfit bench --list-profiles</code>), volume at {} bytes into the flash{}{}. The host's own figures on this machine follow the simulated ones.</p>",
         esc(&key.label()),
         esc(r.sim.trace.as_deref().unwrap_or("")),
         esc(&key.profile),
         key.offset_in(r).unwrap_or(0),
         key.alignment(r)
-            .map_or(String::new(), |a| format!(": {}", esc(&a.said())))
+            .map_or(String::new(), |a| format!(": {}", esc(&a.said()))),
+        crate::flash::profile(&key.profile)
+            .ok()
+            .and_then(|p| p.state_said())
+            .map_or(String::new(), |s| format!("; {}", esc(&s)))
     );
 }
 
