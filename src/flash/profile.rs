@@ -172,7 +172,9 @@ impl State {
         out.params.new_device = true;
         out.name = format!("{}+{}", p.name, self.name);
         out.state = Some(self.name.clone());
-        out.summary = format!("{}, {}", p.summary, self.summary);
+        // What the state means is said beside each figure (`state_said`);
+        // the summary only names it.
+        out.summary = format!("{}, started {}", p.summary, self.name);
         for (k, v) in &self.sources {
             out.sources
                 .insert(k.clone(), format!("{} state: {v}", self.name));
