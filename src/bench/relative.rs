@@ -53,6 +53,15 @@ impl SimKey {
     /// Where this series' volume falls against its profile's pages and AUs:
     /// as the run recorded it, or for results from an older fsfit, from the
     /// profile of that name (None when this fsfit has none).
+    /// What the profile's device held before the run, for people
+    /// ([`crate::flash::Profile::state_said`]); None for a page-mapped
+    /// profile or one this fsfit does not know.
+    pub fn state_said(&self) -> Option<String> {
+        crate::flash::profile(&self.profile)
+            .ok()
+            .and_then(|p| p.state_said())
+    }
+
     pub fn alignment(&self, r: &BenchReport) -> Option<crate::flash::Alignment> {
         let at = self.offset_in(r)?;
         let recorded = r.sim.flash.as_ref().and_then(|f| {

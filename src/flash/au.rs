@@ -86,6 +86,10 @@ impl Open {
     fn mark(&mut self, first: u64, last: u64) {
         set_bits(&mut self.pages, first, last);
     }
+
+    fn pages_written(&self) -> u64 {
+        self.pages.iter().map(|w| u64::from(w.count_ones())).sum()
+    }
 }
 
 pub struct AuDevice {
@@ -207,6 +211,20 @@ impl AuDevice {
         pages * self.page
     }
 
+    /// Bytes of old data in the pages of random-mode AU `o` it has not
+    /// written in this cycle: a word of the bitmaps at a time.
+    fn old_data_unwritten(&self, o: &Open) -> u64 {
+        let pages = match &self.held {
+            None => (self.au / self.page).saturating_sub(o.pages_written()),
+            Some(held) => held.get(&o.index).map_or(0, |bits| {
+                let written = |i: usize| o.pages.get(i).copied().unwrap_or(0);
+                let free = bits.iter().enumerate().map(|(i, h)| h & !written(i));
+                free.map(|w| u64::from(w.count_ones())).sum()
+            }),
+        };
+        pages * self.page
+    }
+
     fn read(&mut self, req: &Request) -> f64 {
         let mut t = commands(req.len, self.max_transfer) as f64 * self.command_s;
         if req.offset != self.last_read_end {
@@ -297,8 +315,8 @@ impl AuDevice {
         };
         t += self.write_open(slot, off, len);
         // From now on these pages hold data a later copy must move.
-        let (first, last) = (off / self.page, (off + len.max(1)).div_ceil(self.page));
         if let Some(held) = &mut self.held {
+            let (first, last) = (off / self.page, (off + len.max(1)).div_ceil(self.page));
             set_bits(held.entry(index).or_default(), first, last);
         }
         t
@@ -320,18 +338,12 @@ impl AuDevice {
     /// Close slot `i`: copy what was not written in this cycle (one AU copy).
     fn close(&mut self, i: usize) -> f64 {
         let o = self.open.swap_remove(i);
-        let pages = self.au / self.page;
         let (rest, partial) = if o.random {
-            // The pages not written in this cycle, each copied if it holds data.
-            let rest = (0..pages)
-                .filter(|&p| !bit(&o.pages, p))
-                .map(|p| self.old_data(o.index, p, p + 1))
-                .sum();
-            (rest, false)
+            (self.old_data_unwritten(&o), false)
         } else {
             let partial = o.wp % self.page != 0;
             let first = o.wp.div_ceil(self.page);
-            (self.old_data(o.index, first, pages), partial)
+            (self.old_data(o.index, first, self.au / self.page), partial)
         };
         // A last page left partial in the buffer is completed from the old
         // contents before the AU is closed.

@@ -138,11 +138,16 @@ impl Port {
         out.name = format!("{}@{}", p.name, self.name);
         out.port = Some(self.name.clone());
         out.summary = format!("{}, {}", p.summary, self.summary);
-        for (k, v) in &self.sources {
-            out.sources
-                .insert(k.clone(), format!("{} port: {v}", self.name));
-        }
+        credit(&mut out, &self.sources, &format!("{} port", self.name));
         out
+    }
+}
+
+/// Give `out` the sources of the figures a port or a state set, each
+/// under `who` ("usb2 port", "new state"), replacing the profile's own.
+fn credit(out: &mut Profile, sources: &BTreeMap<String, String>, who: &str) {
+    for (k, v) in sources {
+        out.sources.insert(k.clone(), format!("{who}: {v}"));
     }
 }
 
@@ -175,10 +180,7 @@ impl State {
         // What the state means is said beside each figure (`state_said`);
         // the summary only names it.
         out.summary = format!("{}, started {}", p.summary, self.name);
-        for (k, v) in &self.sources {
-            out.sources
-                .insert(k.clone(), format!("{} state: {v}", self.name));
-        }
+        credit(&mut out, &self.sources, &format!("{} state", self.name));
         Ok(out)
     }
 }

@@ -44,9 +44,7 @@ pub(super) fn intro(o: &mut Out, r: &BenchReport, key: &SimKey) {
         key.offset_in(r).unwrap_or(0),
         key.alignment(r)
             .map_or(String::new(), |a| format!(": {}", esc(&a.said()))),
-        crate::flash::profile(&key.profile)
-            .ok()
-            .and_then(|p| p.state_said())
+        key.state_said()
             .map_or(String::new(), |s| format!("; {}", esc(&s)))
     );
 }

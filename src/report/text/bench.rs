@@ -26,10 +26,7 @@ pub fn bench(r: &BenchReport) -> String {
             let fall = k
                 .alignment(r)
                 .map_or(String::new(), |a| format!(":\n  {}", a.said()));
-            let held = crate::flash::profile(&k.profile)
-                .ok()
-                .and_then(|p| p.state_said())
-                .map_or(String::new(), |s| format!("\n  {s}"));
+            let held = k.state_said().map_or(String::new(), |s| format!("\n  {s}"));
             let _ = writeln!(
                 o,
                 "\nsimulated ({}): each run's block trace replayed{at}{fall}{held}",
